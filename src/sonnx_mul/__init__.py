@@ -1,0 +1,23 @@
+"""sonnx-mul: the certified ONNX Mul operator under the SONNX profile."""
+
+from .api import mul
+from .errors import (
+    ArgumentError,
+    ElementTypeError,
+    IntegerOverflowError,
+    ProfileError,
+    ShapeError,
+    SparseTensorError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArgumentError",
+    "ElementTypeError",
+    "IntegerOverflowError",
+    "ProfileError",
+    "ShapeError",
+    "SparseTensorError",
+    "mul",
+]

@@ -1,0 +1,46 @@
+"""``mul``: the certified Mul operator on numpy arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import DEFAULT_OPSET
+from .fastpath import multiply_into
+from .validation import (
+    check_arguments,
+    check_dense,
+    check_element_types,
+    check_out,
+    check_shapes,
+)
+
+
+# @relation(C1, C1-RESULT, F-NOLOSS, scope=function)
+def mul(
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    out: np.ndarray | None = None,
+    opset: int = DEFAULT_OPSET,
+    overflow: str = "wrap",
+) -> np.ndarray:
+    """C = A * B element-wise under the SONNX Mul profile (R1–R4, C1, F).
+
+    ``a`` and ``b`` are dense ndarrays of the same shape (every dim >= 1,
+    rank 0 allowed) and the same element type allowed by ``opset``. Returns
+    a new C-contiguous native-order array, or ``out`` filled (``out`` may be
+    exactly ``a`` or ``b``). Raises a ProfileError subclass naming the
+    violated requirement ids; then nothing has been written. ``a`` and ``b``
+    are never modified unless one of them is ``out``.
+    """
+    check_arguments(opset, overflow)
+    a = check_dense(a, "A")
+    b = check_dense(b, "B")
+    etype = check_element_types(a, b, opset)
+    check_shapes(a, b)
+    if out is None:
+        result = np.empty(a.shape, dtype=etype.dtype)
+    else:
+        result = check_out(out, a, b, etype)
+    multiply_into(a, b, result, etype, overflow)
+    return result

@@ -1,0 +1,117 @@
+"""Element types of Mul by opset, and their numeric formats.
+
+The table comes from the ONNX Mul versions 1, 6, 7, 13 and 14 (seeds 000,
+001, 003); ``tests/test_dtypes.py`` checks it against ``onnx.defs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+# @relation(R3-OPSET, scope=range_start)
+MUL_VERSIONS: tuple[int, ...] = (1, 6, 7, 13, 14)
+"""Opsets that introduced a version of Mul."""
+
+MAX_KNOWN_OPSET = 28
+"""Newest ONNX opset checked to still use Mul-14 (onnx 1.23)."""
+
+DEFAULT_OPSET = 14
+
+
+@dataclass(frozen=True)
+class ElementType:
+    """An element type of the profile.
+
+    ``bits`` is the storage width. Integers have ``signed`` and their range
+    ``[lo, hi]``; floats have Why3's format parameters ``eb`` (exponent
+    bits) and ``sb`` (significand bits, hidden bit included).
+    """
+
+    onnx_name: str
+    dtype: np.dtype
+    bits: int
+    is_float: bool
+    signed: bool
+    eb: int = 0
+    sb: int = 0
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    @property
+    def uint_view(self) -> np.dtype:
+        """Unsigned integer dtype of the same width, to read bit patterns."""
+        return np.dtype(f"u{self.bits // 8}")
+
+
+def _float(name: str, dtype: object, eb: int, sb: int) -> ElementType:
+    return ElementType(name, np.dtype(dtype), eb + sb, True, True, eb, sb)  # type: ignore[call-overload]
+
+
+def _int(name: str, dtype: object, bits: int, signed: bool) -> ElementType:
+    return ElementType(name, np.dtype(dtype), bits, False, signed)  # type: ignore[call-overload]
+
+
+FLOAT16 = _float("float16", np.float16, 5, 11)
+BFLOAT16 = _float("bfloat16", ml_dtypes.bfloat16, 8, 8)
+FLOAT32 = _float("float", np.float32, 8, 24)
+FLOAT64 = _float("double", np.float64, 11, 53)
+INT8 = _int("int8", np.int8, 8, True)
+INT16 = _int("int16", np.int16, 16, True)
+INT32 = _int("int32", np.int32, 32, True)
+INT64 = _int("int64", np.int64, 64, True)
+UINT8 = _int("uint8", np.uint8, 8, False)
+UINT16 = _int("uint16", np.uint16, 16, False)
+UINT32 = _int("uint32", np.uint32, 32, False)
+UINT64 = _int("uint64", np.uint64, 64, False)
+
+ALL_TYPES: tuple[ElementType, ...] = (
+    FLOAT16, BFLOAT16, FLOAT32, FLOAT64,
+    INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
+)  # fmt: skip
+
+# Types each Mul version adds to the previous one.
+_ADDED_BY_VERSION: dict[int, tuple[ElementType, ...]] = {
+    1: (FLOAT16, FLOAT32, FLOAT64),
+    6: (INT32, INT64, UINT32, UINT64),
+    7: (),
+    13: (BFLOAT16,),
+    14: (INT8, INT16, UINT8, UINT16),
+}
+
+
+def mul_version(opset: int) -> int:
+    """The Mul version an opset selects: the newest one not above it."""
+    return max(v for v in MUL_VERSIONS if v <= opset)
+
+
+def allowed_types(opset: int) -> tuple[ElementType, ...]:
+    """Element types of Mul at ``opset`` (1 <= opset <= MAX_KNOWN_OPSET)."""
+    version = mul_version(opset)
+    return tuple(t for v in MUL_VERSIONS if v <= version for t in _ADDED_BY_VERSION[v])
+
+
+# @relation(R3-OPSET, scope=range_end)
+
+_BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in ALL_TYPES}
+_BY_ONNX_NAME: dict[str, ElementType] = {t.onnx_name: t for t in ALL_TYPES}
+
+
+def element_type(dtype: np.dtype) -> ElementType | None:
+    """The profile's element type of a numpy dtype, or None (any byte order)."""
+    if not dtype.isnative:
+        dtype = dtype.newbyteorder("=")
+    return _BY_DTYPE.get(dtype)
+
+
+def by_onnx_name(name: str) -> ElementType | None:
+    """The element type named as in ONNX (``"float"``, ``"bfloat16"``, ...), or None."""
+    return _BY_ONNX_NAME.get(name)

@@ -1,0 +1,158 @@
+"""Validation of a Mul call against R1–R4 and the argument rules.
+
+Each check is tagged with the registry id it enforces. The cost of
+validation depends on the ranks of the arrays, never on their element
+count: only metadata (type, dtype, shape, strides, data pointer) is read.
+The checks run in a fixed order: arguments, then A and B (R2, R3, R1/R4),
+then out; the first failing check raises.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import MAX_KNOWN_OPSET, ElementType, allowed_types, element_type, mul_version
+from .errors import ArgumentError, ElementTypeError, ShapeError, SparseTensorError
+
+OVERFLOW_MODES: tuple[str, ...] = ("wrap", "error")
+
+
+# @relation(R3-OPSET, F-MODE, scope=function)
+def check_arguments(opset: object, overflow: object) -> None:
+    """Raise ArgumentError unless opset is a known int opset and overflow a mode."""
+    if type(opset) is not int or not 1 <= opset <= MAX_KNOWN_OPSET:
+        raise ArgumentError(
+            f"opset must be an int from 1 to {MAX_KNOWN_OPSET}, got {opset!r}",
+            ("R3-OPSET",),
+        )
+    if type(overflow) is not str or overflow not in OVERFLOW_MODES:
+        raise ArgumentError(
+            f"overflow must be one of {OVERFLOW_MODES}, got {overflow!r}", ("F-MODE",)
+        )
+
+
+# @relation(R2, R2-DENSE, scope=function)
+def check_dense(x: object, name: str) -> np.ndarray:
+    """Return ``x`` if it is a plain numpy.ndarray, else raise SparseTensorError."""
+    if type(x) is np.ndarray:
+        return x
+    kind = type(x)
+    what = f"{kind.__module__}.{kind.__qualname__}"
+    if _looks_sparse(x):
+        raise SparseTensorError(
+            f"{name} is a sparse tensor ({what}); the SONNX profile supports dense "
+            "tensors only",
+            ("R2",),
+        )
+    raise SparseTensorError(
+        f"{name} must be a dense numpy.ndarray, got {what}; no implicit conversion "
+        "is made (use numpy.asarray with an explicit dtype)",
+        ("R2-DENSE",),
+    )
+
+
+def _looks_sparse(x: object) -> bool:
+    module = type(x).__module__ or ""
+    layout = str(getattr(x, "layout", ""))  # torch and similar tensors
+    return (
+        module.startswith(("scipy.sparse", "sparse"))
+        or hasattr(x, "tocsr")
+        or "sparse" in layout
+    )
+
+
+# @relation(R3, R3-SAME, R3-OPSET, scope=function)
+def check_element_types(a: np.ndarray, b: np.ndarray, opset: int) -> ElementType:
+    """The common element type of A and B, or ElementTypeError naming R3 ids."""
+    type_a = element_type(a.dtype)
+    type_b = element_type(b.dtype)
+    for name, arr, etype in (("A", a, type_a), ("B", b, type_b)):
+        if etype is None:
+            raise ElementTypeError(
+                f"{name} has element type {arr.dtype!s}, which is not a numerical "
+                "type of the SONNX Mul profile",
+                ("R3",),
+            )
+    assert type_a is not None and type_b is not None
+    if type_a != type_b:
+        raise ElementTypeError(
+            f"A is {type_a.onnx_name} and B is {type_b.onnx_name}; Mul requires the "
+            "same element type and makes no type promotion",
+            ("R3", "R3-SAME"),
+        )
+    if type_a not in allowed_types(opset):
+        raise ElementTypeError(
+            f"{type_a.onnx_name} is not allowed by Mul-{mul_version(opset)} "
+            f"(opset {opset})",
+            ("R3", "R3-OPSET"),
+        )
+    return type_a
+
+
+# @relation(R1, R4, R1-DIMS, scope=function)
+def check_shapes(a: np.ndarray, b: np.ndarray) -> None:
+    """Raise ShapeError unless A and B have the same shape of positive dims."""
+    if a.shape != b.shape:
+        violated = ("R1", "R4") if broadcastable(a.shape, b.shape) else ("R1",)
+        note = (
+            "; numpy would broadcast them, which the SONNX profile forbids"
+            if "R4" in violated
+            else ""
+        )
+        raise ShapeError(
+            f"A has shape {a.shape} and B has shape {b.shape}; Mul requires the "
+            f"same shape{note}",
+            violated,
+        )
+    if 0 in a.shape:
+        raise ShapeError(
+            f"shape {a.shape} has a zero-size dimension; every dimension must be >= 1",
+            ("R1-DIMS",),
+        )
+
+
+# @relation(R4, scope=function)
+def broadcastable(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> bool:
+    """True when numpy's multidirectional broadcasting accepts the two shapes."""
+    for da, db in zip(reversed(shape_a), reversed(shape_b)):
+        if da != db and da != 1 and db != 1:
+            return False
+    return True
+
+
+# @relation(C1-OUT, scope=function)
+def check_out(out: object, a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray:
+    """Return ``out`` if it may receive C, else raise ArgumentError (C1-OUT)."""
+    if type(out) is not np.ndarray:
+        raise ArgumentError(
+            f"out must be a numpy.ndarray, got {type(out).__qualname__}", ("C1-OUT",)
+        )
+    if out.shape != a.shape:
+        raise ArgumentError(
+            f"out has shape {out.shape}, C has shape {a.shape}", ("C1-OUT",)
+        )
+    if out.dtype != etype.dtype:
+        raise ArgumentError(
+            f"out has element type {out.dtype!s}, C is {etype.dtype!s} in native byte order",
+            ("C1-OUT",),
+        )
+    if not out.flags.writeable:
+        raise ArgumentError("out is read-only", ("C1-OUT",))
+    for name, x in (("A", a), ("B", b)):
+        if np.may_share_memory(out, x) and not same_view(out, x):
+            raise ArgumentError(
+                f"out shares memory with {name} without being exactly {name}; "
+                "partial overlap is refused",
+                ("C1-OUT",),
+            )
+    return out
+
+
+def same_view(x: np.ndarray, y: np.ndarray) -> bool:
+    """True when x and y address the same elements in the same order."""
+    return (
+        x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+        and x.shape == y.shape
+        and x.strides == y.strides
+        and x.dtype == y.dtype
+    )
