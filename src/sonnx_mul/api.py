@@ -38,9 +38,6 @@ def mul(
     b = check_dense(b, "B")
     etype = check_element_types(a, b, opset)
     check_shapes(a, b)
-    if out is None:
-        result = np.empty(a.shape, dtype=etype.dtype)
-    else:
-        result = check_out(out, a, b, etype)
+    result = np.empty(a.shape, dtype=etype.dtype) if out is None else check_out(out, a, b, etype)
     multiply_into(a, b, result, etype, overflow)
     return result

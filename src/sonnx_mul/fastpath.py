@@ -27,9 +27,7 @@ def multiply_into(
         index = first_overflow_index(a, b, etype)
         if index >= 0:
             position = np.unravel_index(index, a.shape)
-            raise IntegerOverflowError(
-                index, int(a[position]), int(b[position]), etype.onnx_name
-            )
+            raise IntegerOverflowError(index, int(a[position]), int(b[position]), etype.onnx_name)
     with np.errstate(all="ignore"):
         np.multiply(a, b, out=out)
 

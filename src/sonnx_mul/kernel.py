@@ -9,9 +9,9 @@
 
 def wrap(x: int, bits: int, signed: bool) -> int:
     # x reduced modulo 2**bits into the range of the integer type.
-    m = 2 ** bits
+    m: int = 2**bits
     if signed:
-        h = 2 ** (bits - 1)
+        h: int = 2 ** (bits - 1)
         return (x + h) % m - h
     return x % m
 

@@ -40,8 +40,7 @@ def check_dense(x: object, name: str) -> np.ndarray:
     what = f"{kind.__module__}.{kind.__qualname__}"
     if _looks_sparse(x):
         raise SparseTensorError(
-            f"{name} is a sparse tensor ({what}); the SONNX profile supports dense "
-            "tensors only",
+            f"{name} is a sparse tensor ({what}); the SONNX profile supports dense tensors only",
             ("R2",),
         )
     raise SparseTensorError(
@@ -55,9 +54,7 @@ def _looks_sparse(x: object) -> bool:
     module = type(x).__module__ or ""
     layout = str(getattr(x, "layout", ""))  # torch and similar tensors
     return (
-        module.startswith(("scipy.sparse", "sparse"))
-        or hasattr(x, "tocsr")
-        or "sparse" in layout
+        module.startswith(("scipy.sparse", "sparse")) or hasattr(x, "tocsr") or "sparse" in layout
     )
 
 
@@ -82,8 +79,7 @@ def check_element_types(a: np.ndarray, b: np.ndarray, opset: int) -> ElementType
         )
     if type_a not in allowed_types(opset):
         raise ElementTypeError(
-            f"{type_a.onnx_name} is not allowed by Mul-{mul_version(opset)} "
-            f"(opset {opset})",
+            f"{type_a.onnx_name} is not allowed by Mul-{mul_version(opset)} (opset {opset})",
             ("R3", "R3-OPSET"),
         )
     return type_a
@@ -100,8 +96,7 @@ def check_shapes(a: np.ndarray, b: np.ndarray) -> None:
             else ""
         )
         raise ShapeError(
-            f"A has shape {a.shape} and B has shape {b.shape}; Mul requires the "
-            f"same shape{note}",
+            f"A has shape {a.shape} and B has shape {b.shape}; Mul requires the same shape{note}",
             violated,
         )
     if 0 in a.shape:
@@ -114,7 +109,7 @@ def check_shapes(a: np.ndarray, b: np.ndarray) -> None:
 # @relation(R4, scope=function)
 def broadcastable(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> bool:
     """True when numpy's multidirectional broadcasting accepts the two shapes."""
-    for da, db in zip(reversed(shape_a), reversed(shape_b)):
+    for da, db in zip(reversed(shape_a), reversed(shape_b), strict=False):
         if da != db and da != 1 and db != 1:
             return False
     return True
@@ -128,9 +123,7 @@ def check_out(out: object, a: np.ndarray, b: np.ndarray, etype: ElementType) -> 
             f"out must be a numpy.ndarray, got {type(out).__qualname__}", ("C1-OUT",)
         )
     if out.shape != a.shape:
-        raise ArgumentError(
-            f"out has shape {out.shape}, C has shape {a.shape}", ("C1-OUT",)
-        )
+        raise ArgumentError(f"out has shape {out.shape}, C has shape {a.shape}", ("C1-OUT",))
     if out.dtype != etype.dtype:
         raise ArgumentError(
             f"out has element type {out.dtype!s}, C is {etype.dtype!s} in native byte order",

@@ -1,0 +1,140 @@
+"""Helpers shared by the tests: bit-exact comparison, edge values, an exact oracle."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from sonnx_mul.dtypes import ALL_TYPES, ElementType
+
+FLOAT_TYPES = tuple(t for t in ALL_TYPES if t.is_float)
+INT_TYPES = tuple(t for t in ALL_TYPES if not t.is_float)
+
+
+def bits_of(x: np.ndarray) -> np.ndarray:
+    """The raw bit patterns of a float array (or the values of an int array)."""
+    if x.dtype.kind in "iu":
+        return x
+    return np.ascontiguousarray(x).view(f"u{x.dtype.itemsize}")
+
+
+def is_nan(x: np.ndarray) -> np.ndarray:
+    return np.isnan(x.astype(np.float64)) if x.dtype.kind not in "iu" else np.zeros(x.shape, bool)
+
+
+def assert_same_bits(actual: np.ndarray, expected: np.ndarray) -> None:
+    """Same shape, dtype, NaN positions, and bit patterns everywhere else."""
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    nan_a, nan_e = is_nan(actual), is_nan(expected)
+    assert np.array_equal(nan_a, nan_e), "NaN positions differ"
+    ba, be = bits_of(actual)[~nan_a], bits_of(expected)[~nan_e]
+    mismatch = np.flatnonzero(ba != be)
+    assert mismatch.size == 0, f"{mismatch.size} elements differ, first at {mismatch[:5]}"
+
+
+def from_bits(patterns: list[int], etype: ElementType) -> np.ndarray:
+    return np.array(patterns, dtype=etype.uint_view).view(etype.dtype)
+
+
+def float_edge_bits(etype: ElementType) -> list[int]:
+    """Bit patterns of edge values: zeros, subnormals, ones, ties, extremes, inf, NaN."""
+    p = etype.sb - 1
+    exp_ones = (1 << etype.eb) - 1
+    bias = (1 << (etype.eb - 1)) - 1
+    sign = 1 << (etype.bits - 1)
+
+    def normal(e: int, frac: int) -> int:
+        return ((e + bias) << p) | frac
+
+    positives = [
+        0,  # +0
+        1,  # smallest subnormal
+        (1 << p) - 1,  # largest subnormal
+        1 << p,  # smallest normal
+        normal(0, 0),  # 1
+        normal(0, 1),  # 1 + ulp: times 1.5 is a tie that rounds up to even
+        normal(0, 3),  # 1 + 3 ulp: times 1.5 is a tie that rounds down to even
+        normal(0, 1 << (p - 1)),  # 1.5
+        normal(-1, 0),  # 0.5
+        normal(1, 0),  # 2
+        normal(bias, (1 << p) - 1),  # max finite
+        normal(bias // 2, 0),  # a power of two whose square overflows near the top
+        normal(-(bias // 2), 0),  # one whose square underflows into subnormals
+        exp_ones << p,  # +inf
+        (exp_ones << p) | (1 << (p - 1)),  # quiet NaN
+    ]
+    return positives + [x | sign for x in positives]
+
+
+def int_edge_values(etype: ElementType) -> list[int]:
+    half = 1 << (etype.bits // 2)
+    values = {0, 1, 2, 3, half - 1, half, half + 1, etype.hi, etype.hi - 1, etype.lo}
+    if etype.signed:
+        values |= {-1, -2, -half, etype.lo + 1}
+    return sorted(v for v in values if etype.lo <= v <= etype.hi)
+
+
+# An oracle for IEEE multiplication built from exact rationals, written
+# independently of sonnx_mul.softfloat (which works on integer significands).
+def decode(x: int, etype: ElementType) -> Fraction | str:
+    """The exact value of a bit pattern, or "inf", "-inf", "nan"."""
+    p, bias = etype.sb - 1, (1 << (etype.eb - 1)) - 1
+    negative = bool(x >> (etype.bits - 1))
+    biased, frac = (x >> p) & ((1 << etype.eb) - 1), x & ((1 << p) - 1)
+    if biased == (1 << etype.eb) - 1:
+        return "nan" if frac else ("-inf" if negative else "inf")
+    if biased == 0:
+        value = Fraction(frac, 1 << p) * Fraction(2) ** (1 - bias)
+    else:
+        value = (1 + Fraction(frac, 1 << p)) * Fraction(2) ** (biased - bias)
+    return -value if negative else value
+
+
+def round_to_format(value: Fraction, negative_zero: bool, etype: ElementType) -> int:
+    """Bit pattern of ``value`` rounded to nearest, ties to even."""
+    p, bias = etype.sb - 1, (1 << (etype.eb - 1)) - 1
+    sign = (1 << (etype.bits - 1)) if (value < 0 or (value == 0 and negative_zero)) else 0
+    magnitude = abs(value)
+    if magnitude == 0:
+        return sign
+    exponent = max(_binade(magnitude), 1 - bias)  # clamped to the subnormal range
+    ulp = Fraction(2) ** (exponent - p)
+    scaled = magnitude / ulp
+    whole = scaled.numerator // scaled.denominator
+    remainder = scaled - whole
+    if remainder > Fraction(1, 2) or (remainder == Fraction(1, 2) and whole % 2 == 1):
+        whole += 1
+    rounded = whole * ulp
+    if rounded >= Fraction(2) ** (bias + 1):
+        return sign | (((1 << etype.eb) - 1) << p)
+    if rounded < Fraction(2) ** (1 - bias):
+        return sign | int(rounded / Fraction(2) ** (1 - bias - p))
+    e = _binade(rounded)
+    frac = int((rounded / Fraction(2) ** e - 1) * (1 << p))
+    return sign | ((e + bias) << p) | frac
+
+
+def _binade(x: Fraction) -> int:
+    """The e with 2**e <= x < 2**(e+1), for x > 0."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    while Fraction(2) ** e > x:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def oracle_mul_bits(x: int, y: int, etype: ElementType) -> int | None:
+    """Correctly rounded product bits, or None for a NaN result."""
+    vx, vy = decode(x, etype), decode(y, etype)
+    negative = bool((x ^ y) >> (etype.bits - 1))
+    if "nan" in (vx, vy):
+        return None
+    if isinstance(vx, str) or isinstance(vy, str):
+        if vx == 0 or vy == 0:
+            return None  # inf * 0
+        inf = ((1 << etype.eb) - 1) << (etype.sb - 1)
+        return (1 << (etype.bits - 1)) | inf if negative else inf
+    return round_to_format(vx * vy, negative, etype)
