@@ -24,3 +24,6 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py $(if $(PROVE_SECONDS),--prove-seconds $(PROVE_SECONDS))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DEFAULT_OPSET
-from .fastpath import multiply_into
+from .dtypes import DEFAULT_OPSET, MAX_KNOWN_OPSET, allowed_types
+from .fastpath import multiply_into, multiply_new
 from .validation import (
     check_arguments,
     check_dense,
@@ -33,6 +33,24 @@ def mul(
     violated requirement ids; then nothing has been written. ``a`` and ``b``
     are never modified unless one of them is ``out``.
     """
+    # The plain call (fresh result, native dtype allowed by the opset, same
+    # shape without zero dims, wrap or float) is decided from metadata in a
+    # few hundred nanoseconds; anything else goes through the full checks,
+    # which also raise the precise errors. Both end in the same multiply.
+    if (
+        out is None
+        and type(a) is np.ndarray
+        and type(b) is np.ndarray
+        and type(opset) is int
+        and (etype := _PLAIN_CALLS.get((a.dtype, opset))) is not None
+        and b.dtype is a.dtype
+        and a.shape == b.shape
+        and a.size
+        and type(overflow) is str
+        and (overflow == "wrap" or (etype.is_float and overflow == "error"))
+    ):
+        return multiply_new(a, b, etype)
+
     check_arguments(opset, overflow)
     a = check_dense(a, "A")
     b = check_dense(b, "B")
@@ -41,3 +59,10 @@ def mul(
     result = np.empty(a.shape, dtype=etype.dtype) if out is None else check_out(out, a, b, etype)
     multiply_into(a, b, result, etype, overflow)
     return result
+
+
+_PLAIN_CALLS = {
+    (etype.dtype, opset): etype
+    for opset in range(1, MAX_KNOWN_OPSET + 1)
+    for etype in allowed_types(opset)
+}

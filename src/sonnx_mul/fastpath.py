@@ -6,10 +6,84 @@ Shown equal to the reference kernel bit for bit by the agreement tests
 
 from __future__ import annotations
 
+import os
+import threading
+
 import numpy as np
 
 from .dtypes import ElementType
 from .errors import IntegerOverflowError
+
+# IEEE exceptions (overflow, invalid, underflow) are results here, never
+# warnings or errors, whatever np.seterr says. np.errstate costs about a
+# microsecond per call, several times a 16-element multiply, so the "ignore
+# all" state is set through the context variable np.errstate itself uses
+# (numpy >= 2.0); tests/test_fastpath.py checks both ways agree.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _errstate_var
+
+    with np.errstate(all="ignore"):
+        _IGNORE_ALL = _errstate_var.get()
+except (ImportError, AttributeError):  # pragma: no cover - other numpy layouts
+    _errstate_var = None
+
+
+PARALLEL_MIN_ELEMENTS = 1 << 21
+"""From this size on, C-contiguous products are split over threads (measured in BENCHMARKS.md)."""
+
+_THREADS = min(os.cpu_count() or 1, 8)
+
+
+def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``np.multiply(a, b, out=out)`` with IEEE exceptions ignored; returns ``out``.
+
+    Large C-contiguous operands are cut into one contiguous chunk per core,
+    multiplied by threads (numpy releases the GIL), so that the page faults
+    of a fresh output and the memory traffic are shared. Element-wise
+    multiplication has no cross-element dependency: the bits are the same.
+    """
+    if a.size >= PARALLEL_MIN_ELEMENTS and _THREADS > 1 and _all_c_contiguous(a, b, out):
+        _threaded_multiply(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+        return out
+    if _errstate_var is None:
+        with np.errstate(all="ignore"):
+            return np.multiply(a, b, out=out)
+    token = _errstate_var.set(_IGNORE_ALL)
+    try:
+        return np.multiply(a, b, out=out)
+    finally:
+        _errstate_var.reset(token)
+
+
+def _all_c_contiguous(*arrays: np.ndarray) -> bool:
+    return all(x.flags.c_contiguous for x in arrays)
+
+
+def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    bounds = [a.size * k // _THREADS for k in range(_THREADS + 1)]
+    errors: list[BaseException] = []
+
+    def work(lo: int, hi: int) -> None:
+        try:
+            with np.errstate(all="ignore"):  # error state is per thread
+                np.multiply(a[lo:hi], b[lo:hi], out=out[lo:hi])
+        except BaseException as err:  # re-raised in the calling thread
+            errors.append(err)
+
+    threads = [
+        threading.Thread(target=work, args=(lo, hi)) for lo, hi in zip(bounds, bounds[1:])
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+def multiply_new(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray:
+    """A new C-contiguous array holding ``a * b`` (wrap semantics for integers)."""
+    return quiet_multiply(a, b, np.empty(a.shape, dtype=etype.dtype))
 
 
 # @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
@@ -28,24 +102,44 @@ def multiply_into(
         if index >= 0:
             position = np.unravel_index(index, a.shape)
             raise IntegerOverflowError(index, int(a[position]), int(b[position]), etype.onnx_name)
-    with np.errstate(all="ignore"):
-        np.multiply(a, b, out=out)
+    quiet_multiply(a, b, out)
+
+
+OVERFLOW_CHUNK = 1 << 16
+"""Elements per block of the overflow test: its temporaries stay in cache."""
 
 
 # @relation(F-CHECKED, scope=function)
 def first_overflow_index(a: np.ndarray, b: np.ndarray, etype: ElementType) -> int:
     """The first flat (C order) index whose exact product leaves the type's range, or -1.
 
-    Exact for every width: up to 32 bits the product is formed in a 64-bit
-    type where it cannot overflow; for 64-bit types, where numpy has no
-    wider type, |a| * |b| <= limit is decided as |b| <= limit // |a| on
-    unsigned 64-bit magnitudes.
+    Exact for every width, vectorized, block by block (temporaries of
+    OVERFLOW_CHUNK elements, not of the tensor's size).
+    """
+    flat_a = np.ascontiguousarray(a).reshape(-1)
+    flat_b = np.ascontiguousarray(b).reshape(-1)
+    for start in range(0, flat_a.size, OVERFLOW_CHUNK):
+        stop = start + OVERFLOW_CHUNK
+        overflow = _overflow_mask(flat_a[start:stop], flat_b[start:stop], etype)
+        if overflow is not None:
+            return start + int(np.argmax(overflow))
+    return -1
+
+
+def _overflow_mask(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray | None:
+    """Where a * b overflows (None when nowhere), for 1-d blocks.
+
+    Up to 32 bits the product is formed in a 64-bit type where it cannot
+    overflow, and min/max decide quickly that a block is clean. For 64-bit
+    types, where numpy has no wider type, |a| * |b| <= limit is decided as
+    |b| <= limit // |a| on unsigned 64-bit magnitudes.
     """
     if etype.bits <= 32:
-        wide = np.uint64 if not etype.signed else np.int64
-        product = np.multiply(a, b, dtype=wide)
-        overflow = (product < etype.lo) | (product > etype.hi)
-    elif etype.signed:
+        product = np.multiply(a, b, dtype=np.int64 if etype.signed else np.uint64)
+        if product.min() >= etype.lo and product.max() <= etype.hi:
+            return None
+        return (product < etype.lo) | (product > etype.hi)
+    if etype.signed:
         # np.abs(int64 min) wraps to itself, whose uint64 value is 2**63: exact.
         mag_a = np.abs(a).astype(np.uint64)
         mag_b = np.abs(b).astype(np.uint64)
@@ -54,8 +148,5 @@ def first_overflow_index(a: np.ndarray, b: np.ndarray, etype: ElementType) -> in
         overflow = mag_b > limit // np.maximum(mag_a, np.uint64(1))
     else:
         ua = a.astype(np.uint64, copy=False)
-        limit = np.uint64(2**64 - 1) // np.maximum(ua, np.uint64(1))
-        overflow = b > limit
-    if not overflow.any():
-        return -1
-    return int(np.argmax(np.ascontiguousarray(overflow)))
+        overflow = b > np.uint64(2**64 - 1) // np.maximum(ua, np.uint64(1))
+    return overflow if overflow.any() else None

@@ -132,7 +132,7 @@ def check_out(out: object, a: np.ndarray, b: np.ndarray, etype: ElementType) -> 
     if not out.flags.writeable:
         raise ArgumentError("out is read-only", ("C1-OUT",))
     for name, x in (("A", a), ("B", b)):
-        if np.may_share_memory(out, x) and not same_view(out, x):
+        if out is not x and np.may_share_memory(out, x) and not same_view(out, x):
             raise ArgumentError(
                 f"out shares memory with {name} without being exactly {name}; "
                 "partial overlap is refused",

@@ -1,0 +1,259 @@
+"""Side-by-side benchmark of sonnx_mul.mul against numpy, onnxruntime and onnx.reference.
+
+Every implementation runs interleaved in the same process and the same
+repeat loop, so machine noise hits them alike; figures are medians over
+repeats of the per-call time, and ratios are to np.multiply measured in the
+same loop. Writes BENCHMARKS.md and benchmarks/results.json.
+
+    python benchmarks/run.py [--quick] [--prove-seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+from onnx.reference import ReferenceEvaluator
+
+import sonnx_mul
+from sonnx_mul import mul
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZES = (16, 1_000, 100_000, 1_000_000, 16_000_000)
+TYPES = {
+    "float32": (np.float32, TensorProto.FLOAT),
+    "float16": (np.float16, TensorProto.FLOAT16),
+    "bfloat16": (ml_dtypes.bfloat16, TensorProto.BFLOAT16),
+    "int8": (np.int8, TensorProto.INT8),
+    "int32": (np.int32, TensorProto.INT32),
+    "int64": (np.int64, TensorProto.INT64),
+}
+Case = Callable[[], object]
+
+
+def one_node_model(proto_type: int, n: int) -> onnx.ModelProto:
+    inputs = [helper.make_tensor_value_info(x, proto_type, [n]) for x in "AB"]
+    output = helper.make_tensor_value_info("C", proto_type, [n])
+    graph = helper.make_graph([helper.make_node("Mul", ["A", "B"], ["C"])], "mul", inputs, [output])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 10  # onnxruntime refuses the newest IR version
+    return model
+
+
+def operands(dtype: type, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(n)
+    if np.dtype(dtype).kind in "iu":
+        return (
+            rng.integers(-9, 10, n).astype(dtype),
+            rng.integers(-9, 10, n).astype(dtype),
+        )
+    return rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+
+
+def cases(type_name: str, n: int) -> dict[str, Case | None]:
+    dtype, proto_type = TYPES[type_name]
+    a, b = operands(dtype, n)
+    out = np.empty_like(a)
+    result: dict[str, Case | None] = {
+        "np.multiply": lambda: np.multiply(a, b),
+        "np.multiply out=": lambda: np.multiply(a, b, out=out),
+        "sonnx mul": lambda: mul(a, b),
+        "sonnx mul out=": lambda: mul(a, b, out=out),
+    }
+    if np.dtype(dtype).kind in "iu":
+        result["sonnx mul error"] = lambda: mul(a, b, overflow="error")
+    model = one_node_model(proto_type, n)
+    try:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        session = ort.InferenceSession(model.SerializeToString(), options, ["CPUExecutionProvider"])
+        feeds = {"A": a, "B": b}
+        result["ort run"] = lambda: session.run(None, feeds)
+        binding = session.io_binding()
+        binding.bind_cpu_input("A", a)
+        binding.bind_cpu_input("B", b)
+        binding.bind_output("C", "cpu", element_type=a.dtype, shape=a.shape, buffer_ptr=out.ctypes.data)
+        result["ort iobinding"] = lambda: session.run_with_iobinding(binding)
+        session.run(None, feeds)
+    except Exception:  # the type is not implemented by onnxruntime's CPU provider
+        result["ort run"] = result["ort iobinding"] = None
+    evaluator = ReferenceEvaluator(model)
+    result["onnx.reference"] = lambda: evaluator.run(None, {"A": a, "B": b})
+    return result
+
+
+def calls_per_sample(case: Case, target_seconds: float) -> int:
+    start = time.perf_counter()
+    case()
+    once = max(time.perf_counter() - start, 1e-7)
+    return max(1, min(100_000, int(target_seconds / once)))
+
+
+def measure(type_name: str, n: int, repeats: int, target: float) -> dict[str, float | None]:
+    implementations = cases(type_name, n)
+    live = {k: v for k, v in implementations.items() if v is not None}
+    numbers = {k: calls_per_sample(v, target) for k, v in live.items()}
+    samples: dict[str, list[float]] = {k: [] for k in live}
+    for _ in range(repeats):
+        for name, case in live.items():  # interleaved: one sample of each per repeat
+            number = numbers[name]
+            start = time.perf_counter()
+            for _ in range(number):
+                case()
+            samples[name].append((time.perf_counter() - start) / number)
+    return {k: (statistics.median(samples[k]) if k in samples else None) for k in implementations}
+
+
+def bandwidth_gbs(n_bytes: int = 256 << 20, repeats: int = 7) -> float:
+    """Copy bandwidth: bytes read plus bytes written per second, median."""
+    src = np.ones(n_bytes // 8)
+    dst = np.empty_like(src)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(dst, src)
+        times.append(time.perf_counter() - start)
+    return 2 * n_bytes / statistics.median(times) / 1e9
+
+
+def peak_memory(call: Callable[[], object]) -> int:
+    """Peak bytes numpy allocated during one call (numpy reports to tracemalloc)."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "ml_dtypes": ml_dtypes.__version__,
+        "onnx": onnx.__version__,
+        "onnxruntime": ort.__version__,
+        "sonnx_mul": sonnx_mul.__version__,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
+    parser.add_argument("--prove-seconds", type=float, help="wall time of the last make prove")
+    args = parser.parse_args(argv)
+    repeats, target = (3, 0.002) if args.quick else (11, 0.02)
+    started = time.perf_counter()
+    rows = []
+    for type_name in TYPES:
+        for n in SIZES:
+            if type_name == "int32" and n != 1_000_000:
+                continue  # int32 is here for the error-mode target only
+            medians = measure(type_name, n, repeats if n < 16_000_000 else max(3, repeats // 2), target)
+            rows.append({"type": type_name, "n": n, "seconds": medians})
+            print(type_name, n, {k: (f"{v * 1e6:.2f}us" if v else "n/a") for k, v in medians.items()})
+    n_big = 16_000_000
+    a, b = operands(np.float32, n_big)
+    i32a, i32b = operands(np.int32, n_big)
+    i64a, i64b = operands(np.int64, n_big)
+    memory = {
+        "float32 mul": peak_memory(lambda: mul(a, b)),
+        "float32 mul out=": peak_memory(lambda: mul(a, b, out=a)),
+        "int32 mul error": peak_memory(lambda: mul(i32a, i32b, overflow="error")),
+        "int64 mul error": peak_memory(lambda: mul(i64a, i64b, overflow="error")),
+        "output float32": a.nbytes,
+    }
+    results = {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "copy_bandwidth_gbs": bandwidth_gbs(),
+        "rows": rows,
+        "peak_memory_bytes": memory,
+        "prove_seconds": args.prove_seconds,
+        "bench_seconds": time.perf_counter() - started,
+    }
+    (ROOT / "benchmarks" / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    (ROOT / "BENCHMARKS.md").write_text(render(results))
+    print(f"wrote BENCHMARKS.md in {results['bench_seconds']:.0f} s")
+    return 0
+
+
+def _time(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} µs"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def render(results: dict) -> str:  # type: ignore[type-arg]
+    rows = results["rows"]
+    names = list(rows[0]["seconds"])
+    if "sonnx mul error" not in names:
+        names.insert(names.index("sonnx mul out=") + 1, "sonnx mul error")
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (`benchmarks/run.py`). Medians of the per-call time over",
+        "interleaved repeats; the ratio in brackets is to `np.multiply` in the same run",
+        "(below 1 is faster). `n/a`: onnxruntime's CPU provider has no Mul for the type.",
+        "",
+        f"Date: {results['date']}  ",
+        "Machine: " + ", ".join(f"{k} {v}" for k, v in results["machine"].items()) + "  ",
+        f"Copy bandwidth (read + write): {results['copy_bandwidth_gbs']:.1f} GB/s",
+        "",
+        "| type | elements | " + " | ".join(names) + " |",
+        "|---|---:|" + "---:|" * len(names),
+    ]
+    for row in rows:
+        base = row["seconds"]["np.multiply"]
+        cells = []
+        for name in names:
+            value = row["seconds"].get(name)
+            cells.append(_time(value) + (f" ({value / base:.2f}×)" if value else ""))
+        lines.append(f"| {row['type']} | {row['n']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "## Traffic at 16e6 elements", ""]
+    for row in rows:
+        if row["n"] == 16_000_000:
+            itemsize = np.dtype(TYPES[row["type"]][0]).itemsize
+            traffic = 3 * row["n"] * itemsize  # two reads and one write
+            gbs = traffic / row["seconds"]["sonnx mul"] / 1e9
+            fraction = gbs / results["copy_bandwidth_gbs"]
+            lines.append(f"- {row['type']}: sonnx mul moves {gbs:.1f} GB/s, {fraction:.0%} of the copy bandwidth")
+    lines += ["", "## Peak memory of one call at 16e6 elements (tracemalloc)", ""]
+    for name, value in results["peak_memory_bytes"].items():
+        lines.append(f"- {name}: {value / 2**20:.1f} MiB")
+    if results.get("prove_seconds"):
+        lines += ["", f"`make prove` wall time: {results['prove_seconds']:.0f} s"]
+    lines += ["", f"Benchmark wall time: {results['bench_seconds']:.0f} s", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""The ``sonnx-mul`` command line.
+
+Subcommands live in the ``COMMANDS`` table: each is a ``Command`` with a
+``configure`` function (adds its arguments) and a ``run`` function (returns
+the exit code). Other modules add theirs with ``register(Command(...))`` and
+are listed in ``EXTENSION_MODULES`` so that ``main`` imports them first.
+
+Exit codes: 0 success / conforms, 1 violations found or a profile error,
+2 unreadable model, bad input file or wrong call (argparse also exits 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+from .errors import ProfileError
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+
+EXTENSION_MODULES: tuple[str, ...] = ()
+"""Modules that register more subcommands (e.g. report, prove, selftest)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    description: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def register(command: Command) -> None:
+    """Add a subcommand; a name may be registered only once."""
+    if command.name in COMMANDS and COMMANDS[command.name] is not command:
+        raise ValueError(f"subcommand {command.name!r} is already registered")
+    COMMANDS[command.name] = command
+
+
+class UsageError(Exception):
+    """A wrong call or unreadable input detected by a subcommand (exit 2)."""
+
+
+def _err(message: str) -> None:
+    print(f"sonnx-mul: error: {message}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- check
+def _configure_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="ONNX model (.onnx) or OpenVINO IR (.xml)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from .onnx.checker import ModelReadError, check_model
+    from .onnx.openvino import check_ir
+
+    path = str(args.model)
+    try:
+        is_ir = path.lower().endswith(".xml")
+        violations = check_ir(path) if is_ir else check_model(path)
+    except ModelReadError as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if args.format == "json":
+        doc = {
+            "model": path,
+            "conforms": not violations,
+            "violations": [v.to_dict() for v in violations],
+        }
+        print(json.dumps(doc, indent=2))
+    else:
+        for v in violations:
+            kind = "" if v.definite else " (cannot be shown)"
+            print(f"{v.requirement}{kind} {v.path}/{v.node}: {v.message}")
+        if violations:
+            print(f"{path}: {len(violations)} violation(s) of the SONNX Mul profile")
+        else:
+            print(f"{path}: conforms to the SONNX Mul profile")
+    return EXIT_VIOLATIONS if violations else EXIT_OK
+
+
+# ---------------------------------------------------------------- run
+def _configure_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="ONNX model (.onnx)")
+    p.add_argument(
+        "--input", action="append", default=[], metavar="NAME=FILE.npy",
+        help="value of graph input NAME, a .npy file (repeat for each input)",
+    )  # fmt: skip
+    p.add_argument("--out", default=".", help="directory for the NAME.npy outputs (default .)")
+
+
+def _parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:
+    feeds: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, sep, file = spec.partition("=")
+        if not sep or not name or not file:
+            raise UsageError(f"--input expects NAME=FILE.npy, got {spec!r}")
+        try:
+            feeds[name] = np.load(file, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"cannot read input {name!r} from {file}: {exc}") from exc
+    return feeds
+
+
+def _safe_filename(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    return cleaned if cleaned.strip(".") else f"_{cleaned}"
+
+
+def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
+    """Load external weights with onnx's own path checks (no escape from base_dir)."""
+    try:
+        onnx.load_external_data_for_model(model, str(base_dir))
+    except Exception as exc:
+        raise UsageError(f"cannot load the model's external data: {exc}") from exc
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from .onnx.checker import ModelReadError, load_model
+    from .onnx.executor import Backend
+
+    try:
+        feeds = _parse_inputs(args.input)
+        model = load_model(args.model)
+        _load_external_data(model, Path(args.model).parent)
+        rep = Backend.prepare(model)
+        missing = [n for n in rep.evaluator.input_names if n not in feeds]
+        unknown = [n for n in feeds if n not in rep.evaluator.input_names]
+        if missing or unknown:
+            raise UsageError(f"missing inputs {missing}, unknown inputs {unknown}")
+        outputs = rep.run(feeds)
+    except (UsageError, ModelReadError) as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    except ProfileError as exc:
+        _err(str(exc))
+        return EXIT_VIOLATIONS
+    except Exception as exc:  # the reference evaluator failed on another op
+        _err(f"the model could not be run: {type(exc).__name__}: {exc}")
+        return EXIT_VIOLATIONS
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, value in zip(rep.evaluator.output_names, outputs, strict=True):
+        array = np.asarray(value)
+        target = out_dir / f"{_safe_filename(name)}.npy"
+        np.save(target, array, allow_pickle=False)
+        print(f"{name}: shape {array.shape} dtype {array.dtype} -> {target}")
+    return EXIT_OK
+
+
+register(Command(
+    "check", "check every Mul node of a model against the SONNX profile",
+    "Check every Mul node of an ONNX model (graph, subgraphs, local functions) or every "
+    "Multiply layer of an OpenVINO IR .xml against R1-R4. Exit 0: conforms; 1: "
+    "violations found; 2: the model could not be read.",
+    _configure_check, _run_check,
+))  # fmt: skip
+register(Command(
+    "run", "run an ONNX model with the certified Mul",
+    "Run an ONNX model: Mul nodes on the certified implementation, other operators on "
+    "onnx.reference. Writes every output as OUT/NAME.npy. Exit 0: done; 1: refused by "
+    "the profile or failed; 2: unreadable model or input, or wrong call.",
+    _configure_run, _run_run,
+))  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    for module in EXTENSION_MODULES:
+        importlib.import_module(module)
+    parser = argparse.ArgumentParser(
+        prog="sonnx-mul",
+        description="Certified ONNX Mul under the SONNX profile: check and run models.",
+        epilog="subcommands:\n"
+        + "\n".join(f"  {c.name:10} {c.help}" for c in COMMANDS.values())
+        + "\n\n'sonnx-mul SUBCOMMAND --help' explains each one.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+    for command in COMMANDS.values():
+        p = sub.add_parser(command.name, help=command.help, description=command.description)
+        command.configure(p)
+        p.set_defaults(_run=command.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse ``argv`` (default sys.argv[1:]) and run the subcommand."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    result: int = args._run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
