@@ -86,7 +86,9 @@ def cases(type_name: str, n: int) -> dict[str, Case | None]:
         binding = session.io_binding()
         binding.bind_cpu_input("A", a)
         binding.bind_cpu_input("B", b)
-        binding.bind_output("C", "cpu", element_type=a.dtype, shape=a.shape, buffer_ptr=out.ctypes.data)
+        binding.bind_output(
+            "C", "cpu", element_type=a.dtype, shape=a.shape, buffer_ptr=out.ctypes.data
+        )
         result["ort iobinding"] = lambda: session.run_with_iobinding(binding)
         session.run(None, feeds)
     except Exception:  # the type is not implemented by onnxruntime's CPU provider
@@ -175,9 +177,13 @@ def main(argv: list[str] | None = None) -> int:
         for n in SIZES:
             if type_name == "int32" and n != 1_000_000:
                 continue  # int32 is here for the error-mode target only
-            medians = measure(type_name, n, repeats if n < 16_000_000 else max(3, repeats // 2), target)
+            medians = measure(
+                type_name, n, repeats if n < 16_000_000 else max(3, repeats // 2), target
+            )
             rows.append({"type": type_name, "n": n, "seconds": medians})
-            print(type_name, n, {k: (f"{v * 1e6:.2f}us" if v else "n/a") for k, v in medians.items()})
+            print(
+                type_name, n, {k: (f"{v * 1e6:.2f}us" if v else "n/a") for k, v in medians.items()}
+            )
     n_big = 16_000_000
     a, b = operands(np.float32, n_big)
     i32a, i32b = operands(np.int32, n_big)
@@ -245,7 +251,10 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             traffic = 3 * row["n"] * itemsize  # two reads and one write
             gbs = traffic / row["seconds"]["sonnx mul"] / 1e9
             fraction = gbs / results["copy_bandwidth_gbs"]
-            lines.append(f"- {row['type']}: sonnx mul moves {gbs:.1f} GB/s, {fraction:.0%} of the copy bandwidth")
+            lines.append(
+                f"- {row['type']}: sonnx mul moves {gbs:.1f} GB/s, "
+                f"{fraction:.0%} of the copy bandwidth"
+            )
     lines += ["", "## Peak memory of one call at 16e6 elements (tracemalloc)", ""]
     for name, value in results["peak_memory_bytes"].items():
         lines.append(f"- {name}: {value / 2**20:.1f} MiB")

@@ -78,7 +78,9 @@ def test_plain_lane_refuses_what_the_full_path_refuses():
             mul(a, a, **kwargs)
 
 
-@pytest.mark.parametrize("etype", [t for t in ALL_TYPES if not t.is_float], ids=lambda t: t.onnx_name)
+@pytest.mark.parametrize(
+    "etype", [t for t in ALL_TYPES if not t.is_float], ids=lambda t: t.onnx_name
+)
 def test_F_CHECKED_overflow_found_in_any_block(etype, monkeypatch):
     monkeypatch.setattr(fastpath, "OVERFLOW_CHUNK", 5)
     for position in (0, 4, 5, 6, 22):

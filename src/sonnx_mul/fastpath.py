@@ -6,6 +6,7 @@ Shown equal to the reference kernel bit for bit by the agreement tests
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 
@@ -71,7 +72,7 @@ def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
             errors.append(err)
 
     threads = [
-        threading.Thread(target=work, args=(lo, hi)) for lo, hi in zip(bounds, bounds[1:])
+        threading.Thread(target=work, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds)
     ]
     for thread in threads:
         thread.start()
