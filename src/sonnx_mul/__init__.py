@@ -9,6 +9,7 @@ from .errors import (
     ShapeError,
     SparseTensorError,
 )
+from .known_answers import SelfTestReport, selftest
 
 __version__ = "0.1.0"
 
@@ -17,7 +18,9 @@ __all__ = [
     "ElementTypeError",
     "IntegerOverflowError",
     "ProfileError",
+    "SelfTestReport",
     "ShapeError",
     "SparseTensorError",
     "mul",
+    "selftest",
 ]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 import numpy as np
 
-from .dtypes import DEFAULT_OPSET, MAX_KNOWN_OPSET, allowed_types
+from .dtypes import DEFAULT_OPSET, MAX_KNOWN_OPSET, ElementType, allowed_types
 from .fastpath import multiply_into, multiply_new
 from .validation import (
     check_arguments,
@@ -61,8 +64,10 @@ def mul(
     return result
 
 
-_PLAIN_CALLS = {
-    (etype.dtype, opset): etype
-    for opset in range(1, MAX_KNOWN_OPSET + 1)
-    for etype in allowed_types(opset)
-}
+_PLAIN_CALLS: Mapping[tuple[np.dtype, int], ElementType] = MappingProxyType(
+    {
+        (etype.dtype, opset): etype
+        for opset in range(1, MAX_KNOWN_OPSET + 1)
+        for etype in allowed_types(opset)
+    }
+)

@@ -6,7 +6,9 @@ The table comes from the ONNX Mul versions 1, 6, 7, 13 and 14 (seeds 000,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import ml_dtypes
 import numpy as np
@@ -79,13 +81,15 @@ ALL_TYPES: tuple[ElementType, ...] = (
 )  # fmt: skip
 
 # Types each Mul version adds to the previous one.
-_ADDED_BY_VERSION: dict[int, tuple[ElementType, ...]] = {
-    1: (FLOAT16, FLOAT32, FLOAT64),
-    6: (INT32, INT64, UINT32, UINT64),
-    7: (),
-    13: (BFLOAT16,),
-    14: (INT8, INT16, UINT8, UINT16),
-}
+_ADDED_BY_VERSION: Mapping[int, tuple[ElementType, ...]] = MappingProxyType(
+    {
+        1: (FLOAT16, FLOAT32, FLOAT64),
+        6: (INT32, INT64, UINT32, UINT64),
+        7: (),
+        13: (BFLOAT16,),
+        14: (INT8, INT16, UINT8, UINT16),
+    }
+)
 
 
 def mul_version(opset: int) -> int:
@@ -101,8 +105,8 @@ def allowed_types(opset: int) -> tuple[ElementType, ...]:
 
 # @relation(R3-OPSET, scope=range_end)
 
-_BY_DTYPE: dict[np.dtype, ElementType] = {t.dtype: t for t in ALL_TYPES}
-_BY_ONNX_NAME: dict[str, ElementType] = {t.onnx_name: t for t in ALL_TYPES}
+_BY_DTYPE: Mapping[np.dtype, ElementType] = MappingProxyType({t.dtype: t for t in ALL_TYPES})
+_BY_ONNX_NAME: Mapping[str, ElementType] = MappingProxyType({t.onnx_name: t for t in ALL_TYPES})
 
 
 def element_type(dtype: np.dtype) -> ElementType | None:

@@ -8,7 +8,9 @@ derived ids refine one parent each and record the project's decisions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ _ALL: tuple[Requirement, ...] = (
     ),
 )
 
-REGISTRY: dict[str, Requirement] = {req.id: req for req in _ALL}
+REGISTRY: Mapping[str, Requirement] = MappingProxyType({req.id: req for req in _ALL})
 """All requirements by id, top-level first, in a stable order."""
 
 TOP_LEVEL: tuple[str, ...] = tuple(r.id for r in _ALL if r.parent is None)

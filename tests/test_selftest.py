@@ -1,0 +1,84 @@
+"""The runtime self-test: literal vectors are right, and an FTZ/DAZ process fails it."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sonnx_mul import selftest
+from sonnx_mul.dtypes import ALL_TYPES, by_onnx_name
+from sonnx_mul.known_answers import NAN, VECTORS
+from support import oracle_mul_bits
+
+NATIVE = Path(__file__).parent / "native" / "ftz.c"
+
+
+def test_F_vectors_cover_every_type_and_match_the_exact_oracle():
+    assert {v.type_name for v in VECTORS} == {t.onnx_name for t in ALL_TYPES}
+    for v in VECTORS:
+        etype = by_onnx_name(v.type_name)
+        if etype.is_float:
+            expected = oracle_mul_bits(v.a, v.b, etype)
+            assert v.expected == (NAN if expected is None else expected), v
+        else:
+            assert v.fits == (etype.lo <= v.a * v.b <= etype.hi), v
+            assert (v.expected - v.a * v.b) % (1 << etype.bits) == 0, v
+            assert etype.lo <= v.expected <= etype.hi, v
+
+
+def test_F_FLOAT_selftest_passes_in_a_normal_process():
+    report = selftest()
+    assert report.ok, report.failures
+    assert report.checked == len(VECTORS) >= 60
+
+
+def _run_selftest_after_loading(library: Path | None) -> subprocess.CompletedProcess:
+    load = f"ctypes.CDLL({str(library)!r}); " if library else ""
+    code = (
+        "import ctypes, sonnx_mul; "
+        + load
+        + "r = sonnx_mul.selftest(); print(*r.failures, sep='\\n'); "
+        + "raise SystemExit(0 if r.ok else 1)"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def ftz_library(tmp_path_factory) -> Path:
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    assert compiler, "a C compiler is needed to build the FTZ library"
+    library = tmp_path_factory.mktemp("ftz") / "libftz.so"
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-O2", "-ffast-math", str(NATIVE), "-o", str(library)],
+        check=True,
+    )
+    return library
+
+
+def test_F_FLOAT_selftest_fails_in_a_process_with_flush_to_zero(ftz_library):
+    result = _run_selftest_after_loading(ftz_library)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "subnormal" in result.stdout
+    for type_name in ("float", "double"):
+        assert f"{type_name}: subnormal" in result.stdout
+
+
+def test_F_FLOAT_same_subprocess_without_the_library_passes():
+    result = _run_selftest_after_loading(None)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_negative_control_a_selftest_without_subnormal_vectors_misses_ftz(ftz_library, tmp_path):
+    # The FTZ test depends on the subnormal vectors: with them removed, the
+    # same poisoned process passes, so the vectors are what catches FTZ.
+    code = (
+        f"import ctypes, sonnx_mul.known_answers as s; ctypes.CDLL({str(ftz_library)!r}); "
+        "s.VECTORS = tuple(v for v in s.VECTORS if 'subnormal' not in v.what "
+        "and 'underflow' not in v.what); r = s.selftest(); raise SystemExit(0 if r.ok else 1)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
