@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint prove provers prove-why3 bench clean
+.PHONY: install test lint prove bench fuzz clean
 
 $(STAMP): pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,6 @@ clean:
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(if $(PROVE_SECONDS),--prove-seconds $(PROVE_SECONDS))
+
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_mul.py tests/test_properties.py --hypothesis-show-statistics
