@@ -19,11 +19,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
 
 from .errors import ProfileError
+
+if TYPE_CHECKING:  # keep `sonnx-mul --help` and other subcommands light
+    import onnx
+
+    from .onnx.checker import Violation
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 
@@ -59,9 +64,21 @@ def _err(message: str) -> None:
 
 
 # ---------------------------------------------------------------- check
+def group_violations(
+    violations: list[Violation],
+) -> dict[tuple[str, str, str, bool], list[str]]:
+    """Requirement ids by (path, node, message, definite), in first-seen order."""
+    groups: dict[tuple[str, str, str, bool], list[str]] = {}
+    for v in violations:
+        groups.setdefault((v.path, v.node, v.message, v.definite), []).append(v.requirement)
+    return groups
+
+
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="ONNX model (.onnx) or OpenVINO IR (.xml)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -83,11 +100,13 @@ def _run_check(args: argparse.Namespace) -> int:
         }
         print(json.dumps(doc, indent=2))
     else:
-        for v in violations:
-            kind = "" if v.definite else " (cannot be shown)"
-            print(f"{v.requirement}{kind} {v.path}/{v.node}: {v.message}")
+        for (path_, node, message, definite), ids in group_violations(violations).items():
+            kind = "" if definite else " (cannot be shown)"
+            print(f"{', '.join(ids)}{kind} {path_}/{node}: {message}")
         if violations:
-            print(f"{path}: {len(violations)} violation(s) of the SONNX Mul profile")
+            undecided = sum(not v.definite for v in violations)
+            note = f" ({undecided} cannot be shown statically)" if undecided else ""
+            print(f"{path}: {len(violations)} violation(s) of the SONNX Mul profile{note}")
         else:
             print(f"{path}: conforms to the SONNX Mul profile")
     return EXIT_VIOLATIONS if violations else EXIT_OK
@@ -123,6 +142,8 @@ def _safe_filename(name: str) -> str:
 
 def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
     """Load external weights with onnx's own path checks (no escape from base_dir)."""
+    import onnx
+
     try:
         onnx.load_external_data_for_model(model, str(base_dir))
     except Exception as exc:
@@ -183,10 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(module)
     parser = argparse.ArgumentParser(
         prog="sonnx-mul",
-        description="Certified ONNX Mul under the SONNX profile: check and run models.",
-        epilog="subcommands:\n"
-        + "\n".join(f"  {c.name:10} {c.help}" for c in COMMANDS.values())
-        + "\n\n'sonnx-mul SUBCOMMAND --help' explains each one.",
+        description="Certified ONNX Mul under the SONNX profile (R1-R4).",
+        epilog="'sonnx-mul SUBCOMMAND --help' explains each subcommand.\n"
+        "Exit codes: 0 success / conforms, 1 violations found or refused by the "
+        "profile,\n2 unreadable model or input, or wrong call.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")

@@ -1,0 +1,19 @@
+"""ONNX integration: model checker, certified executor, OpenVINO IR checker.
+
+Inside this package ``import onnx`` is the real ``onnx`` distribution
+(absolute imports); this package is ``sonnx_mul.onnx``.
+"""
+
+from .checker import ModelReadError, Violation, check_model, load_model
+from .executor import Backend, BackendRep, CertifiedEvaluator, Mul
+
+__all__ = [
+    "Backend",
+    "BackendRep",
+    "CertifiedEvaluator",
+    "ModelReadError",
+    "Mul",
+    "Violation",
+    "check_model",
+    "load_model",
+]

@@ -1,0 +1,127 @@
+"""Hand-built ONNX models and OpenVINO IR snippets for the tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+
+ShapeSpec = Sequence[int | str | None] | None
+
+
+def vi(name: str, elem: int = T.FLOAT, shape: ShapeSpec = None) -> onnx.ValueInfoProto:
+    return h.make_tensor_value_info(name, elem, shape)
+
+
+def model(
+    nodes: list[onnx.NodeProto],
+    inputs: list[onnx.ValueInfoProto],
+    outputs: list[str] | None = None,
+    *,
+    opset: int = 14,
+    initializers: Sequence[onnx.TensorProto] = (),
+    sparse: Sequence[onnx.SparseTensorProto] = (),
+    functions: Sequence[onnx.FunctionProto] = (),
+    extra_opsets: Sequence[onnx.OperatorSetIdProto] = (),
+) -> onnx.ModelProto:
+    outs = [h.make_value_info(name, onnx.TypeProto()) for name in (outputs or ["z"])]
+    graph = h.make_graph(
+        nodes, "g", inputs, outs, initializer=list(initializers), sparse_initializer=list(sparse)
+    )
+    m = h.make_model(
+        graph,
+        opset_imports=[h.make_opsetid("", opset), *extra_opsets],
+        functions=list(functions),
+    )
+    m.ir_version = 10  # onnxruntime 1.31 refuses newer IR versions
+    return m
+
+
+def mul_model(
+    shape_a: ShapeSpec = (2, 3),
+    shape_b: ShapeSpec = (2, 3),
+    elem_a: int = T.FLOAT,
+    elem_b: int | None = None,
+    *,
+    opset: int = 14,
+    **attrs: int,
+) -> onnx.ModelProto:
+    """z = Mul(x, y) with the given input types (one named node, 'the_mul')."""
+    node = h.make_node("Mul", ["x", "y"], ["z"], name="the_mul", **attrs)
+    inputs = [vi("x", elem_a, shape_a), vi("y", elem_a if elem_b is None else elem_b, shape_b)]
+    outs = [vi("z", elem_a, None)]
+    graph = h.make_graph([node], "g", inputs, outs)
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 10 if opset >= 7 else 3
+    return m
+
+
+def nested_if_in_loop(bad: bool = True) -> onnx.ModelProto:
+    """Loop body holding an If whose then-branch multiplies (2,3) by (3,) when bad."""
+    then_g = h.make_graph(
+        [h.make_node("Mul", ["x", "y" if bad else "x2"], ["t"])], "then", [], [vi("t")]
+    )
+    else_g = h.make_graph([h.make_node("Identity", ["x"], ["e"])], "else", [], [vi("e")])
+    body = h.make_graph(
+        [
+            h.make_node("If", ["c"], ["o"], name="If_0", then_branch=then_g, else_branch=else_g),
+            h.make_node("Identity", ["c"], ["c_out"]),
+        ],
+        "body",
+        [vi("i", T.INT64, []), vi("c", T.BOOL, [])],
+        [vi("c_out", T.BOOL, []), vi("o", T.FLOAT, None)],
+    )
+    loop = h.make_node("Loop", ["n", "cond"], ["z"], name="Loop_0", body=body)
+    inputs = [
+        vi("x", T.FLOAT, [2, 3]),
+        vi("x2", T.FLOAT, [2, 3]),
+        vi("y", T.FLOAT, [3]),
+        vi("n", T.INT64, []),
+        vi("cond", T.BOOL, []),
+    ]
+    return model([loop], inputs)
+
+
+def external_initializer(location: str) -> onnx.TensorProto:
+    """A (2, 3) float initializer 'w' whose data lives in an external file."""
+    t = T()
+    t.name = "w"
+    t.data_type = T.FLOAT
+    t.dims.extend([2, 3])
+    t.data_location = T.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", "24")):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    return t
+
+
+def ir_xml(
+    dims_a: Sequence[int | str],
+    dims_b: Sequence[int | str],
+    *,
+    broadcast: str | None = None,
+    precision_a: str = "FP32",
+    precision_b: str | None = None,
+    prolog: str = "",
+) -> bytes:
+    """A small OpenVINO IR v11 with one Multiply layer named 'mul'."""
+
+    def port(pid: int, prec: str, dims: Sequence[int | str]) -> str:
+        body = "".join(f"<dim>{d}</dim>" for d in dims)
+        return f'<port id="{pid}" precision="{prec}">{body}</port>'
+
+    data = f'<data auto_broadcast="{broadcast}"/>' if broadcast is not None else ""
+    pb = precision_b or precision_a
+    head = prolog or '<?xml version="1.0"?>\n'
+    return (
+        head.encode()
+        + (
+            '<net name="ir" version="11"><layers>'
+            '<layer id="2" name="mul" type="Multiply" version="opset1">'
+            f"{data}<input>{port(0, precision_a, dims_a)}{port(1, pb, dims_b)}</input>"
+            f"<output>{port(2, precision_a, dims_a)}</output></layer>"
+            "</layers><edges/></net>"
+        ).encode()
+    )

@@ -1,0 +1,224 @@
+"""sonnx_mul.onnx.check_model on hand-built models (R1–R4)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper as h
+
+from models import external_initializer, model, mul_model, nested_if_in_loop, vi
+from sonnx_mul import requirements
+from sonnx_mul.onnx import ModelReadError, Violation, check_model
+
+
+def reqs(violations: list[Violation]) -> set[str]:
+    return {v.requirement for v in violations}
+
+
+def test_conformant_model_has_no_violation() -> None:
+    assert check_model(mul_model()) == []
+
+
+def test_all_requirement_ids_are_registered() -> None:
+    bad = [mul_model((2, 3), (3,)), mul_model(elem_a=T.INT8, opset=13), nested_if_in_loop()]
+    for m in bad:
+        for v in check_model(m):
+            requirements.get(v.requirement)
+            assert v.node and v.path and v.message
+
+
+def test_R1_R4_broadcastable_shapes() -> None:
+    found = check_model(mul_model((2, 3), (3,)))
+    assert reqs(found) == {"R1", "R4"}
+    assert all(v.node == "the_mul" and v.path == "main" and v.definite for v in found)
+    assert "(2, 3)" in found[0].message
+
+
+def test_R1_non_broadcastable_shapes_only_R1() -> None:
+    assert reqs(check_model(mul_model((2, 3), (4, 5)))) == {"R1"}
+
+
+def test_R1_DIMS_zero_size_dimension() -> None:
+    assert reqs(check_model(mul_model((2, 0), (2, 0)))) == {"R1-DIMS"}
+
+
+def test_R1_symbolic_dims_cannot_be_shown() -> None:
+    found = check_model(mul_model(("N", 3), ("N", 3)))
+    assert reqs(found) == {"R1"}
+    assert not found[0].definite and "cannot be shown" in found[0].message
+
+
+def test_R1_unknown_rank_cannot_be_shown() -> None:
+    found = check_model(mul_model(None, (2, 3)))
+    assert reqs(found) == {"R1"} and "unknown rank" in found[0].message
+
+
+def test_R1_same_tensor_twice_conforms() -> None:
+    node = h.make_node("Mul", ["x", "x"], ["z"])
+    assert check_model(model([node], [vi("x", T.FLOAT, [2, 3])])) == []
+    found = check_model(model([node], [vi("x", T.FLOAT, ["N", 3])]))
+    assert reqs(found) == {"R1-DIMS"} and not found[0].definite
+
+
+def test_R4_legacy_broadcast_attribute_refused() -> None:
+    found = check_model(mul_model((2, 3), (3,), opset=6, broadcast=1, axis=1))
+    assert "R4" in reqs(found)
+    assert any("broadcast=1 with axis=1" in v.message for v in found)
+
+
+def test_R4_legacy_broadcast_zero_is_fine() -> None:
+    assert check_model(mul_model(opset=6, broadcast=0)) == []
+
+
+def test_R1_R4_nested_if_inside_loop() -> None:
+    found = check_model(nested_if_in_loop(bad=True))
+    assert reqs(found) == {"R1", "R4"}
+    assert {v.path for v in found} == {"main/Loop_0.body/If_0.then_branch"}
+    assert {v.node for v in found} == {"Mul#0"}
+    assert check_model(nested_if_in_loop(bad=False)) == []
+
+
+def test_R1_R3_function_calling_function_is_checked() -> None:
+    inner = h.make_function(
+        "local", "Inner", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"], name="m")],
+        [h.make_opsetid("", 13)],
+    )  # fmt: skip
+    call_inner = h.make_node("Inner", ["p", "q"], ["r"], domain="local")
+    outer = h.make_function(
+        "local", "Outer", ["p", "q"], ["r"], [call_inner],
+        [h.make_opsetid("", 13), h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    call = h.make_node("Outer", ["x", "y"], ["z"], domain="local")
+    m = model(
+        [call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3])],
+        functions=[inner, outer], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    found = check_model(m)
+    assert {v.path for v in found} == {"function:local.Inner"}
+    assert {v.node for v in found} == {"m"}
+    assert "R1" in reqs(found) and not any(v.definite for v in found)
+
+
+def test_R2_sparse_initializer_feeding_mul() -> None:
+    sp = h.make_sparse_tensor(
+        h.make_tensor("s", T.FLOAT, [2], [1.0, 2.0]),
+        h.make_tensor("i", T.INT64, [2], [0, 4]),
+        [2, 3],
+    )
+    m = model([h.make_node("Mul", ["x", "s"], ["z"])], [vi("x", T.FLOAT, [2, 3])], sparse=[sp])
+    found = check_model(m)
+    assert "R2" in reqs(found)
+    assert "R1" not in reqs(found)  # the sparse initializer's dims are known: (2, 3)
+
+
+def test_R2_constant_sparse_value_feeding_mul() -> None:
+    sp = h.make_sparse_tensor(
+        h.make_tensor("sv", T.FLOAT, [1], [5.0]), h.make_tensor("ix", T.INT64, [1], [1]), [2, 3]
+    )
+    nodes = [
+        h.make_node("Constant", [], ["s"], sparse_value=sp),
+        h.make_node("Mul", ["x", "s"], ["z"]),
+    ]
+    assert reqs(check_model(model(nodes, [vi("x", T.FLOAT, [2, 3])]))) == {"R2"}
+
+
+def test_R3_OPSET_int8_at_opset_13() -> None:
+    found = check_model(mul_model(elem_a=T.INT8, opset=13))
+    assert reqs(found) == {"R3", "R3-OPSET"}
+    assert check_model(mul_model(elem_a=T.INT8, opset=14)) == []
+
+
+def test_R3_OPSET_bfloat16_at_opset_7() -> None:
+    assert reqs(check_model(mul_model(elem_a=T.BFLOAT16, opset=7))) == {"R3", "R3-OPSET"}
+    assert check_model(mul_model(elem_a=T.BFLOAT16, opset=13)) == []
+
+
+def test_R3_SAME_mixed_types() -> None:
+    assert reqs(check_model(mul_model(elem_a=T.FLOAT, elem_b=T.DOUBLE))) == {"R3", "R3-SAME"}
+
+
+def test_R3_non_numeric_type() -> None:
+    assert reqs(check_model(mul_model(elem_a=T.BOOL))) == {"R3"}
+    assert reqs(check_model(mul_model(elem_a=T.FLOAT8E4M3FN))) == {"R3"}
+
+
+def test_R3_OPSET_opset_newer_than_checked() -> None:
+    assert reqs(check_model(mul_model(opset=99))) == {"R3-OPSET"}
+
+
+def test_path_and_bytes_inputs(tmp_path: Path) -> None:
+    m = mul_model((2, 3), (3,))
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    assert check_model(path) == check_model(str(path)) == check_model(m.SerializeToString())
+
+
+@pytest.mark.parametrize("data", [b"garbage \xff\xfe bytes", b""])
+def test_garbage_bytes_raise_model_read_error(data: bytes) -> None:
+    with pytest.raises(ModelReadError):
+        check_model(data)
+
+
+def test_missing_file_raises_model_read_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelReadError, match="cannot read"):
+        check_model(tmp_path / "nope.onnx")
+    assert issubclass(ModelReadError, ValueError)
+
+
+def _ext_model(location: str) -> onnx.ModelProto:
+    node = h.make_node("Mul", ["x", "w"], ["z"])
+    return model([node], [vi("x", T.FLOAT, [2, 3])], initializers=[external_initializer(location)])
+
+
+@pytest.mark.parametrize("location", ["missing.bin", "../../etc/passwd", "/etc/shadow"])
+def test_external_data_is_never_loaded(tmp_path: Path, location: str) -> None:
+    path = tmp_path / "m.onnx"
+    onnx.save(_ext_model(location), path)
+    assert check_model(path) == []  # judged from the initializer's metadata
+
+
+def test_external_data_file_is_never_opened(tmp_path: Path) -> None:
+    """The data file is a FIFO: any open() for reading would block the checker."""
+    fifo = tmp_path / "weights.bin"
+    os.mkfifo(fifo)
+    path = tmp_path / "m.onnx"
+    onnx.save(_ext_model("weights.bin"), path)
+    result: list[list[Violation]] = []
+    worker = threading.Thread(target=lambda: result.append(check_model(path)), daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive():  # unblock the reader, then fail
+        os.close(os.open(fifo, os.O_WRONLY))
+        pytest.fail("check_model opened the external data file")
+    assert result == [[]]
+    bad = _ext_model("weights.bin")
+    bad.graph.input.append(vi("x", T.FLOAT, [2, 3]))  # declared twice: still must not crash
+    assert isinstance(check_model(bad), list)
+
+
+def test_R1_inference_failure_is_explained() -> None:
+    """Strict inference fails on the sparse input; the unknown shape says why."""
+    sp = h.make_sparse_tensor(
+        h.make_tensor("s", T.FLOAT, [1], [1.0]), h.make_tensor("i", T.INT64, [1], [0]), [2, 3]
+    )
+    nodes = [h.make_node("Mul", ["x", "s"], ["z"]), h.make_node("Mul", ["u", "u2"], ["w"])]
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("u", T.FLOAT, None), vi("u2", T.FLOAT, [2])]
+    found = check_model(model(nodes, inputs, ["z", "w"], sparse=[sp]))
+    undecided = [v for v in found if not v.definite]
+    assert [v.requirement for v in undecided] == ["R1"]
+    assert "strict shape inference failed" in undecided[0].message
+
+
+def test_R1_R4_any_graph_attribute_is_searched() -> None:
+    """A graph attribute of any (here custom-domain) node is checked as well."""
+    body = h.make_graph([h.make_node("Mul", ["x", "y"], ["t"], name="deep")], "b", [], [vi("t")])
+    node = h.make_node("Wrap", ["x"], ["z"], domain="custom", name="W", body=body)
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [1, 3])]
+    found = check_model(model([node], inputs, extra_opsets=[h.make_opsetid("custom", 1)]))
+    assert reqs(found) == {"R1", "R4"}
+    assert {(v.path, v.node) for v in found} == {("main/W.body", "deep")}

@@ -1,0 +1,108 @@
+"""sonnx_mul.onnx.openvino.check_ir on OpenVINO IR Multiply-1 layers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from models import ir_xml
+from sonnx_mul import requirements
+from sonnx_mul.onnx import ModelReadError, Violation
+from sonnx_mul.onnx.openvino import check_ir
+
+
+def reqs(violations: list[Violation]) -> set[str]:
+    return {v.requirement for v in violations}
+
+
+def test_none_broadcast_identical_dims_conforms() -> None:
+    assert check_ir(ir_xml([256, 56], [256, 56], broadcast="none")) == []
+
+
+def test_numpy_default_identical_dims_conforms() -> None:
+    assert check_ir(ir_xml([256, 56], [256, 56])) == []  # no <data>: numpy
+    assert check_ir(ir_xml([2, 3], [2, 3], broadcast="numpy")) == []
+
+
+def test_R4_numpy_broadcast_different_dims() -> None:
+    found = check_ir(ir_xml([8, 1, 6, 1], [7, 1, 5], broadcast="numpy"))
+    assert reqs(found) == {"R1", "R4"}
+    assert {(v.node, v.path) for v in found} == {("mul", "ir")}
+    for v in found:
+        requirements.get(v.requirement)
+
+
+def test_R4_numpy_default_different_dims() -> None:
+    assert reqs(check_ir(ir_xml([2, 3], [3]))) == {"R1", "R4"}
+
+
+def test_R4_pdpd_broadcast_refused() -> None:
+    assert reqs(check_ir(ir_xml([2, 3], [2, 3], broadcast="pdpd"))) == {"R4"}
+
+
+def test_R1_none_broadcast_different_dims() -> None:
+    assert reqs(check_ir(ir_xml([2, 3], [3, 2], broadcast="none"))) == {"R1"}
+
+
+def test_R1_dynamic_dims_cannot_be_shown() -> None:
+    found = check_ir(ir_xml([-1, 3], [-1, 3]))
+    assert reqs(found) == {"R1"} and not found[0].definite
+
+
+def test_R1_DIMS_zero_dim() -> None:
+    assert reqs(check_ir(ir_xml([0, 3], [0, 3]))) == {"R1-DIMS"}
+
+
+@pytest.mark.parametrize("precision", ["FP16", "BF16", "FP64", "I8", "U16", "I64", "U64"])
+def test_R3_supported_precisions_conform(precision: str) -> None:
+    assert check_ir(ir_xml([2], [2], precision_a=precision)) == []
+
+
+@pytest.mark.parametrize("precision", ["BOOL", "BOOLEAN", "U1", "I4", "U4", "F8E4M3", "STRING"])
+def test_R3_unsupported_precision(precision: str) -> None:
+    assert reqs(check_ir(ir_xml([2], [2], precision_a=precision))) == {"R3"}
+
+
+def test_R3_SAME_mismatched_precisions() -> None:
+    found = check_ir(ir_xml([2], [2], precision_a="FP32", precision_b="FP16"))
+    assert reqs(found) == {"R3", "R3-SAME"}
+
+
+def test_nested_body_layers_are_checked() -> None:
+    inner = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    doc = (
+        '<net name="outer" version="11"><layers><layer id="0" name="loop" type="Loop" '
+        f'version="opset5"><body><layers>{inner}</layers></body></layer></layers></net>'
+    )
+    found = check_ir(doc.encode())
+    assert reqs(found) == {"R1", "R4"} and {v.path for v in found} == {"outer/loop"}
+
+
+def test_path_input(tmp_path: Path) -> None:
+    path = tmp_path / "model.xml"
+    path.write_bytes(ir_xml([2, 3], [3]))
+    assert reqs(check_ir(path)) == {"R1", "R4"}
+    with pytest.raises(ModelReadError):
+        check_ir(tmp_path / "missing.xml")
+
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE net [<!ENTITY a "aaaaaaaaaa">'
+    '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>\n'
+)
+EXTERNAL_ENTITY = (
+    '<?xml version="1.0"?>\n<!DOCTYPE net [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n'
+)
+
+
+@pytest.mark.parametrize("prolog", [BILLION_LAUGHS, EXTERNAL_ENTITY, "<!DOCTYPE net>\n"])
+def test_doctype_and_entities_refused_as_unreadable(prolog: str) -> None:
+    with pytest.raises(ModelReadError, match="refused"):
+        check_ir(ir_xml([2], [2], prolog=prolog))
+
+
+@pytest.mark.parametrize("data", [b"<net><layers>", b"not xml at all", b"<other/>"])
+def test_malformed_xml_is_unreadable(data: bytes) -> None:
+    with pytest.raises(ModelReadError):
+        check_ir(data)
