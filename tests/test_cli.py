@@ -96,7 +96,7 @@ def test_help_lists_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     assert all(name in out for name in ("check", "run"))
-    assert set(COMMANDS) >= {"check", "run"}
+    assert {c.name for c in COMMANDS} >= {"check", "run", "selftest"}
 
 
 def test_F_run_writes_npy_outputs(
@@ -136,3 +136,8 @@ def test_run_bad_inputs_exit_2(models: dict[str, Path], tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
     assert main(["run", good, "--input", f"x={tmp_path / 'x.npy'}"]) == 2  # y missing
     assert main(["run", str(models["garbage"]), "--input", f"x={tmp_path / 'x.npy'}"]) == 2
+
+
+def test_selftest_subcommand_passes_in_a_normal_process(capsys):
+    assert main(["selftest"]) == 0
+    assert "self-test passed" in capsys.readouterr().out

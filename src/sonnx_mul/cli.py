@@ -2,8 +2,8 @@
 
 Subcommands live in the ``COMMANDS`` table: each is a ``Command`` with a
 ``configure`` function (adds its arguments) and a ``run`` function (returns
-the exit code). Other modules add theirs with ``register(Command(...))`` and
-are listed in ``EXTENSION_MODULES`` so that ``main`` imports them first.
+the exit code). A subcommand imports what it needs when it runs, so that
+``--help`` and the light subcommands stay fast.
 
 Exit codes: 0 success / conforms, 1 violations found or a profile error,
 2 unreadable model, bad input file or wrong call (argparse also exits 2).
@@ -12,7 +12,6 @@ Exit codes: 0 success / conforms, 1 violations found or a profile error,
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import sys
@@ -32,9 +31,6 @@ if TYPE_CHECKING:  # keep `sonnx-mul --help` and other subcommands light
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 
-EXTENSION_MODULES: tuple[str, ...] = ()
-"""Modules that register more subcommands (e.g. report, prove, selftest)."""
-
 
 @dataclass(frozen=True)
 class Command:
@@ -43,16 +39,6 @@ class Command:
     description: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def register(command: Command) -> None:
-    """Add a subcommand; a name may be registered only once."""
-    if command.name in COMMANDS and COMMANDS[command.name] is not command:
-        raise ValueError(f"subcommand {command.name!r} is already registered")
-    COMMANDS[command.name] = command
 
 
 class UsageError(Exception):
@@ -183,25 +169,49 @@ def _run_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-register(Command(
-    "check", "check every Mul node of a model against the SONNX profile",
-    "Check every Mul node of an ONNX model (graph, subgraphs, local functions) or every "
-    "Multiply layer of an OpenVINO IR .xml against R1-R4. Exit 0: conforms; 1: "
-    "violations found; 2: the model could not be read.",
-    _configure_check, _run_check,
-))  # fmt: skip
-register(Command(
-    "run", "run an ONNX model with the certified Mul",
-    "Run an ONNX model: Mul nodes on the certified implementation, other operators on "
-    "onnx.reference. Writes every output as OUT/NAME.npy. Exit 0: done; 1: refused by "
-    "the profile or failed; 2: unreadable model or input, or wrong call.",
-    _configure_run, _run_run,
-))  # fmt: skip
+# ---------------------------------------------------------------- selftest
+def _configure_selftest(p: argparse.ArgumentParser) -> None:
+    del p  # no options
+
+
+def _run_selftest(args: argparse.Namespace) -> int:
+    from .known_answers import selftest
+
+    report = selftest()
+    for failure in report.failures:
+        print(f"FAIL {failure}")
+    verdict = "passed" if report.ok else f"FAILED ({len(report.failures)} vectors)"
+    print(f"self-test {verdict}: {report.checked} known-answer vectors on the fast path")
+    return EXIT_OK if report.ok else EXIT_VIOLATIONS
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "check", "check every Mul node of a model against the SONNX profile",
+        "Check every Mul node of an ONNX model (graph, subgraphs, local functions) or every "
+        "Multiply layer of an OpenVINO IR .xml against R1-R4. Exit 0: conforms; 1: "
+        "violations found; 2: the model could not be read.",
+        _configure_check, _run_check,
+    ),
+    Command(
+        "run", "run an ONNX model with the certified Mul",
+        "Run an ONNX model: Mul nodes on the certified implementation, other operators on "
+        "onnx.reference. Writes every output as OUT/NAME.npy. Exit 0: done; 1: refused by "
+        "the profile or failed; 2: unreadable model or input, or wrong call.",
+        _configure_run, _run_run,
+    ),
+    Command(
+        "selftest", "run the known-answer self-test in this process",
+        "Run known-answer vectors for every element type (ties to even, subnormals, "
+        "overflow to infinity, NaN, signed zero, integer wrap and checked overflow) through "
+        "the fast path in this process. Fails when the floating-point unit flushes "
+        "subnormals (FTZ/DAZ), as some native libraries make it do. Exit 0: passed; 1: failed.",
+        _configure_selftest, _run_selftest,
+    ),
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:
-    for module in EXTENSION_MODULES:
-        importlib.import_module(module)
     parser = argparse.ArgumentParser(
         prog="sonnx-mul",
         description="Certified ONNX Mul under the SONNX profile (R1-R4).",
@@ -211,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    for command in COMMANDS.values():
+    for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
         command.configure(p)
         p.set_defaults(_run=command.run)

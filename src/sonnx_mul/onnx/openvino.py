@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import NoReturn
 from xml.parsers import expat
 
@@ -26,12 +27,12 @@ from .checker import ModelReadError, Violation
 
 IR_OPSET = 14  # Multiply-1 types are judged with the newest Mul table (Mul-14)
 
-_PRECISIONS: dict[str, str] = {
+_PRECISIONS: Mapping[str, str] = MappingProxyType({
     "FP16": "float16", "F16": "float16", "BF16": "bfloat16",
     "FP32": "float", "F32": "float", "FP64": "double", "F64": "double",
     "I8": "int8", "I16": "int16", "I32": "int32", "I64": "int64",
     "U8": "uint8", "U16": "uint16", "U32": "uint32", "U64": "uint64",
-}  # fmt: skip
+})  # fmt: skip
 
 
 def _refuse(what: str) -> NoReturn:
