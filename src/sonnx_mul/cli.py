@@ -185,6 +185,19 @@ def _run_selftest(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_VIOLATIONS
 
 
+# ---------------------------------------------------------------- report
+def _configure_report(p: argparse.ArgumentParser) -> None:
+    from .trace.cli import configure_report
+
+    configure_report(p)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from .trace.cli import run_report
+
+    return run_report(args)
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "check", "check every Mul node of a model against the SONNX profile",
@@ -207,6 +220,14 @@ COMMANDS: tuple[Command, ...] = (
         "the fast path in this process. Fails when the floating-point unit flushes "
         "subnormals (FTZ/DAZ), as some native libraries make it do. Exit 0: passed; 1: failed.",
         _configure_selftest, _run_selftest,
+    ),
+    Command(
+        "report", "write the traceability report and run its gate",
+        "Collect the evidence of proofs/out (Why3 goals, CrossHair conditions, pytest "
+        "JUnit, exhaustive agreement) and the @relation markers of the sources, and write "
+        "DIR/traceability.json, .md and .html: per requirement its spec, code, test and "
+        "proof evidence and a verdict. Exit 0: every requirement passes; 1: the gate failed.",
+        _configure_report, _run_report,
     ),
 )  # fmt: skip
 

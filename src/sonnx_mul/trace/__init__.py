@@ -1,0 +1,13 @@
+"""Traceability: requirement markers, evidence collection, the report and its gate.
+
+Entry points: ``python -m sonnx_mul.trace lint`` (marker lint) and
+``python -m sonnx_mul.trace report --out DIR [--evidence DIR]`` (the report
+and gate), or :func:`main` / :func:`report_main` / :func:`lint_main` from Python.
+"""
+
+from __future__ import annotations
+
+from .cli import lint_main, main, report_main
+from .report import build_report, write_report
+
+__all__ = ["build_report", "lint_main", "main", "report_main", "write_report"]

@@ -1,0 +1,378 @@
+"""The traceability report and its gate.
+
+``build_report(repo_root, evidence_dir)`` collects, for every registry id,
+its own evidence of four kinds and a verdict:
+
+- ``spec``: top-level ids need a line of the normative SONNX text
+  (``[R1]``, ``(C1)``, the formula for F); derived ids their ``Requirement``
+  entry in the registry module. WhyML markers (``why3/*.mlw``) that name an
+  id are listed too.
+- ``code``: markers in ``src/`` (see :mod:`sonnx_mul.trace.markers`).
+- ``test``: JUnit test cases mapped by name or marker (see
+  :func:`sonnx_mul.trace.evidence.testcase_items`), with pass/fail.
+- ``proof``: Why3 goals, CrossHair conditions and exhaustive runs, mapped
+  through markers.
+
+Verdict of an id: ``"pass"`` when each kind has at least one passing item,
+no item of the id failed, and every child (derived id) passes; otherwise the
+reasons, joined by ``"; "``. Evidence does not flow between parent and
+children: each id needs its own; failures roll up to the parent.
+The gate fails (exit 1) when any id does not pass, the marker lint finds a
+problem, or some failed evidence maps to no id.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import platform
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from .evidence import (
+    PASS_STATUSES,
+    Item,
+    crosshair_items,
+    exhaustive_items,
+    load_json,
+    marker_items,
+    registry_items,
+    spec_text_items,
+    testcase_items,
+    why3_items,
+)
+from .markers import SCAN_DIRS, Marker, scan
+
+SCHEMA = "sonnx-mul-traceability/1"
+KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
+SPEC_FILE = "docs/seeds/sonnx_mul_profile.md"
+REGISTRY_FILE = "src/sonnx_mul/requirements.py"
+EVIDENCE_FILES: Mapping[str, str] = MappingProxyType(
+    {
+        "why3": "why3.json",
+        "crosshair": "crosshair.json",
+        "exhaustive": "exhaustive.json",
+        "pytest": "pytest.xml",
+    }
+)
+OPTIONAL_EVIDENCE: frozenset[str] = frozenset({"exhaustive"})
+PYTHON_PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "onnx",
+    "ml_dtypes",
+    "onnxruntime",
+    "crosshair-tool",
+    "z3-solver",
+    "pytest",
+    "hypothesis",
+    "strictdoc",
+)
+BINARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("why3", ("--version",)),
+    ("z3", ("--version",)),
+    ("cvc4", ("--version",)),
+    ("cvc5", ("--version",)),
+    ("gappa", ("--version",)),
+)
+
+
+class RequirementLike(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def statement(self) -> str: ...
+    @property
+    def parent(self) -> str | None: ...
+
+
+def _default_registry() -> Mapping[str, RequirementLike]:
+    from ..requirements import REGISTRY
+
+    return REGISTRY
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _run(cmd: Sequence[str], cwd: Path | None = None, timeout: float = 10) -> str | None:
+    try:
+        done = subprocess.run(
+            list(cmd), cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (done.stdout or done.stderr).strip()
+    return text if done.returncode == 0 or text else None
+
+
+def _first_version_line(text: str) -> str:
+    for line in text.splitlines():
+        if re.search(r"\d+\.\d+", line):
+            return line.strip()
+    return text.splitlines()[0].strip() if text else ""
+
+
+def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True) -> dict[str, Any]:
+    """Python and package versions, prover versions (recorded by why3.json and probed)."""
+    tools: dict[str, Any] = {
+        "python": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+    }
+    for name in PYTHON_PACKAGES:
+        try:
+            tools[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    if recorded:
+        tools["recorded_by_why3"] = dict(recorded)
+    if probe:
+        venv_bin = Path(sys.executable).parent
+        for binary, args in BINARIES:
+            candidates = [binary] if binary != "z3" else [str(venv_bin / "z3"), "/usr/bin/z3"]
+            for index, exe in enumerate(candidates):
+                out = _run([exe, *args])
+                if out:
+                    key = binary if index == 0 else f"{binary} ({exe})"
+                    tools[key] = _first_version_line(out)
+    return tools
+
+
+def git_state(root: Path) -> dict[str, Any]:
+    commit = _run(["git", "rev-parse", "HEAD"], cwd=root)
+    status = _run(["git", "status", "--porcelain"], cwd=root)
+    changed = [line[3:] for line in (status or "").splitlines() if line.strip()]
+    return {
+        "commit": commit if commit and re.fullmatch(r"[0-9a-f]{40}", commit) else None,
+        "dirty": bool(changed) if status is not None else None,
+        "changed": changed[:50],
+    }
+
+
+def semantics() -> dict[str, Any]:
+    """The options the evidence covers: opsets, overflow modes, element types."""
+    from ..dtypes import ALL_TYPES, DEFAULT_OPSET, MAX_KNOWN_OPSET, MUL_VERSIONS, allowed_types
+    from ..validation import OVERFLOW_MODES
+
+    return {
+        "mul_versions": list(MUL_VERSIONS),
+        "opsets": [1, MAX_KNOWN_OPSET],
+        "default_opset": DEFAULT_OPSET,
+        "overflow_modes": list(OVERFLOW_MODES),
+        "element_types": [t.onnx_name for t in ALL_TYPES],
+        "types_by_mul_version": {
+            str(v): [t.onnx_name for t in allowed_types(v)] for v in MUL_VERSIONS
+        },
+    }
+
+
+def _why3_recorded_tools(data: Any) -> dict[str, Any] | None:
+    if not isinstance(data, dict):
+        return None
+    found = {
+        k: data[k] for k in ("tools", "versions", "provers", "why3", "why3_version") if k in data
+    }
+    return found or None
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _verdicts(
+    registry: Mapping[str, RequirementLike], evidence: Mapping[str, Mapping[str, list[Item]]]
+) -> dict[str, str]:
+    own: dict[str, list[str]] = {}
+    for rid in registry:
+        reasons: list[str] = []
+        for kind in KINDS:
+            items = evidence[rid][kind]
+            if not any(i.ok is True for i in items):
+                reasons.append(f"no {kind} evidence")
+            failed = sum(1 for i in items if i.ok is False)
+            if failed:
+                noun = {"test": "test", "proof": "proof check"}.get(kind, f"{kind} item")
+                reasons.append(f"{_count(failed, noun)} failed")
+        own[rid] = reasons
+    verdicts: dict[str, str] = {}
+
+    def verdict(rid: str, seen: tuple[str, ...] = ()) -> str:
+        if rid in verdicts:
+            return verdicts[rid]
+        reasons = list(own[rid])
+        for child, req in registry.items():
+            if req.parent == rid and child not in seen and verdict(child, (*seen, rid)) != "pass":
+                reasons.append(f"child {child} does not pass")
+        verdicts[rid] = "pass" if not reasons else "; ".join(reasons)
+        return verdicts[rid]
+
+    for rid in registry:
+        verdict(rid)
+    return verdicts
+
+
+def build_report(
+    repo_root: Path | str,
+    evidence_dir: Path | str | None = None,
+    *,
+    registry: Mapping[str, RequirementLike] | None = None,
+    spec_file: Path | str | None = None,
+    registry_file: Path | str | None = None,
+    scan_dirs: Iterable[str] = SCAN_DIRS,
+    probe_tools: bool = True,
+) -> dict[str, Any]:
+    """The traceability report as a JSON-ready dict (see the module docstring).
+
+    Everything is injectable for tests: the registry (any mapping id ->
+    object with ``title``, ``statement``, ``parent``), the spec and registry
+    files, the directories scanned for markers; ``evidence_dir`` defaults to
+    ``repo_root/proofs/out``.
+    """
+    root = Path(repo_root).resolve()
+    edir = Path(evidence_dir) if evidence_dir is not None else root / "proofs" / "out"
+    edir = edir if edir.is_absolute() else (Path.cwd() / edir)
+    reg = registry if registry is not None else _default_registry()
+    ids = list(reg)
+    spec_path = Path(spec_file) if spec_file else root / SPEC_FILE
+    registry_path = Path(registry_file) if registry_file else root / REGISTRY_FILE
+
+    markers, problems = scan(root, set(ids), scan_dirs)
+    whyml = [m for m in markers if m.path.endswith(".mlw")]
+    code = [m for m in markers if m.path.startswith("src/") and not m.path.endswith(".mlw")]
+
+    top_level = [rid for rid in ids if reg[rid].parent is None]
+    items: list[Item] = []
+    items += spec_text_items(spec_path, root, top_level)
+    items += [i for i in registry_items(registry_path, root, set(ids)) if reg[i.ids[0]].parent]
+    items += marker_items(whyml, "spec", "whyml")
+    items += marker_items(code, "code", "marker")
+
+    unmapped: list[Item] = []
+    evidence_files: dict[str, dict[str, Any]] = {}
+    recorded_tools: dict[str, Any] | None = None
+    skipped: dict[str, int] = {}
+    for key, name in EVIDENCE_FILES.items():
+        path = edir / name
+        present = path.is_file()
+        evidence_files[key] = {"path": _display(path, root), "present": present}
+        if not present:
+            if key not in OPTIONAL_EVIDENCE:
+                evidence_files[key]["problem"] = f"evidence file {_display(path, root)} is missing"
+            continue
+        try:
+            if key == "why3":
+                data = load_json(path)
+                recorded_tools = _why3_recorded_tools(data)
+                mapped, lost = why3_items(path, root, whyml)
+            elif key == "crosshair":
+                mapped, lost = crosshair_items(path, root, markers, set(ids))
+            elif key == "exhaustive":
+                mapped, lost = exhaustive_items(path, root, set(ids))
+            else:
+                junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
+                cases, skipped = testcase_items(junit, root, markers, set(ids))
+                mapped = [i for i in cases if i.ids]
+                lost = [i for i in cases if not i.ids]
+        except (ValueError, OSError, SyntaxError) as exc:  # JSONDecodeError, ParseError
+            evidence_files[key]["problem"] = f"cannot read {_display(path, root)}: {exc}"
+            continue
+        items += mapped
+        unmapped += lost
+
+    per_id: dict[str, dict[str, list[Item]]] = {rid: {k: [] for k in KINDS} for rid in ids}
+    for item in items:
+        for rid in item.ids:
+            if rid in per_id:
+                per_id[rid][item.kind].append(item)
+    verdicts = _verdicts(reg, per_id)
+
+    gate: list[str] = [f"{rid}: {verdicts[rid]}" for rid in ids if verdicts[rid] != "pass"]
+    gate += [f"marker lint: {p}" for p in problems]
+    gate += [
+        f"unmapped failed {i.source} evidence: {i.name or ''} at {i.location} ({i.status})"
+        for i in unmapped
+        if i.ok is False
+    ]
+    gate += [f["problem"] for f in evidence_files.values() if "problem" in f]
+
+    files: set[str] = {f for i in items + unmapped for f in i.files}
+    files |= {_display(spec_path, root), _display(registry_path, root)}
+    files |= {str(f["path"]) for f in evidence_files.values() if f["present"]}
+    artifacts = {}
+    for rel in sorted(files):
+        p = Path(rel) if Path(rel).is_absolute() else root / rel
+        if p.is_file():
+            artifacts[rel] = _sha256(p)
+
+    requirements: dict[str, Any] = {}
+    for rid in ids:
+        req = reg[rid]
+        requirements[rid] = {
+            "title": req.title,
+            "statement": req.statement,
+            "parent": req.parent,
+            "children": [c for c in ids if reg[c].parent == rid],
+            "verdict": verdicts[rid],
+            "evidence": {k: [i.as_json() for i in per_id[rid][k]] for k in KINDS},
+            "skipped_tests": skipped.get(rid, 0),
+        }
+    passed = not gate
+    return {
+        "schema": SCHEMA,
+        "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
+        "verdict": "pass" if passed else f"{_count(len(gate), 'problem')}",
+        "gate": {"passed": passed, "problems": gate},
+        "requirements": requirements,
+        "lint": [str(p) for p in problems],
+        "unmapped": [i.as_json() for i in unmapped],
+        "evidence_files": evidence_files,
+        "tools": tool_versions(recorded_tools, probe_tools),
+        "git": git_state(root),
+        "semantics": semantics(),
+        "artifacts": artifacts,
+        "rules": {
+            "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
+            "its own, none of its evidence failed, and every child passes",
+            "pass_statuses": sorted(PASS_STATUSES),
+        },
+    }
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def write_report(report: Mapping[str, Any], out_dir: Path | str) -> list[Path]:
+    """Write ``traceability.json``, ``.md`` and ``.html`` into ``out_dir``."""
+    import json
+
+    from .render import render_html, render_markdown
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "traceability.json", out / "traceability.md", out / "traceability.html"]
+    paths[0].write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    paths[1].write_text(render_markdown(report), encoding="utf-8")
+    paths[2].write_text(render_html(report), encoding="utf-8")
+    return paths
+
+
+def markers_of(root: Path) -> list[Marker]:
+    """All markers of the tree (for tools that want the raw list)."""
+    return scan(root)[0]

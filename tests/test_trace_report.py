@@ -1,0 +1,269 @@
+"""Traceability report and gate: green on a complete fixture tree, red on each planted gap."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sonnx_mul.requirements import REGISTRY, Requirement
+from sonnx_mul.trace import build_report, report_main, write_report
+from sonnx_mul.trace.evidence import ids_in_test_name
+
+AT = "@"  # markers are spelt by concatenation so that this file holds none
+REPO = Path(__file__).resolve().parents[1]
+
+FIXTURE_REGISTRY = {
+    "R1": Requirement("R1", "Same shape", "A and B have the same shape [R1]", None, "s"),
+    "R1-X": Requirement("R1-X", "Derived", "A derived statement.", "R1", "s"),
+}
+
+
+def junit(*cases: tuple[str, str, str]) -> str:
+    """JUnit XML of (classname, name, outcome) with outcome passed/failed/skipped."""
+    body = []
+    for classname, name, outcome in cases:
+        inner = {
+            "passed": "",
+            "failed": '<failure message="assert 1 == 2">trace</failure>',
+            "skipped": '<skipped type="pytest.skip" message="skip"/>',
+        }[outcome]
+        body.append(
+            f'<testcase classname="{classname}" name="{name}" time="0.01">{inner}</testcase>'
+        )
+    return f'<testsuites><testsuite name="pytest">{"".join(body)}</testsuite></testsuites>'
+
+
+def make_tree(root: Path, *, goal_status: str = "valid", test_outcome: str = "passed") -> Path:
+    def write(rel: str, text: str) -> None:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    write("docs/seeds/sonnx_mul_profile.md", "# Mul\n- A and B have the same shape `[R1]`\n")
+    write(
+        "src/sonnx_mul/requirements.py",
+        'Requirement(\n    "R1", "t", "s", None, "x")\n'
+        'Requirement(\n    "R1-X", "t", "s", "R1", "x")\n',
+    )
+    write(
+        "src/sonnx_mul/a.py",
+        f"# {AT}relation(R1, R1-X, scope=function)\ndef f(x: int) -> int:\n    return x\n",
+    )
+    write(
+        "tests/test_a.py",
+        "def test_R1_same():\n    pass\n\n\ndef test_R1_X_derived():\n    pass\n\n\n"
+        f"# {AT}relation(R1-X, scope=function)\ndef test_by_marker():\n    pass\n",
+    )
+    write(
+        "why3/a.mlw",
+        f"module M\n  (* {AT}relation(R1, R1-X, scope=range_start) *)\n  lemma l: true\n"
+        f"  (* {AT}relation(R1, R1-X, scope=range_end) *)\nend\n",
+    )
+    ev = root / "proofs" / "out"
+    ev.mkdir(parents=True)
+    (ev / "why3.json").write_text(
+        json.dumps(
+            {
+                "goals": [
+                    {
+                        "file": "why3/a.mlw",
+                        "module": "M",
+                        "goal": "l",
+                        "prover": "cvc5",
+                        "time": 0.02,
+                        "status": goal_status,
+                    }
+                ]
+            }
+        )
+    )
+    (ev / "crosshair.json").write_text(
+        json.dumps(
+            [{"function": "sonnx_mul.a.f", "file": "src/sonnx_mul/a.py", "status": "passed"}]
+        )
+    )
+    (ev / "pytest.xml").write_text(
+        junit(
+            ("tests.test_a", "test_R1_same", test_outcome),
+            ("tests.test_a", "test_R1_X_derived[int8]", "passed"),
+            ("tests.test_a", "test_by_marker", "passed"),
+            ("tests.test_a", "test_R1_X_derived[int16]", "skipped"),
+        )
+    )
+    return root
+
+
+def report_of(root: Path, registry: dict[str, Requirement] | None = None) -> dict[str, Any]:
+    return build_report(root, registry=registry or FIXTURE_REGISTRY, probe_tools=False)
+
+
+def test_green_fixture_passes_the_gate(tmp_path: Path) -> None:
+    report = report_of(make_tree(tmp_path))
+    assert report["gate"] == {"passed": True, "problems": []}
+    r1 = report["requirements"]["R1"]
+    assert r1["verdict"] == "pass"
+    assert r1["evidence"]["spec"][0]["location"] == "docs/seeds/sonnx_mul_profile.md:2"
+    assert r1["evidence"]["code"][0]["location"] == "src/sonnx_mul/a.py:2-3"
+    assert [e["name"] for e in r1["evidence"]["test"]] == ["tests.test_a::test_R1_same"]
+    proof_sources = sorted(e["source"] for e in r1["evidence"]["proof"])
+    assert proof_sources == ["crosshair", "why3"]
+    derived = report["requirements"]["R1-X"]
+    assert derived["evidence"]["spec"][0]["location"] == "src/sonnx_mul/requirements.py:3"
+    assert {e["name"] for e in derived["evidence"]["test"]} == {
+        "tests.test_a::test_R1_X_derived[int8]",
+        "tests.test_a::test_by_marker",
+    }
+    assert derived["skipped_tests"] == 1
+    assert "why3/a.mlw" in report["artifacts"]
+    assert "proofs/out/pytest.xml" in report["artifacts"]
+
+
+def test_requirement_without_evidence_turns_the_gate_red(tmp_path: Path) -> None:
+    registry = dict(FIXTURE_REGISTRY)
+    registry["R2"] = Requirement("R2", "No sparse", "no sparse [R2]", None, "s")
+    report = report_of(make_tree(tmp_path), registry)
+    verdict = report["requirements"]["R2"]["verdict"]
+    for kind in ("spec", "code", "test", "proof"):
+        assert f"no {kind} evidence" in verdict
+    assert not report["gate"]["passed"]
+
+
+def test_failing_test_turns_the_gate_red_and_rolls_up(tmp_path: Path) -> None:
+    report = report_of(make_tree(tmp_path, test_outcome="failed"))
+    assert report["requirements"]["R1"]["verdict"] == "no test evidence; 1 test failed"
+    assert report["requirements"]["R1-X"]["verdict"] == "pass"
+    assert any(p.startswith("R1: ") for p in report["gate"]["problems"])
+
+
+def test_unproved_goal_turns_parent_and_child_red(tmp_path: Path) -> None:
+    report = report_of(make_tree(tmp_path, goal_status="Timeout"))
+    assert report["requirements"]["R1-X"]["verdict"] == "1 proof check failed"
+    assert report["requirements"]["R1"]["verdict"] == (
+        "1 proof check failed; child R1-X does not pass"
+    )
+    assert not report["gate"]["passed"]
+
+
+def test_unmapped_failed_goal_turns_the_gate_red(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "proofs/out/why3.json").write_text(
+        json.dumps([{"file": "why3/other.mlw", "goal": "g", "status": "Unknown"}])
+    )
+    report = report_of(root)
+    assert any("unmapped failed why3" in p for p in report["gate"]["problems"])
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [f"# {AT}relation(R7, scope=file)", f"# {AT}relations(R1, scope=file)"],
+    ids=["unknown-id", "misspelled"],
+)
+def test_bad_marker_turns_the_gate_red(tmp_path: Path, marker: str) -> None:
+    root = make_tree(tmp_path)
+    (root / "src/sonnx_mul/b.py").write_text(marker + "\n")
+    report = report_of(root)
+    assert [
+        p for p in report["gate"]["problems"] if p.startswith("marker lint: src/sonnx_mul/b.py:1")
+    ]
+
+
+def test_missing_evidence_file_turns_the_gate_red(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "proofs/out/crosshair.json").unlink()
+    report = report_of(root)
+    assert "evidence file proofs/out/crosshair.json is missing" in report["gate"]["problems"]
+
+
+def test_report_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The real registry on a fixture tree lacks almost everything: red, exit 1.
+    root = make_tree(tmp_path / "repo")
+    out = tmp_path / "out"
+    assert report_main(["--root", str(root), "--out", str(out), "--no-probe"]) == 1
+    assert "traceability gate: FAILED" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == [
+        "traceability.html",
+        "traceability.json",
+        "traceability.md",
+    ]
+
+
+def test_test_name_rule() -> None:
+    ids = REGISTRY.keys()
+    assert ids_in_test_name("test_R1_R4_broadcastable_shapes_are_refused", ids) == ("R1", "R4")
+    assert ids_in_test_name("test_F_FLOAT_ties_round_to_even", ids) == ("F-FLOAT",)
+    assert ids_in_test_name("test_C1_result_shape_equals_input_shape", ids) == ("C1",)
+    assert ids_in_test_name("test_C1_RESULT_is_new[float16]", ids) == ("C1-RESULT",)
+    assert ids_in_test_name("test_F_WRAP_and_F_CHECKED_on_edge_values", ids) == (
+        "F-WRAP",
+        "F-CHECKED",
+    )
+    assert ids_in_test_name("test_R3_OPSET_bad_opset", ids) == ("R3-OPSET",)
+    assert ids_in_test_name("test_registry_has_the_sonnx_ids_first", ids) == ()
+    assert ids_in_test_name("test_R10_x", ids) == ()
+
+
+class _Rows(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[str] = []
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "tr" and a.get("class") == "req":
+            self.rows.append(str(a.get("id")))
+        if tag in ("script", "link", "img") or (a.get("src") or "").startswith("http"):
+            self.external.append(tag)
+
+
+def test_html_and_json_of_the_real_tree(tmp_path: Path) -> None:
+    report = build_report(REPO, tmp_path / "no-evidence", probe_tools=False)
+    json_path, md_path, html_path = write_report(report, tmp_path / "out")
+    parser = _Rows()
+    parser.feed(html_path.read_text(encoding="utf-8"))
+    parser.close()
+    assert parser.rows == [f"req-{rid}" for rid in REGISTRY]
+    assert parser.external == []
+    assert md_path.read_text(encoding="utf-8").count("\n### ") == len(REGISTRY)
+
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    assert {"requirements", "tools", "artifacts", "git", "date", "semantics"} <= data.keys()
+    assert list(data["requirements"]) == list(REGISTRY)
+    for rid, entry in data["requirements"].items():
+        req = REGISTRY[rid]
+        assert (entry["title"], entry["statement"], entry["parent"]) == (
+            req.title,
+            req.statement,
+            req.parent,
+        )
+        assert isinstance(entry["verdict"], str) and entry["verdict"]
+        assert set(entry["evidence"]) == {"spec", "code", "test", "proof"}
+        for items in entry["evidence"].values():
+            for item in items:
+                assert isinstance(item["location"], str) and isinstance(item["status"], str)
+                assert item["ok"] in (True, False, None)
+        assert entry["evidence"]["spec"], f"{rid} has no spec evidence in the repository"
+    assert all(len(h) == 64 for h in data["artifacts"].values())
+    assert "python" in data["tools"] and "numpy" in data["tools"]
+    assert set(data["git"]) >= {"commit", "dirty"}
+    assert data["semantics"]["overflow_modes"] == ["wrap", "error"]
+    # Without evidence files the gate is red.
+    assert data["gate"]["passed"] is False
+
+
+def test_failed_test_without_id_turns_the_gate_red(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    xml = (root / "proofs/out/pytest.xml").read_text()
+    extra = junit(("tests.test_a", "test_unrelated", "failed"))
+    (root / "proofs/out/pytest.xml").write_text(
+        xml.replace(
+            "</testsuite>",
+            extra.split('name="pytest">')[1].split("</testsuite>")[0] + "</testsuite>",
+        )
+    )
+    report = report_of(root)
+    assert any("unmapped failed pytest" in p for p in report["gate"]["problems"])
