@@ -1,4 +1,5 @@
 """The certified executor: official ONNX backend cases and onnxruntime agreement."""
+# @relation(F, scope=file)
 
 from __future__ import annotations
 
