@@ -29,4 +29,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py $(if $(PROVE_SECONDS),--prove-seconds $(PROVE_SECONDS))
 
 fuzz: $(STAMP)
-	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_mul.py tests/test_properties.py --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_mul.py tests/test_properties.py tests/test_fuzz_models.py --hypothesis-show-statistics

@@ -18,6 +18,13 @@ Decisions (see the project docs):
   the declared types only. The failure text is added to every "cannot be
   shown" message so the reader knows why shapes are missing.
 * Function bodies are polymorphic: shapes and types there are unknown.
+
+Hostile input (see SECURITY.md): tensor payloads and long strings are
+cleared before shape inference (the checker judges dims and types only, so
+a 50 MB weight is not copied again and again); model-local functions that
+call themselves, directly or through others, make the model unreadable
+(ONNX forbids recursive functions); nesting deeper than protobuf's decoding
+limit is refused by the parser and reported as ModelReadError.
 """
 
 from __future__ import annotations
@@ -89,6 +96,98 @@ def load_model(source: ModelSource) -> onnx.ModelProto:
     return model
 
 
+PAYLOAD_LIMIT = 1 << 16
+"""Tensor payloads, strings and doc strings longer than this (bytes or elements)
+are cleared before shape inference; small integer tensors (shapes, axes) stay."""
+
+
+def _big(n: int) -> bool:
+    return n > PAYLOAD_LIMIT
+
+
+def _strip_tensor(t: onnx.TensorProto) -> None:
+    count = 1
+    for d in t.dims:
+        count *= max(int(d), 0)
+    fields = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+    if (
+        _big(count)
+        or _big(len(t.raw_data))
+        or any(_big(len(getattr(t, f))) for f in fields)
+        or _big(sum(len(x) for x in t.string_data))
+    ):
+        for field in ("raw_data", *fields):
+            t.ClearField(field)
+
+
+def _strip_payloads(model: onnx.ModelProto) -> None:
+    """Clear big payloads in place (iteratively, over every nested graph)."""
+    model.ClearField("doc_string")
+    graphs: list[onnx.GraphProto] = [model.graph]
+    node_lists: list[Iterable[onnx.NodeProto]] = [f.node for f in model.functions]
+    while graphs or node_lists:
+        if graphs:
+            g = graphs.pop()
+            g.ClearField("doc_string")
+            for t in g.initializer:
+                _strip_tensor(t)
+            for sp in g.sparse_initializer:
+                _strip_tensor(sp.values)
+                _strip_tensor(sp.indices)
+            node_lists.append(g.node)
+            continue
+        for node in node_lists.pop():
+            node.ClearField("doc_string")
+            for attr in node.attribute:
+                attr.ClearField("doc_string")
+                if _big(len(attr.s)) or _big(sum(len(x) for x in attr.strings)):
+                    attr.ClearField("s")
+                    attr.ClearField("strings")
+                tensors = [attr.t] if attr.HasField("t") else []
+                for t in (*tensors, *attr.tensors):
+                    _strip_tensor(t)
+                sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
+                for sp in (*sparse, *attr.sparse_tensors):
+                    _strip_tensor(sp.values)
+                    _strip_tensor(sp.indices)
+                graphs.extend(_subgraphs(attr))
+
+
+def _function_cycle(model: onnx.ModelProto) -> list[str] | None:
+    """A cycle of model-local functions calling each other, or None (iterative DFS)."""
+    calls: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for func in model.functions:
+        found: set[tuple[str, str]] = set()
+        graphs: list[Iterable[onnx.NodeProto]] = [func.node]
+        while graphs:
+            for node in graphs.pop():
+                found.add((node.domain, node.op_type))
+                for attr in node.attribute:
+                    graphs.extend(g.node for g in _subgraphs(attr))
+        calls[(func.domain, func.name)] = found
+    state: dict[tuple[str, str], int] = {}  # 1 on the current path, 2 done
+    # key=repr below: names that are not UTF-8 come back as bytes, not comparable with str
+    for start in calls:
+        if start in state:
+            continue
+        path = [start]
+        stack = [iter(sorted(calls[start] & calls.keys(), key=repr))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                cycle = [*path[path.index(nxt) :], nxt]
+                return [f"{d}.{n}" if d else n for d, n in cycle]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(calls[nxt] & calls.keys(), key=repr)))
+    return None
+
+
 def _infer(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
     """Model with inferred value_info, and a note when strict inference failed."""
     try:
@@ -104,6 +203,16 @@ def _infer(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
 def check_model(model_or_path: ModelSource) -> list[Violation]:
     """Every violation of R1–R4 by the Mul nodes of a model; [] when it conforms."""
     model = load_model(model_or_path)
+    cycle = _function_cycle(model)
+    if cycle is not None:
+        raise ModelReadError(
+            "invalid ONNX model: model-local functions call themselves recursively: "
+            + " -> ".join(cycle)
+        )
+    if isinstance(model_or_path, onnx.ModelProto):  # the caller's: never modify it
+        model = onnx.ModelProto()
+        model.CopyFrom(model_or_path)
+    _strip_payloads(model)
     inferred, note = _infer(model)
     opset = _default_opset(inferred.opset_import)
     found: list[Violation] = []
@@ -147,7 +256,7 @@ def _check_nodes(
 ) -> list[Violation]:
     found: list[Violation] = []
     for index, node in enumerate(nodes):
-        label = node.name or f"{node.op_type}#{index}"
+        label = _text(node.name) or f"{node.op_type}#{index}"
         if node.op_type == "Mul" and node.domain in _DEFAULT_DOMAINS:
             found += check_node(node, label, path, scope, opset, note)
         for attr in node.attribute:
@@ -161,6 +270,11 @@ def _check_nodes(
                 sub_path = f"{path}/{label}.{attr.name}{suffix}"
                 found += _check_graph(sub, sub_path, scope, opset, note)
     return found
+
+
+def _text(value: str | bytes) -> str:
+    """A name as text: protobuf hands back bytes for a string field that is not UTF-8."""
+    return value if isinstance(value, str) else value.decode("utf-8", "backslashreplace")
 
 
 def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
@@ -279,6 +393,9 @@ def _shapes(inputs: list[str], infos: list[_Info], note: str) -> list[tuple[str,
     for shape in (sa, sb):
         if shape is not None and 0 in shape:
             found.append(("R1-DIMS", f"shape {_fmt(shape)} has a zero-size dimension", True))
+            break
+        if shape is not None and any(isinstance(d, int) and d < 0 for d in shape):
+            found.append(("R1-DIMS", f"shape {_fmt(shape)} has a negative dimension", True))
             break
     why = f" ({note})" if note else ""
     if inputs[0] == inputs[1]:  # the same tensor: same shape by construction
