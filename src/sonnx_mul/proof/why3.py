@@ -1,0 +1,355 @@
+"""Run the Why3 proofs of the project against ``proofs/manifest.json``.
+
+``python -m sonnx_mul.proof.why3 check`` proves every goal of every proof
+file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
+be added the same way), first with the prover the manifest names, then with
+a portfolio of the other provers, writes ``proofs/out/why3.json`` and exits
+non-zero when a goal is unproved, a manifest goal disappeared, a new goal is
+missing from the manifest, a file yields no goal, or a prover is missing.
+``update-manifest`` rewrites the manifest from what the provers prove now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MANIFEST = Path("proofs/manifest.json")
+CONF_TEMPLATE = Path("proofs/why3.conf.in")
+DRIVERS = Path("proofs/drivers")
+OUT_DIR = Path("proofs/out")
+PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian")
+VALID = "Valid"
+DISCOVERY_LIMIT = 1
+_MODULE_RE = re.compile(r"^\s*(?:module|theory)\s+([A-Z][A-Za-z0-9_']*)", re.M)
+
+Key = tuple[str, str, str]  # (file, module, goal#k)
+
+
+@dataclass
+class Result:
+    prover: str
+    status: str
+    time: float
+
+
+@dataclass
+class Report:
+    results: dict[Key, Result] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def _z3_pypi() -> str | None:
+    candidate = Path(sys.executable).parent / "z3"
+    return str(candidate) if candidate.exists() else shutil.which("z3", path=None)
+
+
+def render_config(root: Path) -> Path:
+    """Write proofs/out/why3.conf from the committed template (absolute paths)."""
+    z3 = _z3_pypi() or "z3-pypi-not-found"
+    text = (root / CONF_TEMPLATE).read_text()
+    text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
+    text = text.replace("@Z3_PYPI@", z3)
+    conf = root / OUT_DIR / "why3.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text(text)
+    return conf
+
+
+def prover_commands(conf: Path) -> dict[str, str]:
+    """Shortcut -> executable of every [prover] section of the config."""
+    found: dict[str, str] = {}
+    for section in conf.read_text().split("[prover]")[1:]:
+        cmd = re.search(r'^command = "(\S+)', section, re.M)
+        short = re.search(r'^shortcut = "([^"]+)"', section, re.M)
+        if cmd and short:
+            found[short.group(1)] = cmd.group(1)
+    return found
+
+
+def tool_version(exe: str) -> str:
+    try:
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20)
+    except OSError:
+        return "missing"
+    lines = (out.stdout or out.stderr).strip().splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def modules_of(root: Path, entry: dict[str, Any]) -> list[str]:
+    listed = entry.get("modules")
+    if isinstance(listed, list):
+        return [str(m) for m in listed]
+    return _MODULE_RE.findall((root / entry["path"]).read_text())
+
+
+def parse_json_stream(text: str) -> list[dict[str, Any]]:
+    decoder = json.JSONDecoder()
+    objs: list[dict[str, Any]] = []
+    pos = 0
+    while True:
+        start = text.find("{", pos)
+        if start < 0:
+            return objs
+        obj, pos = decoder.raw_decode(text, start)
+        objs.append(obj)
+
+
+def run_why3(
+    root: Path,
+    conf: Path,
+    entry: dict[str, Any],
+    module: str,
+    prover: str,
+    timelimit: int,
+    goals: list[str] | None = None,
+) -> list[tuple[str, Result]]:
+    """Prove one module (optionally some goals) with one prover: [(goal#k, result)]."""
+    cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(timelimit)]
+    cmd += [a for lp in entry.get("loadpath", []) for a in ("-L", str(root / lp))]
+    if module in entry.get("split_vc", []):
+        cmd += ["-a", "split_vc"]
+    cmd.append(str(root / entry["path"]))
+    if module != "*":
+        cmd += ["-T", module]
+        for g in sorted(set(goals or [])):
+            cmd += ["-G", g]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    # why3 1.5.1 exits 2 when a goal is not proved (its results are on stdout)
+    if proc.returncode not in (0, 2) or (proc.returncode and "{" not in proc.stdout):
+        raise RuntimeError(f"why3 failed on {entry['path']} ({module}): {proc.stderr.strip()}")
+    seen: Counter[str] = Counter()
+    out: list[tuple[str, Result]] = []
+    for obj in parse_json_stream(proc.stdout):
+        name = str(obj["term"]["goal_name"])
+        key = f"{name}#{seen[name]}"
+        seen[name] += 1
+        res = obj["prover-result"]
+        out.append((key, Result(prover, str(res["answer"]), float(res["time"]))))
+    return out
+
+
+def base_name(goal: str) -> str:
+    return goal.rsplit("#", 1)[0]
+
+
+def load_manifest(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / MANIFEST).read_text())
+    return data
+
+
+def prove_file(
+    root: Path,
+    conf: Path,
+    entry: dict[str, Any],
+    portfolio: tuple[str, ...],
+    report: Report,
+    only: list[str] | None = None,
+) -> None:
+    path = str(entry["path"])
+    expected: dict[tuple[str, str], dict[str, Any]] = {
+        (g["module"], g["goal"]): g for g in entry.get("goals", [])
+    }
+    total = 0
+    for module in modules_of(root, entry):
+        if only is not None and module not in only:
+            continue
+        mine = {goal: g for (m, goal), g in expected.items() if m == module}
+        by_prover: dict[str, list[str]] = defaultdict(list)
+        for goal, g in mine.items():
+            by_prover[str(g.get("prover") or portfolio[0])].append(goal)
+        main = max(by_prover, key=lambda p: len(by_prover[p])) if by_prover else portfolio[0]
+        # One pass over the whole module with a short limit finds every goal
+        # (new ones included) and proves the easy ones; the rest is retried
+        # with the manifest's prover and time limit, then the portfolio.
+        found = dict(run_why3(root, conf, entry, module, main, DISCOVERY_LIMIT))
+        total += len(found)
+        best: dict[str, Result] = {k: r for k, r in found.items() if r.status == VALID}
+        for prover, goals in by_prover.items():
+            todo = [g for g in goals if g in found and g not in best]
+            if todo:
+                limit = max(int(mine[g].get("timelimit", 5)) for g in todo)
+                names = [base_name(g) for g in todo]
+                for k, r in run_why3(root, conf, entry, module, prover, limit, names):
+                    if k in todo and r.status == VALID:
+                        best[k] = r
+        for prover in portfolio:
+            todo = [g for g in found if g not in best]
+            if not todo:
+                break
+            for k, r in run_why3(
+                root, conf, entry, module, prover, 5, [base_name(g) for g in todo]
+            ):
+                if k in todo and r.status == VALID:
+                    best[k] = r
+        for goal, r in found.items():
+            report.results[(path, module, goal)] = best.get(goal, r)
+            if goal not in mine:
+                report.errors.append(f"new goal not in the manifest: {path} {module} {goal}")
+            elif goal not in best:
+                report.errors.append(f"goal not proved: {path} {module} {goal} ({r.status})")
+        for goal in mine:
+            if goal not in found:
+                report.errors.append(f"manifest goal no longer exists: {path} {module} {goal}")
+    if total == 0:
+        report.errors.append(f"proof file yields zero goals: {path}")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_check(
+    root: Path,
+    files: list[str] | None = None,
+    portfolio: tuple[str, ...] = PORTFOLIO,
+    out: Path | None = None,
+    modules: list[str] | None = None,
+) -> int:
+    """Prove the manifest's files (or a subset, or some modules) under ``root``.
+
+    Returns 0 when every goal is proved and the goals match the manifest.
+    """
+    root = root.resolve()
+    start = time.monotonic()
+    report = Report()
+    manifest = load_manifest(root)
+    entries = [e for e in manifest["files"] if files is None or e["path"] in files]
+    versions: dict[str, str] = {}
+    if shutil.which("why3") is None:
+        report.errors.append("prover missing: why3 is not installed (proofs/install-provers.sh)")
+    else:
+        versions["why3"] = tool_version("why3")
+        conf = render_config(root)
+        commands = prover_commands(conf)
+        needed = set(portfolio) | {
+            str(g["prover"]) for e in entries for g in e["goals"] if g.get("prover")
+        }
+        for prover in sorted(needed):
+            exe = commands.get(prover)
+            if exe is None or shutil.which(exe) is None:
+                report.errors.append(f"prover missing: {prover} ({exe or 'not configured'})")
+            else:
+                versions[prover] = tool_version(exe)
+        if not report.errors:
+            for entry in entries:
+                try:
+                    prove_file(root, conf, entry, portfolio, report, modules)
+                except RuntimeError as exc:
+                    report.errors.append(str(exc))
+    elapsed = time.monotonic() - start
+    write_report(root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed)
+    print_summary(report, elapsed)
+    return 1 if report.errors else 0
+
+
+def write_report(
+    root: Path,
+    out: Path,
+    entries: list[dict[str, Any]],
+    report: Report,
+    versions: dict[str, str],
+    elapsed: float,
+) -> None:
+    hashes = {str(e["path"]): sha256(root / e["path"]) for e in entries}
+    records = [
+        {
+            "file": f,
+            "module": m,
+            "goal": g,
+            "prover": r.prover,
+            "time": r.time,
+            "status": r.status,
+            "sha256": hashes.get(f, ""),
+        }
+        for (f, m, g), r in sorted(report.results.items())
+    ]
+    data = {
+        "ok": not report.errors,
+        "errors": report.errors,
+        "versions": versions,
+        "files": hashes,
+        "total_time": round(elapsed, 2),
+        "goals": records,
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def print_summary(report: Report, elapsed: float) -> None:
+    per_file = Counter(k[0] for k in report.results)
+    proved = Counter(r.prover for r in report.results.values() if r.status == VALID)
+    for f, n in sorted(per_file.items()):
+        print(f"{f}: {n} goals")
+    for p, n in sorted(proved.items()):
+        print(f"  proved by {p}: {n}")
+    print(f"total: {len(report.results)} goals, {sum(proved.values())} proved, {elapsed:.1f} s")
+    for err in report.errors:
+        print(f"ERROR: {err}", file=sys.stderr)
+    print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
+
+
+def update_manifest(root: Path, portfolio: tuple[str, ...] = PORTFOLIO, limit: int = 5) -> int:
+    """Rewrite the manifest: for each goal, the first prover of the portfolio proving it."""
+    root = root.resolve()
+    conf = render_config(root)
+    manifest = load_manifest(root)
+    failed = 0
+    for entry in manifest["files"]:
+        goals: list[dict[str, Any]] = []
+        for module in modules_of(root, entry):
+            best: dict[str, Result] = {}
+            order: list[str] = []
+            for prover in portfolio:
+                todo = [base_name(k) for k in order if k not in best]
+                if order and not todo:
+                    break
+                for k, r in run_why3(root, conf, entry, module, prover, limit, todo):
+                    if k not in order:
+                        order.append(k)
+                    if r.status == VALID and k not in best:
+                        best[k] = r
+            for k in order:
+                found = best.get(k)
+                if found is None:
+                    failed += 1
+                    print(f"unproved: {entry['path']} {module} {k}", file=sys.stderr)
+                tl = max(3, math.ceil(4 * found.time) + 2) if found else limit
+                goals.append(
+                    {
+                        "module": module,
+                        "goal": k,
+                        "prover": found.prover if found else None,
+                        "timelimit": tl,
+                    }
+                )
+        entry["goals"] = goals
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    print(f"wrote {MANIFEST}; {failed} goal(s) unproved")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.why3")
+    parser.add_argument("command", choices=("check", "update-manifest"))
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--file", action="append", help="only this manifest file (check)")
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return run_check(args.root, args.file)
+    return update_manifest(args.root)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
