@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint prove bench fuzz clean
+.PHONY: install test lint provers prove bench fuzz trace-html clean
 
 $(STAMP): pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -14,19 +14,35 @@ $(STAMP): pyproject.toml requirements/dev.lock
 
 install: $(STAMP)
 
-test: $(STAMP)
+# The negative controls of the proofs need why3 and the provers too.
+test: provers $(STAMP)
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests
-	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/ruff check src tests benchmarks examples
+	$(VENV)/bin/ruff format --check src tests benchmarks examples
 	$(VENV)/bin/mypy
+	$(PY) -m sonnx_mul.trace lint
+
+# Why3 and the Debian provers (apt-get as root; otherwise it prints the command).
+provers:
+	sh proofs/install-provers.sh
+
+# The main job: Why3 proofs, CrossHair contracts, tests and agreement checks,
+# then the traceability report into proofs/out/ with its gate.
+prove: provers $(STAMP)
+	$(PY) -m sonnx_mul.proof.pipeline
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
 
+# Side-by-side timings into BENCHMARKS.md (quotes proofs/out/pipeline.json when present).
 bench: $(STAMP)
-	$(PY) benchmarks/run.py $(if $(PROVE_SECONDS),--prove-seconds $(PROVE_SECONDS))
+	$(PY) benchmarks/run.py
 
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/test_fuzz_mul.py tests/test_properties.py tests/test_fuzz_models.py --hypothesis-show-statistics
+
+STRICTDOC ?= strictdoc
+trace-html: $(STAMP)
+	$(PY) -m sonnx_mul.trace strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)

@@ -198,6 +198,17 @@ def _run_report(args: argparse.Namespace) -> int:
     return run_report(args)
 
 
+# ---------------------------------------------------------------- prove
+def _configure_prove(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
+
+
+def _run_prove(args: argparse.Namespace) -> int:
+    from .proof.pipeline import main as pipeline_main
+
+    return pipeline_main(["--root", str(args.root)])
+
+
 COMMANDS: tuple[Command, ...] = (
     Command(
         "check", "check every Mul node of a model against the SONNX profile",
@@ -228,6 +239,13 @@ COMMANDS: tuple[Command, ...] = (
         "DIR/traceability.json, .md and .html: per requirement its spec, code, test and "
         "proof evidence and a verdict. Exit 0: every requirement passes; 1: the gate failed.",
         _configure_report, _run_report,
+    ),
+    Command(
+        "prove", "run the whole proof pipeline (what make prove runs)",
+        "In a checkout of the project: the Why3 proofs, the CrossHair contract checks, the "
+        "tests with the agreement checks, then the traceability report into proofs/out/ "
+        "and its gate. Exit 0: every step passed; 1: a step failed (all steps still run).",
+        _configure_prove, _run_prove,
     ),
 )  # fmt: skip
 
