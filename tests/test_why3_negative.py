@@ -147,3 +147,56 @@ def test_missing_prover_fails(copy: Path, monkeypatch: pytest.MonkeyPatch) -> No
     rc, report = check(copy, "utils.mlw")
     assert rc != 0
     assert any("prover missing" in e for e in report["errors"])
+
+
+# api.mlw (R2, R2-DENSE, C1-OUT, F-NOLOSS): each control checks one module.
+
+_OUT_LOOP = (
+    "    for i = 0 to length out - 1 do\n"
+    "      invariant { forall j. 0 <= j < i -> out.elts[j] = a.value[j] * b.value[j] }\n"
+    "      out[i] <- a.value[i] * b.value[i]\n"
+)
+
+
+def test_api_out_written_before_out_check_fails(copy: Path) -> None:
+    # F-NOLOSS: the out= shape check moved after the loop, so OutError is
+    # raised with out already written.
+    check_out = "    if length out <> size a.shape then raise OutError"
+    plant(
+        copy,
+        "api.mlw",
+        f"{check_out};\n{_OUT_LOOP}    done\n",
+        f"{_OUT_LOOP}    done;\n{check_out}\n",
+        after="let mul_into",
+    )
+    rc, report = check(copy, "api.mlw", ["Api"])
+    assert rc != 0
+    assert unproved(report) == {("Api", "mul_into'vc#0")}
+
+
+def test_api_checked_written_before_overflow_scan_fails(copy: Path) -> None:
+    # F-NOLOSS: the overflow scan after the loop, so IntegerOverflow is
+    # raised with out already written.
+    scan = (
+        "    let k = first_overflow a b (length out) in\n"
+        "    if k >= 0 then raise IntegerOverflow k;\n"
+    )
+    loop = f"{_OUT_LOOP}    done;\n"
+    plant(copy, "api.mlw", scan + loop, loop + scan, after="let mul_checked_into")
+    rc, report = check(copy, "api.mlw", ["ApiChecked"])
+    assert rc != 0
+    assert unproved(report) == {("ApiChecked", "mul_checked_into'vc#0")}
+
+
+def test_api_sparse_accepted_fails(copy: Path) -> None:
+    # R2: check_dense lets a sparse tensor through (the check is gone; an
+    # exception the body never raises may not be listed in Why3).
+    plant(
+        copy,
+        "api.mlw",
+        "| Sparse -> raise SparseError",
+        "| Sparse -> if false then raise SparseError",
+    )
+    rc, report = check(copy, "api.mlw", ["ApiChecks"])
+    assert rc != 0
+    assert ("ApiChecks", "check_dense'vc#0") in unproved(report)

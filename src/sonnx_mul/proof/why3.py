@@ -300,13 +300,30 @@ def print_summary(report: Report, elapsed: float) -> None:
     print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
 
 
-def update_manifest(root: Path, portfolio: tuple[str, ...] = PORTFOLIO, limit: int = 5) -> int:
-    """Rewrite the manifest: for each goal, the first prover of the portfolio proving it."""
+def update_manifest(
+    root: Path,
+    portfolio: tuple[str, ...] = PORTFOLIO,
+    limit: int = 5,
+    files: list[str] | None = None,
+) -> int:
+    """Rewrite the manifest: for each goal, the first prover of the portfolio proving it.
+
+    With ``files``, only those entries are recomputed (a file not yet in the
+    manifest is appended with the ``why3`` load path); the others are kept.
+    """
     root = root.resolve()
     conf = render_config(root)
     manifest = load_manifest(root)
+    listed = {str(e["path"]) for e in manifest["files"]}
+    for path in files or []:
+        if path not in listed:
+            manifest["files"].append(
+                {"path": path, "loadpath": ["why3"], "split_vc": [], "goals": []}
+            )
     failed = 0
     for entry in manifest["files"]:
+        if files is not None and entry["path"] not in files:
+            continue
         goals: list[dict[str, Any]] = []
         for module in modules_of(root, entry):
             best: dict[str, Result] = {}
@@ -344,11 +361,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.why3")
     parser.add_argument("command", choices=("check", "update-manifest"))
     parser.add_argument("--root", type=Path, default=Path.cwd())
-    parser.add_argument("--file", action="append", help="only this manifest file (check)")
+    parser.add_argument(
+        "--file", action="append", help="only this manifest file (check, update-manifest)"
+    )
     args = parser.parse_args(argv)
     if args.command == "check":
         return run_check(args.root, args.file)
-    return update_manifest(args.root)
+    return update_manifest(args.root, files=args.file)
 
 
 if __name__ == "__main__":
