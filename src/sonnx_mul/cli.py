@@ -235,7 +235,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "report", "write the traceability report and run its gate",
         "Collect the evidence of proofs/out (Why3 goals, CrossHair conditions, pytest "
-        "JUnit, exhaustive agreement) and the @relation markers of the sources, and write "
+        "JUnit, exhaustive agreement) and the requirement markers of the sources, and write "
         "DIR/traceability.json, .md and .html: per requirement its spec, code, test and "
         "proof evidence and a verdict. Exit 0: every requirement passes; 1: the gate failed.",
         _configure_report, _run_report,
