@@ -21,7 +21,9 @@ from .errors import IntegerOverflowError
 # all" state is set through the context variable np.errstate itself uses
 # (numpy >= 2.0); tests/test_fastpath.py checks both ways agree.
 try:
-    from numpy._core._ufunc_config import _extobj_contextvar as _errstate_var
+    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
+        _extobj_contextvar as _errstate_var,
+    )
 
     with np.errstate(all="ignore"):
         _IGNORE_ALL = _errstate_var.get()
@@ -48,12 +50,14 @@ def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
         return out
     if _errstate_var is None:
         with np.errstate(all="ignore"):
-            return np.multiply(a, b, out=out)
+            np.multiply(a, b, out=out)
+        return out
     token = _errstate_var.set(_IGNORE_ALL)
     try:
-        return np.multiply(a, b, out=out)
+        np.multiply(a, b, out=out)
     finally:
         _errstate_var.reset(token)
+    return out
 
 
 def _all_c_contiguous(*arrays: np.ndarray) -> bool:
@@ -139,7 +143,8 @@ def _overflow_mask(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarr
         product = np.multiply(a, b, dtype=np.int64 if etype.signed else np.uint64)
         if product.min() >= etype.lo and product.max() <= etype.hi:
             return None
-        return (product < etype.lo) | (product > etype.hi)
+        outside: np.ndarray = (product < etype.lo) | (product > etype.hi)
+        return outside
     if etype.signed:
         # np.abs(int64 min) wraps to itself, whose uint64 value is 2**63: exact.
         mag_a = np.abs(a).astype(np.uint64)
@@ -150,4 +155,4 @@ def _overflow_mask(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarr
     else:
         ua = a.astype(np.uint64, copy=False)
         overflow = b > np.uint64(2**64 - 1) // np.maximum(ua, np.uint64(1))
-    return overflow if overflow.any() else None
+    return overflow if bool(overflow.any()) else None

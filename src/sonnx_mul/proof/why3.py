@@ -118,8 +118,13 @@ def run_why3(
     """Prove one module (optionally some goals) with one prover: [(goal#k, result)]."""
     cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(timelimit)]
     cmd += [a for lp in entry.get("loadpath", []) for a in ("-L", str(root / lp))]
-    if module in entry.get("split_vc", []):
-        cmd += ["-a", "split_vc"]
+    # "transformations" (per module, in order) replaces the plain split_vc flag:
+    # the Python kernel's products need eliminate_definition after split_vc.
+    transformations = entry.get("transformations", {}).get(module)
+    if transformations is None and module in entry.get("split_vc", []):
+        transformations = ["split_vc"]
+    for transformation in transformations or []:
+        cmd += ["-a", str(transformation)]
     cmd.append(str(root / entry["path"]))
     if module != "*":
         cmd += ["-T", module]
