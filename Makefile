@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint provers prove bench fuzz trace-html clean
+.PHONY: install test lint provers prove verify-exhaustive bench fuzz trace-html clean
 
 $(STAMP): pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ provers:
 # then the traceability report into proofs/out/ with its gate.
 prove: provers $(STAMP)
 	$(PY) -m sonnx_mul.proof.pipeline
+
+# Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)
+# against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
+verify-exhaustive: $(STAMP)
+	$(PY) -m sonnx_mul.proof.exhaustive
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache

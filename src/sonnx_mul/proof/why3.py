@@ -15,12 +15,14 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ OUT_DIR = Path("proofs/out")
 PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian")
 VALID = "Valid"
 DISCOVERY_LIMIT = 1
+PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
 _MODULE_RE = re.compile(r"^\s*(?:module|theory)\s+([A-Z][A-Za-z0-9_']*)", re.M)
 
 Key = tuple[str, str, str]  # (file, module, goal#k)
@@ -248,11 +251,20 @@ def run_check(
             else:
                 versions[prover] = tool_version(exe)
         if not report.errors:
-            for entry in entries:
+            # Files are proved concurrently (why3 spends most of its time parsing,
+            # one core per run); each gets its own Report, merged in manifest order.
+            def prove(entry: dict[str, Any]) -> Report:
+                mine = Report()
                 try:
-                    prove_file(root, conf, entry, portfolio, report, modules)
+                    prove_file(root, conf, entry, portfolio, mine, modules)
                 except RuntimeError as exc:
-                    report.errors.append(str(exc))
+                    mine.errors.append(str(exc))
+                return mine
+
+            with ThreadPoolExecutor(max_workers=PARALLEL_FILES) as pool:
+                for part in pool.map(prove, entries):
+                    report.results.update(part.results)
+                    report.errors.extend(part.errors)
     elapsed = time.monotonic() - start
     write_report(root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed)
     print_summary(report, elapsed)
