@@ -332,7 +332,7 @@ def records_of(data: Any) -> list[dict[str, Any]]:
     if isinstance(data, list):
         return [r for r in data if isinstance(r, dict)]
     if isinstance(data, dict):
-        for key in ("goals", "records", "results", "conditions", "checks", "cases", "items"):
+        for key in ("goals", "functions", "records", "results", "checks", "cases", "items"):
             value = data.get(key)
             if isinstance(value, list):
                 return [r for r in value if isinstance(r, dict)]
