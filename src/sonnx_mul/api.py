@@ -8,7 +8,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .dtypes import DEFAULT_OPSET, MAX_KNOWN_OPSET, ElementType, allowed_types
-from .fastpath import multiply_into, multiply_new
+from .fastpath import multiply_into, multiply_new, quiet_multiply
 from .validation import (
     check_arguments,
     check_dense,
@@ -36,13 +36,13 @@ def mul(
     violated requirement ids; then nothing has been written. ``a`` and ``b``
     are never modified unless one of them is ``out``.
     """
-    # The plain call (fresh result, native dtype allowed by the opset, same
-    # shape without zero dims, wrap or float) is decided from metadata in a
-    # few hundred nanoseconds; anything else goes through the full checks,
-    # which also raise the precise errors. Both end in the same multiply.
+    # The plain call (native dtype allowed by the opset, same shape without
+    # zero dims, wrap or float, out absent or clearly valid) is decided from
+    # metadata in a few hundred nanoseconds; anything else goes through the
+    # full checks, which also raise the precise errors. Both end in the
+    # same multiply.
     if (
-        out is None
-        and type(a) is np.ndarray
+        type(a) is np.ndarray
         and type(b) is np.ndarray
         and type(opset) is int
         and (etype := _PLAIN_CALLS.get((a.dtype, opset))) is not None
@@ -52,7 +52,17 @@ def mul(
         and type(overflow) is str
         and (overflow == "wrap" or (etype.is_float and overflow == "error"))
     ):
-        return multiply_new(a, b, etype)
+        if out is None:
+            return multiply_new(a, b, etype)
+        if (
+            type(out) is np.ndarray
+            and out.dtype is a.dtype
+            and out.shape == a.shape
+            and out.flags.writeable
+            and (out is a or not np.may_share_memory(out, a))
+            and (out is b or not np.may_share_memory(out, b))
+        ):
+            return quiet_multiply(a, b, out)
 
     check_arguments(opset, overflow)
     a = check_dense(a, "A")

@@ -98,9 +98,22 @@ def mul_version(opset: int) -> int:
 
 
 def allowed_types(opset: int) -> tuple[ElementType, ...]:
-    """Element types of Mul at ``opset`` (1 <= opset <= MAX_KNOWN_OPSET)."""
+    """Element types of Mul at ``opset`` (ValueError below 1)."""
+    if 1 <= opset <= MAX_KNOWN_OPSET:
+        return _ALLOWED_BY_OPSET[opset]
+    return _allowed(opset)
+
+
+def _allowed(opset: int) -> tuple[ElementType, ...]:
     version = mul_version(opset)
     return tuple(t for v in MUL_VERSIONS if v <= version for t in _ADDED_BY_VERSION[v])
+
+
+# Computed once: validation looks it up on every call.
+_ALLOWED_BY_OPSET: tuple[tuple[ElementType, ...], ...] = (
+    (),  # opset 0 does not exist
+    *(_allowed(opset) for opset in range(1, MAX_KNOWN_OPSET + 1)),
+)
 
 
 # @relation(R3-OPSET, scope=range_end)
