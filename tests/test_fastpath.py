@@ -89,3 +89,30 @@ def test_F_CHECKED_overflow_found_in_any_block(etype, monkeypatch):
         b = np.full(23, 2 if etype.hi > 2 else 1, etype.dtype)
         assert fastpath.first_overflow_index(a, b, etype) == position
         assert fastpath.first_overflow_index(a, np.ones(23, etype.dtype), etype) == -1
+
+
+@pytest.mark.parametrize(
+    "etype", [t for t in ALL_TYPES if not t.is_float], ids=lambda t: t.onnx_name
+)
+def test_F_CHECKED_corner_bound_failing_without_overflow_still_computes(etype):
+    # max(a) * max(b) overflows, but never at the same index: no overflow.
+    a = np.ones(50, etype.dtype)
+    b = np.ones(50, etype.dtype)
+    a[3], b[40] = etype.hi, 2
+    assert not fastpath._products_bounded(a, b, etype)
+    assert fastpath.first_overflow_index(a, b, etype) == -1
+    assert int(mul(a, b, overflow="error")[3]) == etype.hi
+    b[3] = 2
+    assert fastpath.first_overflow_index(a, b, etype) == 3
+
+
+@pytest.mark.parametrize(
+    "etype", [t for t in ALL_TYPES if not t.is_float], ids=lambda t: t.onnx_name
+)
+def test_F_CHECKED_corner_bound_is_exact_at_the_range_limits(etype):
+    lo_hi = np.array([etype.lo, etype.hi], etype.dtype)
+    ones = np.ones(2, etype.dtype)
+    assert fastpath._products_bounded(lo_hi, ones, etype)
+    if etype.signed:
+        assert not fastpath._products_bounded(lo_hi, -ones, etype)  # -lo overflows
+    assert not fastpath._products_bounded(lo_hi, ones + ones, etype)

@@ -121,6 +121,8 @@ def first_overflow_index(a: np.ndarray, b: np.ndarray, etype: ElementType) -> in
     Exact for every width, vectorized, block by block (temporaries of
     OVERFLOW_CHUNK elements, not of the tensor's size).
     """
+    if _products_bounded(a, b, etype):
+        return -1
     flat_a = np.ascontiguousarray(a).reshape(-1)
     flat_b = np.ascontiguousarray(b).reshape(-1)
     for start in range(0, flat_a.size, OVERFLOW_CHUNK):
@@ -129,6 +131,18 @@ def first_overflow_index(a: np.ndarray, b: np.ndarray, etype: ElementType) -> in
         if overflow is not None:
             return start + int(np.argmax(overflow))
     return -1
+
+
+def _products_bounded(a: np.ndarray, b: np.ndarray, etype: ElementType) -> bool:
+    """True when no element-wise product can leave the type's range.
+
+    Every a[i] * b[i] lies between the smallest and the largest product of
+    the corners of [min a, max a] x [min b, max b] (the product is bilinear),
+    computed exactly in Python ints. Four fast reductions then settle the
+    common case; when the bound fails the exact element-wise test decides.
+    """
+    corners = [x * y for x in (int(a.min()), int(a.max())) for y in (int(b.min()), int(b.max()))]
+    return etype.lo <= min(corners) and max(corners) <= etype.hi
 
 
 def _overflow_mask(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray | None:
