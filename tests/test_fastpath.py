@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sonnx_mul import fastpath, mul
+from sonnx_mul import api, fastpath, mul
 from sonnx_mul.dtypes import ALL_TYPES
 from sonnx_mul.reference import mul_reference
 from support import assert_same_bits
@@ -11,7 +11,7 @@ from support import assert_same_bits
 
 def test_numpy_errstate_hook_is_available_with_the_pinned_numpy():
     # Without it the fast path falls back to np.errstate: correct, but slower.
-    assert fastpath._errstate_var is not None
+    assert fastpath.QUIET_STATE is not None
 
 
 @pytest.mark.parametrize("mode", ["raise", "warn", "call"])
@@ -30,7 +30,8 @@ def test_F_FLOAT_errstate_fallback_gives_the_same_bits(monkeypatch):
     rng = np.random.default_rng(5)
     x = rng.integers(0, 2**16, 5000, dtype=np.uint16).view(np.float16)
     expected = mul(x, x[::-1].copy())
-    monkeypatch.setattr(fastpath, "_errstate_var", None)
+    monkeypatch.setattr(fastpath, "QUIET_STATE", None)
+    monkeypatch.setattr(api, "QUIET_STATE", None)
     assert_same_bits(mul(x, x[::-1].copy()), expected)
 
 
@@ -116,3 +117,10 @@ def test_F_CHECKED_corner_bound_is_exact_at_the_range_limits(etype):
     if etype.signed:
         assert not fastpath._products_bounded(lo_hi, -ones, etype)  # -lo overflows
     assert not fastpath._products_bounded(lo_hi, ones + ones, etype)
+
+
+def test_F_WRAP_integer_lane_needs_no_quiet_state():
+    x = np.array([2**62, -(2**63), 7], np.int64)
+    with np.errstate(all="raise"):
+        c = mul(x, np.array([4, -1, 3], np.int64))
+    assert c.tolist() == [0, -(2**63), 21]

@@ -8,7 +8,13 @@ from types import MappingProxyType
 import numpy as np
 
 from .dtypes import DEFAULT_OPSET, MAX_KNOWN_OPSET, ElementType, allowed_types
-from .fastpath import multiply_into, multiply_new, quiet_multiply
+from .fastpath import (
+    IGNORE_ALL,
+    PARALLEL_MIN_ELEMENTS,
+    QUIET_STATE,
+    multiply_into,
+    quiet_multiply,
+)
 from .validation import (
     check_arguments,
     check_dense,
@@ -45,7 +51,7 @@ def mul(
         type(a) is np.ndarray
         and type(b) is np.ndarray
         and type(opset) is int
-        and (etype := _PLAIN_CALLS.get((a.dtype, opset))) is not None
+        and (etype := _PLAIN_CALLS.get((id(a.dtype), opset))) is not None
         and b.dtype is a.dtype
         and a.shape == b.shape
         and a.size
@@ -53,7 +59,20 @@ def mul(
         and (overflow == "wrap" or (etype.is_float and overflow == "error"))
     ):
         if out is None:
-            return multiply_new(a, b, etype)
+            if a.size >= PARALLEL_MIN_ELEMENTS or QUIET_STATE is None:
+                return quiet_multiply(a, b)
+            # Small products inline, as quiet_multiply does them: this lane is
+            # the per-call overhead of every small Mul of a network.
+            product: np.ndarray
+            if not etype.is_float:
+                product = np.multiply(a, b, order="C")  # integers raise no IEEE flags
+                return product
+            token = QUIET_STATE.set(IGNORE_ALL)
+            try:
+                product = np.multiply(a, b, order="C")
+            finally:
+                QUIET_STATE.reset(token)
+            return product
         if (
             type(out) is np.ndarray
             and out.dtype is a.dtype
@@ -74,10 +93,13 @@ def mul(
     return result
 
 
-_PLAIN_CALLS: Mapping[tuple[np.dtype, int], ElementType] = MappingProxyType(
+_PLAIN_CALLS: Mapping[tuple[int, int], ElementType] = MappingProxyType(
     {
-        (etype.dtype, opset): etype
+        (id(etype.dtype), opset): etype
         for opset in range(1, MAX_KNOWN_OPSET + 1)
         for etype in allowed_types(opset)
     }
 )
+"""Element types by (id of the native dtype object, opset). Keying by id is
+safe: the table holds the dtypes, so no other object can have their ids, and
+an equal dtype that is another object only misses this lane."""

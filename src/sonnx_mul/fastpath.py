@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -20,15 +21,16 @@ from .errors import IntegerOverflowError
 # microsecond per call, several times a 16-element multiply, so the "ignore
 # all" state is set through the context variable np.errstate itself uses
 # (numpy >= 2.0); tests/test_fastpath.py checks both ways agree.
+QUIET_STATE: ContextVar[object] | None
+IGNORE_ALL: object = None
 try:
-    from numpy._core._ufunc_config import (  # type: ignore[attr-defined]
-        _extobj_contextvar as _errstate_var,
-    )
+    from numpy._core import _ufunc_config
 
+    QUIET_STATE = _ufunc_config._extobj_contextvar  # type: ignore[attr-defined]
     with np.errstate(all="ignore"):
-        _IGNORE_ALL = _errstate_var.get()
+        IGNORE_ALL = QUIET_STATE.get()
 except (ImportError, AttributeError):  # pragma: no cover - other numpy layouts
-    _errstate_var = None
+    QUIET_STATE = None
 
 
 PARALLEL_MIN_ELEMENTS = 1 << 21
@@ -37,27 +39,31 @@ PARALLEL_MIN_ELEMENTS = 1 << 21
 _THREADS = min(os.cpu_count() or 1, 8)
 
 
-def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``np.multiply(a, b, out=out)`` with IEEE exceptions ignored; returns ``out``.
+def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.multiply(a, b)`` into ``out`` or a new C-ordered array, IEEE exceptions ignored.
 
     Large C-contiguous operands are cut into one contiguous chunk per core,
     multiplied by threads (numpy releases the GIL), so that the page faults
     of a fresh output and the memory traffic are shared. Element-wise
     multiplication has no cross-element dependency: the bits are the same.
     """
-    if a.size >= PARALLEL_MIN_ELEMENTS and _THREADS > 1 and _all_c_contiguous(a, b, out):
-        _threaded_multiply(a.reshape(-1), b.reshape(-1), out.reshape(-1))
-        return out
-    if _errstate_var is None:
+    if a.size >= PARALLEL_MIN_ELEMENTS and _THREADS > 1:
+        if out is None:
+            out = np.empty(a.shape, dtype=a.dtype.newbyteorder("="))
+        if _all_c_contiguous(a, b, out):
+            _threaded_multiply(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+            return out
+    result: np.ndarray
+    if QUIET_STATE is None:
         with np.errstate(all="ignore"):
-            np.multiply(a, b, out=out)
-        return out
-    token = _errstate_var.set(_IGNORE_ALL)
+            result = np.multiply(a, b, out=out, order="C")
+        return result
+    token = QUIET_STATE.set(IGNORE_ALL)
     try:
-        np.multiply(a, b, out=out)
+        result = np.multiply(a, b, out=out, order="C")
     finally:
-        _errstate_var.reset(token)
-    return out
+        QUIET_STATE.reset(token)
+    return result
 
 
 def _all_c_contiguous(*arrays: np.ndarray) -> bool:
@@ -84,11 +90,6 @@ def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         thread.join()
     if errors:
         raise errors[0]
-
-
-def multiply_new(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray:
-    """A new C-contiguous array holding ``a * b`` (wrap semantics for integers)."""
-    return quiet_multiply(a, b, np.empty(a.shape, dtype=etype.dtype))
 
 
 # @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
