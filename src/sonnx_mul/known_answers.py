@@ -17,6 +17,7 @@ import numpy as np
 from .api import mul
 from .dtypes import by_onnx_name
 from .errors import IntegerOverflowError
+from .softfloat import is_nan_bits
 
 NAN = -1
 """Expected value meaning "any NaN" (ONNX leaves the payload unspecified)."""
@@ -174,9 +175,7 @@ def _check(vector: Vector) -> str | None:
         a = np.array([vector.a], etype.uint_view).view(etype.dtype)
         b = np.array([vector.b], etype.uint_view).view(etype.dtype)
         got = int(mul(a, b).view(etype.uint_view)[0])
-        frac_bits = etype.sb - 1
-        exponent = (got >> frac_bits) & ((1 << etype.eb) - 1)
-        is_nan = exponent == (1 << etype.eb) - 1 and got & ((1 << frac_bits) - 1) != 0
+        is_nan = is_nan_bits(got, etype.eb, etype.sb)
         if vector.expected == NAN:
             return None if is_nan else f"got {got:#x}, expected a NaN"
         return None if got == vector.expected else f"got {got:#x}, expected {vector.expected:#x}"
