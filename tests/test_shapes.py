@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sonnx_mul import ShapeError, mul
+from sonnx_mul.dtypes import ALL_TYPES
 from sonnx_mul.validation import broadcastable
 
 
@@ -38,7 +39,12 @@ def test_R1_DIMS_zero_size_dimension_is_refused(shape):
 
 def test_R1_DIMS_rank_zero_is_allowed_and_keeps_its_shape():
     c = mul(np.array(3.0, np.float32), np.array(-2.0, np.float32))
+    assert type(c) is np.ndarray, "a 0-d result must be an array, not a numpy scalar"
     assert c.shape == () and c.dtype == np.float32 and c[()] == -6.0
+    for etype in ALL_TYPES:
+        x = np.ones((), etype.dtype)
+        for kwargs in ({}, {"overflow": "error"}, {"out": np.zeros((), etype.dtype)}):
+            assert type(mul(x, x, **kwargs)) is np.ndarray, (etype.onnx_name, kwargs)
 
 
 def test_R4_broadcastable_agrees_with_numpy():

@@ -62,14 +62,15 @@ def mul(
             if a.size >= PARALLEL_MIN_ELEMENTS or QUIET_STATE is None:
                 return quiet_multiply(a, b)
             # Small products inline, as quiet_multiply does them: this lane is
-            # the per-call overhead of every small Mul of a network.
+            # the per-call overhead of every small Mul of a network. out=...
+            # makes a ufunc return a 0-d array, not a scalar, for 0-d operands.
             product: np.ndarray
             if not etype.is_float:
-                product = np.multiply(a, b, order="C")  # integers raise no IEEE flags
+                product = np.multiply(a, b, out=..., order="C")  # integers raise no IEEE flags
                 return product
             token = QUIET_STATE.set(IGNORE_ALL)
             try:
-                product = np.multiply(a, b, order="C")
+                product = np.multiply(a, b, out=..., order="C")
             finally:
                 QUIET_STATE.reset(token)
             return product

@@ -56,11 +56,11 @@ def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) 
     result: np.ndarray
     if QUIET_STATE is None:
         with np.errstate(all="ignore"):
-            result = np.multiply(a, b, out=out, order="C")
+            result = np.multiply(a, b, out=... if out is None else out, order="C")
         return result
     token = QUIET_STATE.set(IGNORE_ALL)
     try:
-        result = np.multiply(a, b, out=out, order="C")
+        result = np.multiply(a, b, out=... if out is None else out, order="C")
     finally:
         QUIET_STATE.reset(token)
     return result
