@@ -15,13 +15,7 @@ from .fastpath import (
     multiply_into,
     quiet_multiply,
 )
-from .validation import (
-    check_arguments,
-    check_dense,
-    check_element_types,
-    check_out,
-    check_shapes,
-)
+from .validation import check_call, check_out
 
 
 # @relation(C1, C1-RESULT, F-NOLOSS, scope=function)
@@ -84,11 +78,7 @@ def mul(
         ):
             return quiet_multiply(a, b, out)
 
-    check_arguments(opset, overflow)
-    a = check_dense(a, "A")
-    b = check_dense(b, "B")
-    etype = check_element_types(a, b, opset)
-    check_shapes(a, b)
+    a, b, etype = check_call(a, b, opset, overflow)
     result = np.empty(a.shape, dtype=etype.dtype) if out is None else check_out(out, a, b, etype)
     multiply_into(a, b, result, etype, overflow)
     return result

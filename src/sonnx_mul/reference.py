@@ -13,18 +13,14 @@ import numpy as np
 from . import kernel, softfloat
 from .dtypes import DEFAULT_OPSET, ElementType
 from .errors import IntegerOverflowError
-from .validation import check_arguments, check_dense, check_element_types, check_shapes
+from .validation import check_call
 
 
 def mul_reference(
     a: np.ndarray, b: np.ndarray, *, opset: int = DEFAULT_OPSET, overflow: str = "wrap"
 ) -> np.ndarray:
     """C = A * B computed element by element in pure Python (no out=)."""
-    check_arguments(opset, overflow)
-    a = check_dense(a, "A")
-    b = check_dense(b, "B")
-    etype = check_element_types(a, b, opset)
-    check_shapes(a, b)
+    a, b, etype = check_call(a, b, opset, overflow)
     values = multiply_flat(to_flat(a, etype), to_flat(b, etype), etype, overflow)
     return from_flat(values, a.shape, etype)
 

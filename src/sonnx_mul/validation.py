@@ -17,6 +17,22 @@ from .errors import ArgumentError, ElementTypeError, ShapeError, SparseTensorErr
 OVERFLOW_MODES: tuple[str, ...] = ("wrap", "error")
 
 
+def check_call(
+    a: object, b: object, opset: object, overflow: object
+) -> tuple[np.ndarray, np.ndarray, ElementType]:
+    """A, B and their element type, once the arguments, R2, R3 and R1/R4 hold.
+
+    The order of the checks (arguments, dense A, dense B, element types,
+    shapes) is the one the Why3 model ``api.mlw`` proves.
+    """
+    check_arguments(opset, overflow)
+    dense_a = check_dense(a, "A")
+    dense_b = check_dense(b, "B")
+    etype = check_element_types(dense_a, dense_b, opset)  # type: ignore[arg-type]  # int now
+    check_shapes(dense_a, dense_b)
+    return dense_a, dense_b, etype
+
+
 # @relation(R3-OPSET, F-MODE, scope=function)
 def check_arguments(opset: object, overflow: object) -> None:
     """Raise ArgumentError unless opset is a known int opset and overflow a mode."""
