@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +12,9 @@ import onnx
 import pytest
 from onnx import TensorProto as T
 
-from models import ir_xml, mul_model
-from sonnx_mul.cli import COMMANDS, main
+import sonnx_mul
+from models import ir_xml, model, mul_model, vi
+from sonnx_mul.cli import COMMANDS, EXIT_BROKEN_PIPE, main
 
 
 @pytest.fixture
@@ -141,3 +144,184 @@ def test_run_bad_inputs_exit_2(models: dict[str, Path], tmp_path: Path) -> None:
 def test_selftest_subcommand_passes_in_a_normal_process(capsys):
     assert main(["selftest"]) == 0
     assert "self-test passed" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- error contract
+def one_line_error(err: str) -> str:
+    """The single stderr line of a failed call (never a traceback)."""
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_check_into_closed_pipe_is_quiet(models: dict[str, Path]) -> None:
+    """`sonnx-mul check m | head`: the reader left; no BrokenPipeError traceback."""
+    argv = [sys.executable, "-m", "sonnx_mul.cli", "check", str(models["bad"])]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the interpreter has even started: every write fails
+    err = proc.stderr.read().decode()
+    assert proc.wait() == EXIT_BROKEN_PIPE
+    assert err == ""
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"sonnx-mul {sonnx_mul.__version__}"
+
+
+def test_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check"]) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith("sonnx-mul: error: ") and "model" in line
+
+
+def test_json_format_errors_are_json(
+    models: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(models["garbage"]), "--format", "json"]) == 2
+    doc = json.loads(one_line_error(capsys.readouterr().err))
+    assert doc["exit_code"] == 2 and "cannot read ONNX model" in doc["error"]
+    assert main(["check", "--format=json"]) == 2  # argparse's own error
+    doc = json.loads(one_line_error(capsys.readouterr().err))
+    assert doc["exit_code"] == 2 and "model" in doc["error"]
+
+
+@pytest.mark.parametrize("command", [["prove"], ["report", "--out", "rep", "--no-probe"]])
+def test_prove_report_outside_a_checkout(
+    command: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 2
+    assert "not inside one" in one_line_error(capsys.readouterr().err)
+    assert list(tmp_path.iterdir()) == []  # no ./proofs/out, no ./rep
+
+
+def test_report_into_unwritable_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file, not a directory")
+    root = Path(__file__).resolve().parents[1]
+    argv = ["report", "--root", str(root), "--out", str(blocker / "rep"), "--no-probe"]
+    assert main(argv) == 2
+    assert str(blocker) in one_line_error(capsys.readouterr().err)
+
+
+# ---------------------------------------------------------------- run: bad calls, bad inputs
+def save(tmp_path: Path, name: str, array: np.ndarray) -> str:
+    np.save(tmp_path / f"{name}.npy", array)
+    return str(tmp_path / f"{name}.npy")
+
+
+def run_argv(model: Path, out: Path, **files: str) -> list[str]:
+    argv = ["run", str(model), "--out", str(out)]
+    for name, file in files.items():
+        argv += ["--input", f"{name}={file}"]
+    return argv
+
+
+def test_run_into_unwritable_out(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a file, not a directory")
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    assert main(run_argv(models["good"], blocker / "out", x=x, y=x)) == 2
+    assert str(blocker) in one_line_error(capsys.readouterr().err)
+
+
+def test_run_repeated_input_refused(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    argv = [*run_argv(models["good"], tmp_path / "out", x=x, y=x), "--input", f"x={x}"]
+    assert main(argv) == 2
+    assert "--input x= is given twice" in one_line_error(capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("array", "said"),
+    [
+        (np.ones((2, 3), np.float64), "holds double (float64), the model declares float (float32)"),
+        (np.ones((3, 2), np.float32), "has shape (3, 2), the model declares (2, 3)"),
+        (np.ones(6, np.float32), "has shape (6,), the model declares (2, 3)"),
+    ],
+)
+def test_run_input_differing_from_declaration_is_a_bad_input(
+    models: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    array: np.ndarray,
+    said: str,
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    y = save(tmp_path, "y", array)
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=y)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert f"input 'y': {y} {said}" in line and "R1" not in line and "R3" not in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_symbolic_dims_bound_consistently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "sym.onnx"
+    onnx.save(mul_model(("N",), ("N",)), path)
+    x = save(tmp_path, "x", np.ones(2, np.float32))
+    y = save(tmp_path, "y", np.ones(3, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x, y=y)) == 2
+    assert "input 'y'" in one_line_error(capsys.readouterr().err)
+
+
+def test_run_errors_name_the_node(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Different symbolic dims pass the static check; mul refuses at run time (R1)."""
+    path = tmp_path / "sym.onnx"
+    onnx.save(mul_model(("N",), ("M",)), path)
+    x = save(tmp_path, "x", np.ones(2, np.float32))
+    y = save(tmp_path, "y", np.ones(3, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x, y=y)) == 1
+    line = one_line_error(capsys.readouterr().err)
+    assert "node 'the_mul' (Mul" in line and "[R1" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_colliding_output_names_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nodes = [
+        onnx.helper.make_node("Mul", ["x", "x"], ["a/b"], name="m1"),
+        onnx.helper.make_node("Mul", ["x", "x"], ["a_b"], name="m2"),
+    ]
+    path = tmp_path / "two.onnx"
+    onnx.save(model(nodes, [vi("x", T.FLOAT, (2,))], ["a/b", "a_b"]), path)
+    x = save(tmp_path, "x", np.ones(2, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x)) == 2
+    assert "would both be written to" in one_line_error(capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_npz_is_a_usage_error(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    np.savez(tmp_path / "y.npz", y=np.ones((2, 3), np.float32))
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(tmp_path / "y.npz"))) == 2
+    assert ".npz archive" in one_line_error(capsys.readouterr().err)
+
+
+def test_run_huge_header_refused_before_allocation(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    huge = tmp_path / "huge.npy"
+    with huge.open("wb") as f:  # a header claiming 2**60 floats, and no data
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "<f4", "fortran_order": False, "shape": (2**30, 2**30)}
+        )
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(huge))) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "claims shape (1073741824, 1073741824)" in line and "MemoryError" not in line

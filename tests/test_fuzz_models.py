@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -145,7 +146,8 @@ def test_cli_check_exit_codes_and_one_line_errors(data: bytes) -> None:
     assert "Traceback" not in err
     if code == 2:
         lines = err.splitlines()
-        assert len(lines) == 1 and lines[0].startswith("sonnx-mul: error: "), err
+        assert len(lines) == 1, err  # --format json: the error is one JSON line
+        assert json.loads(lines[0])["exit_code"] == 2, err
         assert out == ""
     else:
         assert err == "" and out.startswith("{")

@@ -2,25 +2,31 @@
 
 Subcommands live in the ``COMMANDS`` table: each is a ``Command`` with a
 ``configure`` function (adds its arguments) and a ``run`` function (returns
-the exit code). A subcommand imports what it needs when it runs, so that
-``--help`` and the light subcommands stay fast.
+the exit code, or raises ``CliError`` / ``UsageError``). A subcommand
+imports what it needs when it runs, so that ``--help`` and the light
+subcommands stay fast.
 
-Exit codes: 0 success / conforms, 1 violations found or a profile error,
-2 unreadable model, bad input file or wrong call (argparse also exits 2).
+Error contract, for every subcommand (``main`` enforces it): a failure is ONE
+line on stderr, ``sonnx-mul: error: MESSAGE``, or a one-line JSON object
+``{"error": MESSAGE, "exit_code": N}`` when the call has ``--format json``;
+never a traceback. Exit codes: 0 success / conforms; 1 violations found, a
+profile error or a failed step; 2 wrong call, unreadable model or input,
+unwritable output; 130 interrupted; 141 the reader of stdout went away
+(``sonnx-mul check m.onnx | head``), silently, as a SIGPIPE'd Unix tool.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
-import re
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
+from typing import TYPE_CHECKING, NoReturn
 
 from .errors import ProfileError
 
@@ -30,6 +36,7 @@ if TYPE_CHECKING:  # keep `sonnx-mul --help` and other subcommands light
     from .onnx.checker import Violation
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
 
 
 @dataclass(frozen=True)
@@ -41,12 +48,23 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-class UsageError(Exception):
-    """A wrong call or unreadable input detected by a subcommand (exit 2)."""
+class CliError(Exception):
+    """A failure reported by ``main`` as one line with ``exit_code``."""
+
+    exit_code = EXIT_VIOLATIONS
 
 
-def _err(message: str) -> None:
-    print(f"sonnx-mul: error: {message}", file=sys.stderr)
+class UsageError(CliError):
+    """A wrong call, an unreadable input or an unwritable output (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 # ---------------------------------------------------------------- check
@@ -76,8 +94,7 @@ def _run_check(args: argparse.Namespace) -> int:
         is_ir = path.lower().endswith(".xml")
         violations = check_ir(path) if is_ir else check_model(path)
     except ModelReadError as exc:
-        _err(str(exc))
-        return EXIT_USAGE
+        raise UsageError(str(exc)) from exc
     if args.format == "json":
         doc = {
             "model": path,
@@ -103,27 +120,9 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="ONNX model (.onnx)")
     p.add_argument(
         "--input", action="append", default=[], metavar="NAME=FILE.npy",
-        help="value of graph input NAME, a .npy file (repeat for each input)",
+        help="value of graph input NAME, a .npy file (once per input)",
     )  # fmt: skip
     p.add_argument("--out", default=".", help="directory for the NAME.npy outputs (default .)")
-
-
-def _parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:
-    feeds: dict[str, np.ndarray] = {}
-    for spec in specs:
-        name, sep, file = spec.partition("=")
-        if not sep or not name or not file:
-            raise UsageError(f"--input expects NAME=FILE.npy, got {spec!r}")
-        try:
-            feeds[name] = np.load(file, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read input {name!r} from {file}: {exc}") from exc
-    return feeds
-
-
-def _safe_filename(name: str) -> str:
-    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
-    return cleaned if cleaned.strip(".") else f"_{cleaned}"
 
 
 def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
@@ -137,33 +136,33 @@ def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
 
 
 def _run_run(args: argparse.Namespace) -> int:
+    """Inputs and output names are checked before anything runs or is written."""
+    import numpy as np
+
     from .onnx.checker import ModelReadError, load_model
     from .onnx.executor import Backend
+    from .runio import failing_node, input_files, output_files, read_inputs
 
+    files = input_files(args.input)
     try:
-        feeds = _parse_inputs(args.input)
         model = load_model(args.model)
-        _load_external_data(model, Path(args.model).parent)
-        rep = Backend.prepare(model)
-        missing = [n for n in rep.evaluator.input_names if n not in feeds]
-        unknown = [n for n in feeds if n not in rep.evaluator.input_names]
-        if missing or unknown:
-            raise UsageError(f"missing inputs {missing}, unknown inputs {unknown}")
-        outputs = rep.run(feeds)
-    except (UsageError, ModelReadError) as exc:
-        _err(str(exc))
-        return EXIT_USAGE
-    except ProfileError as exc:
-        _err(str(exc))
-        return EXIT_VIOLATIONS
-    except Exception as exc:  # the reference evaluator failed on another op
-        _err(f"the model could not be run: {type(exc).__name__}: {exc}")
-        return EXIT_VIOLATIONS
+    except ModelReadError as exc:
+        raise UsageError(str(exc)) from exc
+    _load_external_data(model, Path(args.model).parent)
+    feeds = read_inputs(model, files)
     out_dir = Path(args.out)
+    targets = output_files(model, out_dir)
+    try:
+        rep = Backend.prepare(model)
+        outputs = rep.run(feeds)
+    except Exception as exc:  # a profile refusal, or the reference evaluator failed
+        node = failing_node(exc)
+        where = f"node {node}: " if node else ""
+        what = str(exc) if isinstance(exc, ProfileError) else f"{type(exc).__name__}: {exc}"
+        raise CliError(f"the model could not be run: {where}{what}") from exc
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, value in zip(rep.evaluator.output_names, outputs, strict=True):
+    for (name, target), value in zip(targets, outputs, strict=True):
         array = np.asarray(value)
-        target = out_dir / f"{_safe_filename(name)}.npy"
         np.save(target, array, allow_pickle=False)
         print(f"{name}: shape {array.shape} dtype {array.dtype} -> {target}")
     return EXIT_OK
@@ -186,6 +185,32 @@ def _run_selftest(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------- report
+def is_checkout(root: Path) -> bool:
+    """True when ``root`` is a checkout of sonnx-mul (sources, Why3 theories, proofs)."""
+    return (
+        (root / "src" / "sonnx_mul" / "requirements.py").is_file()
+        and (root / "why3").is_dir()
+        and (root / "proofs").is_dir()
+    )
+
+
+def checkout_root(given: Path | None, command: str) -> Path:
+    """``given`` or the nearest checkout above the current directory, else UsageError."""
+    if given is not None:
+        root = given.resolve()
+        if not is_checkout(root):
+            raise UsageError(f"{command}: {root} is not a checkout of sonnx-mul")
+        return root
+    here = Path.cwd().resolve()
+    for candidate in (here, *here.parents):
+        if is_checkout(candidate):
+            return candidate
+    raise UsageError(
+        f"{command} runs in a checkout of sonnx-mul (with src/sonnx_mul, why3/ and "
+        f"proofs/); {here} is not inside one (use --root)"
+    )
+
+
 def _configure_report(p: argparse.ArgumentParser) -> None:
     from .trace.cli import configure_report
 
@@ -195,18 +220,20 @@ def _configure_report(p: argparse.ArgumentParser) -> None:
 def _run_report(args: argparse.Namespace) -> int:
     from .trace.cli import run_report
 
+    args.root = checkout_root(args.root, "report")
     return run_report(args)
 
 
 # ---------------------------------------------------------------- prove
 def _configure_prove(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
+    p.add_argument("--root", type=Path, default=None, help="repository root (default: found)")
 
 
 def _run_prove(args: argparse.Namespace) -> int:
     from .proof.pipeline import main as pipeline_main
 
-    return pipeline_main(["--root", str(args.root)])
+    root = checkout_root(args.root, "prove")
+    return pipeline_main(["--root", str(root)])
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -251,14 +278,17 @@ COMMANDS: tuple[Command, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from . import __version__
+
+    parser = _Parser(
         prog="sonnx-mul",
         description="Certified ONNX Mul under the SONNX profile (R1-R4).",
         epilog="'sonnx-mul SUBCOMMAND --help' explains each subcommand.\n"
         "Exit codes: 0 success / conforms, 1 violations found or refused by the "
-        "profile,\n2 unreadable model or input, or wrong call.",
+        "profile,\n2 unreadable model or input, unwritable output, or wrong call.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"sonnx-mul {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
     for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
@@ -268,14 +298,72 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse ``argv`` (default sys.argv[1:]) and run the subcommand."""
-    parser = build_parser()
+    """Entry point: parse ``argv`` (default sys.argv[1:]), run the subcommand.
+
+    Every failure becomes one line on stderr and an exit code (module
+    docstring); stdout is flushed here so that a closed pipe is seen here.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    as_json = _json_requested(argv)
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or usage error (2)
-        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
-    result: int = args._run(args)
-    return result
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help or --version (errors raise UsageError)
+            code = int(exc.code) if isinstance(exc.code, int) else EXIT_OK
+        else:
+            as_json = getattr(args, "format", None) == "json"
+            code = args._run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED, as_json)
+    except CliError as exc:
+        return _fail(str(exc), exc.exit_code, as_json)
+    except ProfileError as exc:
+        return _fail(str(exc), EXIT_VIOLATIONS, as_json)
+    except OSError as exc:  # unreadable input or unwritable output
+        return _fail(_describe_os_error(exc), EXIT_USAGE, as_json)
+    except MemoryError:
+        return _fail("not enough memory for this input", EXIT_USAGE, as_json)
+    except Exception as exc:  # a defect: still one line, with what it was
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_VIOLATIONS, as_json)
+
+
+def _json_requested(argv: list[str]) -> bool:
+    """``--format json`` in argv, for errors raised before argparse has finished."""
+    pairs = itertools.pairwise(argv)
+    return "--format=json" in argv or any(a == "--format" and v == "json" for a, v in pairs)
+
+
+def _fail(message: str, code: int, as_json: bool) -> int:
+    line = " ".join(message.split())  # one line, whatever the exception said
+    doc = {"error": line, "exit_code": code}
+    text = json.dumps(doc) if as_json else f"sonnx-mul: error: {line}"
+    with contextlib.suppress(OSError):  # stderr closed too: the exit code is all that is left
+        print(text, file=sys.stderr, flush=True)
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+    return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # not a real file (tests capture it)
+        pass
+
+
+def _describe_os_error(exc: OSError) -> str:
+    if exc.strerror and exc.filename is not None:
+        return f"{exc.strerror}: {exc.filename}"
+    return str(exc) or type(exc).__name__
 
 
 if __name__ == "__main__":
