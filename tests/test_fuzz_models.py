@@ -3,7 +3,7 @@
 Invariants, for ANY bytes: ``check_model`` returns a list of Violations whose
 requirement ids are in the registry, or raises ``ModelReadError`` (nothing
 else, no crash, no hang: every example is timed); ``sonnx-mul check`` exits
-0, 1 or 2, and exit 2 comes with exactly one ``sonnx-mul: error:`` line on
+0, 1 or 2, and exit 2 comes with exactly one error line (JSON under ``--format json``) on
 stderr and no traceback. The mutations are byte-level (bit flips, truncation,
 splices, insertions into valid serialized models) and structural (random
 attributes, dims, opsets, domains, op types and input counts).
