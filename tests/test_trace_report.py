@@ -185,6 +185,7 @@ def test_report_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture
     assert report_main(["--root", str(root), "--out", str(out), "--no-probe"]) == 1
     assert "traceability gate: FAILED" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == [
+        "sources",
         "traceability.html",
         "traceability.json",
         "traceability.md",

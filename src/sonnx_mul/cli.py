@@ -224,6 +224,19 @@ def _run_report(args: argparse.Namespace) -> int:
     return run_report(args)
 
 
+# ---------------------------------------------------------------- verify-install
+def _configure_verify_install(p: argparse.ArgumentParser) -> None:
+    from .trace.cli import configure_verify_install
+
+    configure_verify_install(p)
+
+
+def _run_verify_install(args: argparse.Namespace) -> int:
+    from .trace.cli import run_verify_install
+
+    return run_verify_install(args)
+
+
 # ---------------------------------------------------------------- prove
 def _configure_prove(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", type=Path, default=None, help="repository root (default: found)")
@@ -263,9 +276,20 @@ COMMANDS: tuple[Command, ...] = (
         "report", "write the traceability report and run its gate",
         "Collect the evidence of proofs/out (Why3 goals, CrossHair conditions, pytest "
         "JUnit, exhaustive agreement) and the requirement markers of the sources, and write "
-        "DIR/traceability.json, .md and .html: per requirement its spec, code, test and "
-        "proof evidence and a verdict. Exit 0: every requirement passes; 1: the gate failed.",
+        "DIR/traceability.json, .md and .html (and DIR/sources/, the files it links to): per "
+        "requirement its spec, code, test and proof evidence and a verdict; absent evidence, "
+        "trusted base, objectives, SONNX alignment, hashes. --require exhaustive (release "
+        "builds) fails the gate without exhaustive.json. Exit 0: every requirement passes; "
+        "1: the gate failed.",
         _configure_report, _run_report,
+    ),
+    Command(
+        "verify-install", "check that the imported package is the code a report covers",
+        "Hash every file of the sonnx_mul package this Python imports and compare with the "
+        "package block of REPORT.json (written by 'sonnx-mul report'). Exit 0: the same "
+        "files, byte for byte; 1: a file changed, is missing or is extra; 2: unreadable "
+        "report.",
+        _configure_verify_install, _run_verify_install,
     ),
     Command(
         "prove", "run the whole proof pipeline (what make prove runs)",

@@ -22,6 +22,8 @@ class Requirement:
     statement: str
     parent: str | None
     source: str
+    sonnx: tuple[str, ...] = ()
+    """Tags of the SONNX working group's informal Mul text (keys of ``SONNX_TAGS``)."""
 
 
 _SONNX = "SONNX profile of Mul (seeds/004)"
@@ -34,6 +36,7 @@ _ALL: tuple[Requirement, ...] = (
         "The tensors `A` and `B` must have the same shape [R1]",
         None,
         _SONNX,
+        ("float:R1", "int:R1", "real:R1", "float:C1", "int:C1", "real:C1"),
     ),
     Requirement(
         "R2",
@@ -41,6 +44,7 @@ _ALL: tuple[Requirement, ...] = (
         "The operator does not support sparse tensors [R2]",
         None,
         _SONNX,
+        ("float:R3", "int:R2", "real:R2"),
     ),
     Requirement(
         "R3",
@@ -48,6 +52,7 @@ _ALL: tuple[Requirement, ...] = (
         "All input elements `A` and `B` shall have numerical types [R3]",
         None,
         _SONNX,
+        ("contents:types",),
     ),
     Requirement(
         "R4",
@@ -57,6 +62,7 @@ _ALL: tuple[Requirement, ...] = (
         "dynamic computation time according to the shape is not deterministic [R4]",
         None,
         _SONNX,
+        ("float:C1", "int:C1", "real:C1"),
     ),
     Requirement(
         "C1",
@@ -64,6 +70,7 @@ _ALL: tuple[Requirement, ...] = (
         "The shape of `C` will match the `A` and `B` shape. N(C)=N(A)=N(B) [R1]",
         None,
         _SONNX,
+        ("float:C1", "int:C1", "real:C1"),
     ),
     Requirement(
         "F",
@@ -71,6 +78,7 @@ _ALL: tuple[Requirement, ...] = (
         "C[i] = A[i] * B[i], where i is an index covering all dimensions of the tensors",
         None,
         _SONNX,
+        ("real:formula", "float:formula", "int:formula"),
     ),
     # Derived requirements: decisions of SPEC.md and of this project.
     Requirement(
@@ -80,6 +88,7 @@ _ALL: tuple[Requirement, ...] = (
         "rank 0 (a scalar tensor) is allowed, a zero-size dimension is refused.",
         "R1",
         _SPEC,
+        ("float:R1", "int:R1"),
     ),
     Requirement(
         "R2-DENSE",
@@ -89,6 +98,7 @@ _ALL: tuple[Requirement, ...] = (
         "never converted implicitly.",
         "R2",
         _SPEC,
+        ("float:R3", "int:R2"),
     ),
     Requirement(
         "R3-SAME",
@@ -96,6 +106,7 @@ _ALL: tuple[Requirement, ...] = (
         "A and B have the same element type; there is no type promotion.",
         "R3",
         _SPEC,
+        ("float:R2", "int:C2"),
     ),
     Requirement(
         "R3-OPSET",
@@ -107,6 +118,7 @@ _ALL: tuple[Requirement, ...] = (
         "Mul version not above it.",
         "R3",
         _SPEC,
+        ("contents:types", "contents:onnx14"),
     ),
     Requirement(
         "C1-RESULT",
@@ -115,6 +127,7 @@ _ALL: tuple[Requirement, ...] = (
         "with the shape and element type of A and B (0-d stays 0-d).",
         "C1",
         _SPEC,
+        ("float:C1", "int:C1"),
     ),
     Requirement(
         "C1-OUT",
@@ -124,6 +137,7 @@ _ALL: tuple[Requirement, ...] = (
         "memory with them; it is filled and returned.",
         "C1",
         _SPEC,
+        ("float:C1", "int:C1"),
     ),
     Requirement(
         "F-FLOAT",
@@ -133,6 +147,7 @@ _ALL: tuple[Requirement, ...] = (
         "(no flush to zero), infinities, NaN and signed zeros as IEEE 754 says.",
         "F",
         _SPEC,
+        ("float:formula", "float:errors"),
     ),
     Requirement(
         "F-WRAP",
@@ -141,6 +156,7 @@ _ALL: tuple[Requirement, ...] = (
         "reduced modulo 2^bits into the type's range (two's complement for signed).",
         "F",
         _SPEC,
+        ("int:formula", "int:errors"),
     ),
     Requirement(
         "F-CHECKED",
@@ -150,6 +166,7 @@ _ALL: tuple[Requirement, ...] = (
         "(C order) index, raised before anything is written.",
         "F",
         _SPEC,
+        ("int:errors",),
     ),
     Requirement(
         "F-MODE",
@@ -176,6 +193,144 @@ _ALL: tuple[Requirement, ...] = (
         _SPEC,
     ),
 )
+
+# --- Alignment with the SONNX working group's informal Mul specification ----
+SONNX_SOURCE: Mapping[str, str] = MappingProxyType(
+    {
+        "repository": "onnx/working-groups",
+        "path": "safety-related-profile/sonnx/ops/spec/informal/mul/mul.md",
+        "commit": "2e353359e604ccfa9c9660ab479bfed8a8673b4c",
+        "tag_scheme": "section:tag; sections real, float, int as in the file's own anchors",
+        "note": "The tags of the form E_MUL_..._0010 (expected from pull request 119) are not "
+        "in either version of mul.md that could be read (commits 2e353359 and edf16dc4); "
+        "searches for 'E_MUL_' and '_MUL_' in the stored sources found none; the branch "
+        "refs/pull/119/head could not be named to the read tools. The mapping below uses "
+        "the tags that version does carry: [R.] restrictions and [C.] constraints per "
+        "section, and named parts (formula, error conditions) where it has no tag.",
+    }
+)
+"""Where the SONNX tags below were read (what was tried is in ``note``)."""
+
+SONNX_TAGS: Mapping[str, str] = MappingProxyType(
+    {
+        "contents:types": "Contents: Mul for real; float16, float, double; "
+        "int8 ... int64, uint8 ... uint64",
+        "contents:onnx14": "Based on ONNX documentation version 14",
+        "real:R1": "[R1] The shape of tensors shall be explicit",
+        "real:R2": "[R2] Sparse tensors are not supported",
+        "real:C1": "[C1] Shape consistency: tensors A, B and Y must have the same shape",
+        "real:formula": "Y[i] = A[i] x B[i] for any tensor index i",
+        "float:R1": "[R1] The shape of tensors shall be explicit",
+        "float:R2": "[R2] All tensors shall have the same datatype",
+        "float:R3": "[R3] Sparse tensors are not supported",
+        "float:C1": "[C1] Shape consistency: tensors A, B and Y must have the same shape",
+        "float:formula": "Y[i] = A[i] x B[i], element-wise according to IEEE 754 "
+        "floating-point semantics",
+        "float:errors": "Error conditions: no error condition",
+        "int:R1": "[R1] The shape of tensors shall be explicit",
+        "int:R2": "[R2] Sparse tensors are not supported",
+        "int:C1": "[C1] Shape consistency: tensors A, B and Y must have the same shape",
+        "int:C2": "[C2] Type consistency: A, B and the result share the same integer type",
+        "int:formula": "Y[i] = A[i] x B[i] reduced by multiples of 2^n into the type's range "
+        "(uintn: [0, 2^n); intn: [-2^(n-1), 2^(n-1)))",
+        "int:errors": "Error conditions: the result differs from the product in N or Z "
+        "when under- or overflow occurs",
+    }
+)
+"""The SONNX informal text's tags (short paraphrases, not quotations) by key."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Where the SONNX text is silent or ambiguous: what this project decided and why."""
+
+    topic: str
+    profile_says: str
+    decision: str
+    why: str
+    ids: tuple[str, ...]
+
+
+SONNX_DECISIONS: tuple[Decision, ...] = (
+    Decision(
+        "float rounding",
+        "'IEEE 754 floating-point semantics', no rounding mode named",
+        "round to nearest, ties to even, in the operand format",
+        "IEEE 754's default rounding attribute, and what numpy, ONNX Runtime and every "
+        "CPU do; a fixed mode makes the result bit-exact and testable",
+        ("F-FLOAT",),
+    ),
+    Decision(
+        "NaN",
+        "nothing beyond 'IEEE 754'",
+        "a NaN operand or 0 x inf gives a NaN; the NaN payload is unspecified",
+        "IEEE 754 fixes NaN-ness but leaves payload propagation open; hardware differs, "
+        "so results are compared by bits except that any NaN matches any NaN",
+        ("F-FLOAT",),
+    ),
+    Decision(
+        "subnormals",
+        "not mentioned",
+        "kept (no flush to zero); the self-test fails when the FPU flushes (FTZ/DAZ)",
+        "flush-to-zero is not IEEE 754; a library that sets FTZ/DAZ in the process would "
+        "change results silently, so it is detected at start-up",
+        ("F-FLOAT",),
+    ),
+    Decision(
+        "signed zero and infinities",
+        "not mentioned",
+        "as IEEE 754: sign of zero is the XOR of the signs, overflow rounds to infinity",
+        "the only reading of 'IEEE 754 semantics' for multiplication",
+        ("F-FLOAT",),
+    ),
+    Decision(
+        "bfloat16",
+        "not in the SONNX type list (float16, float, double)",
+        "accepted from Mul-13 on, as ONNX allows, with the same IEEE 754-style semantics "
+        "(8-bit exponent, 8-bit significand)",
+        "ONNX models use it; refusing it would be stricter than the profile needs, and its "
+        "semantics is the same rule in a narrower format",
+        ("R3-OPSET", "F-FLOAT"),
+    ),
+    Decision(
+        "int4 / uint4",
+        "listed by an earlier version of the text, not by the current one; not in ONNX Mul-14",
+        "refused under R3",
+        "ONNX Mul does not allow them",
+        ("R3-OPSET",),
+    ),
+    Decision(
+        "signed wrap formula",
+        "the bounds of k1, k2 are written 'xxx' (incomplete)",
+        "two's complement wrap: the exact product reduced modulo 2^n into [-2^(n-1), 2^(n-1))",
+        "the intended reading of the formula and its int8 examples (e.g. -9 x 100 = -124)",
+        ("F-WRAP",),
+    ),
+    Decision(
+        "overflow as an error",
+        "overflow is the only integer error condition; the result is the wrapped value",
+        "overflow='wrap' (default) gives the SONNX result; overflow='error' is an extension "
+        "that raises instead, naming the first flat index",
+        "some users must not continue on a wrapped value; the default stays the profile's",
+        ("F-WRAP", "F-CHECKED", "F-MODE"),
+    ),
+    Decision(
+        "real section [C2]",
+        "for real B: 'all elements must be non null' (apparently copied from Div)",
+        "no constraint on values: zero operands are allowed",
+        "a product is defined for zero; the float and int sections have no such constraint",
+        ("F",),
+    ),
+    Decision(
+        "explicit shape",
+        "[R1] the shape of tensors shall be explicit",
+        "every dimension is a positive integer known at call time; rank 0 allowed, "
+        "zero-size dimensions refused",
+        "the SONNX Shape invariant of the formal text requires positive dimensions",
+        ("R1-DIMS",),
+    ),
+)
+"""The project's decisions where the SONNX text leaves a choice."""
 
 REGISTRY: Mapping[str, Requirement] = MappingProxyType({req.id: req for req in _ALL})
 """All requirements by id, top-level first, in a stable order."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .markers import lint
-from .report import build_report, write_report
+from .report import OPTIONAL_EVIDENCE, build_report, write_report
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -30,12 +30,22 @@ def configure_report(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--root", type=Path, default=None, help="repository root (default: found)")
     p.add_argument("--no-probe", action="store_true", help="do not run provers for versions")
+    p.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        choices=sorted(OPTIONAL_EVIDENCE),
+        help="fail the gate when this optional evidence is absent (release builds: "
+        "--require exhaustive)",
+    )
 
 
 def run_report(args: argparse.Namespace) -> int:
     root = args.root.resolve() if args.root else find_root()
-    report = build_report(root, args.evidence, probe_tools=not args.no_probe)
-    paths = write_report(report, args.out)
+    report = build_report(
+        root, args.evidence, probe_tools=not args.no_probe, require=tuple(args.require)
+    )
+    paths = write_report(report, args.out, root)
     for path in paths:
         print(f"wrote {path}")
     problems = report["gate"]["problems"]
@@ -46,6 +56,16 @@ def run_report(args: argparse.Namespace) -> int:
         return 1
     print(f"traceability gate: passed ({len(report['requirements'])} requirements)")
     return 0
+
+
+def configure_verify_install(p: argparse.ArgumentParser) -> None:
+    p.add_argument("report", type=Path, help="traceability.json written by sonnx-mul report")
+
+
+def run_verify_install(args: argparse.Namespace) -> int:
+    from .install import verify
+
+    return verify(args.report)
 
 
 def configure_lint(p: argparse.ArgumentParser) -> None:

@@ -390,7 +390,8 @@ def map_goal(
     goal, module prefix and ``'vc`` suffix dropped) overlaps a marked range,
     its extent running to the next declaration or the module's end; (3) the
     goal's module overlaps a marked range (a range around the module or in
-    it). Otherwise the goal is unmapped. A ``#k`` suffix (the k-th goal of
+    it; a Why3 Python-frontend file, such as ``kernel.py``, is one module
+    spanning the whole file). Otherwise the goal is unmapped. A ``#k`` suffix (the k-th goal of
     that name, as the proof driver numbers them) is ignored.
     """
     loc = record.get("loc")
@@ -430,6 +431,8 @@ def map_goal(
         module = goal.split(".", 1)[0]
     goal_name = goal.split("#", 1)[0].rsplit(".", 1)[-1].split("'", 1)[0]
     span = next(((s, e) for n, s, e in spans if n == module), None)
+    if span is None and rel.endswith(".py"):
+        span = (1, len(lines))  # a Why3 Python-frontend file is one module
     lo, hi = span if span else (1, len(lines))
     decls = [(n, ln) for n, ln in _declarations(lines) if lo <= ln <= hi]
     for index, (name, number) in enumerate(decls):

@@ -47,7 +47,10 @@ from .evidence import (
     testcase_items,
     why3_items,
 )
+from .hashes import binaries, claim_files, package_files, why3_library
 from .markers import SCAN_DIRS, Marker, scan
+from .trusted import RUNNING_CODE, subject_of
+from .trusted import as_json as trusted_json
 
 SCHEMA = "sonnx-mul-traceability/1"
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
@@ -62,6 +65,25 @@ EVIDENCE_FILES: Mapping[str, str] = MappingProxyType(
     }
 )
 OPTIONAL_EVIDENCE: frozenset[str] = frozenset({"exhaustive"})
+"""Evidence the gate passes without (development builds); ``require`` makes it required."""
+EXPECTED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"exhaustive": ("F-FLOAT", "F-WRAP", "F-CHECKED")}
+)
+"""Ids whose evidence an optional file would hold: shown as absent on those ids."""
+ABSENT_MEANING: Mapping[str, str] = MappingProxyType(
+    {
+        "why3": "no Why3 goal was checked: no proof evidence from the model or the kernel; "
+        "the gate fails",
+        "crosshair": "no CrossHair contract was checked; the gate fails",
+        "pytest": "no test result: no test evidence for any id; the gate fails",
+        "exhaustive": "the exhaustive agreement runs (every int8/uint8 pair in both modes, "
+        "every float16/bfloat16 pair, against exact oracles) did not run: for F-FLOAT, "
+        "F-WRAP and F-CHECKED the numpy path that sonnx_mul.mul runs rests on sampled "
+        "tests and the self-test only. A development gate passes without it; a release "
+        "gate (`--require exhaustive`) fails. Produce it with `make verify-exhaustive`.",
+    }
+)
+"""What the absence of each evidence file means for the verdict."""
 PYTHON_PACKAGES: tuple[str, ...] = (
     "numpy",
     "onnx",
@@ -233,14 +255,22 @@ def build_report(
     registry_file: Path | str | None = None,
     scan_dirs: Iterable[str] = SCAN_DIRS,
     probe_tools: bool = True,
+    require: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The traceability report as a JSON-ready dict (see the module docstring).
 
     Everything is injectable for tests: the registry (any mapping id ->
     object with ``title``, ``statement``, ``parent``), the spec and registry
     files, the directories scanned for markers; ``evidence_dir`` defaults to
-    ``repo_root/proofs/out``.
+    ``repo_root/proofs/out``. ``require`` names optional evidence (keys of
+    ``EVIDENCE_FILES``, e.g. ``"exhaustive"``) whose absence fails the gate.
     """
+    required = set(require)
+    unknown_keys = required - set(EVIDENCE_FILES)
+    if unknown_keys:
+        raise ValueError(
+            f"unknown evidence kinds {sorted(unknown_keys)}; known: {list(EVIDENCE_FILES)}"
+        )
     root = Path(repo_root).resolve()
     edir = Path(evidence_dir) if evidence_dir is not None else root / "proofs" / "out"
     edir = edir if edir.is_absolute() else (Path.cwd() / edir)
@@ -267,16 +297,27 @@ def build_report(
     for key, name in EVIDENCE_FILES.items():
         path = edir / name
         present = path.is_file()
-        evidence_files[key] = {"path": _display(path, root), "present": present}
+        needed = key not in OPTIONAL_EVIDENCE or key in required
+        evidence_files[key] = {
+            "path": _display(path, root),
+            "present": present,
+            "status": "present" if present else "absent",
+            "required": needed,
+        }
         if not present:
-            if key not in OPTIONAL_EVIDENCE:
-                evidence_files[key]["problem"] = f"evidence file {_display(path, root)} is missing"
+            evidence_files[key]["meaning"] = ABSENT_MEANING.get(key, "")
+            if needed:
+                why = f" (--require {key})" if key in OPTIONAL_EVIDENCE else ""
+                evidence_files[key]["problem"] = (
+                    f"evidence file {_display(path, root)} is missing{why}"
+                )
             continue
         try:
             if key == "why3":
                 data = load_json(path)
                 recorded_tools = _why3_recorded_tools(data)
-                mapped, lost = why3_items(path, root, whyml)
+                proof_files = [m for m in markers if m.path.endswith((".mlw", ".py"))]
+                mapped, lost = why3_items(path, root, proof_files)
             elif key == "crosshair":
                 mapped, lost = crosshair_items(path, root, markers, set(ids))
             elif key == "exhaustive":
@@ -288,10 +329,14 @@ def build_report(
                 lost = [i for i in cases if not i.ids]
         except (ValueError, OSError, SyntaxError) as exc:  # JSONDecodeError, ParseError
             evidence_files[key]["problem"] = f"cannot read {_display(path, root)}: {exc}"
+            evidence_files[key]["status"] = "unreadable"
             continue
         items += mapped
         unmapped += lost
 
+    for item in items + unmapped:
+        if item.kind == "proof":
+            item.detail["about"] = subject_of(item.source, item.location)
     per_id: dict[str, dict[str, list[Item]]] = {rid: {k: [] for k in KINDS} for rid in ids}
     for item in items:
         for rid in item.ids:
@@ -311,11 +356,13 @@ def build_report(
     files: set[str] = {f for i in items + unmapped for f in i.files}
     files |= {_display(spec_path, root), _display(registry_path, root)}
     files |= {str(f["path"]) for f in evidence_files.values() if f["present"]}
-    artifacts = {}
-    for rel in sorted(files):
+    artifacts = claim_files(root)
+    for rel in sorted(files - set(artifacts)):
         p = Path(rel) if Path(rel).is_absolute() else root / rel
         if p.is_file():
             artifacts[rel] = _sha256(p)
+    artifacts = dict(sorted(artifacts.items()))
+    absent = [k for k, f in evidence_files.items() if f["status"] != "present"]
 
     requirements: dict[str, Any] = {}
     for rid in ids:
@@ -328,6 +375,11 @@ def build_report(
             "verdict": verdicts[rid],
             "evidence": {k: [i.as_json() for i in per_id[rid][k]] for k in KINDS},
             "skipped_tests": skipped.get(rid, 0),
+            "absent_evidence": [
+                evidence_files[k]["path"] for k in absent if rid in EXPECTED_BY.get(k, ())
+            ],
+            "proof_subjects": _subject_counts(per_id[rid]["proof"]),
+            "sonnx": list(getattr(req, "sonnx", ())),
         }
     passed = not gate
     return {
@@ -339,15 +391,49 @@ def build_report(
         "lint": [str(p) for p in problems],
         "unmapped": [i.as_json() for i in unmapped],
         "evidence_files": evidence_files,
+        "evidence_absent": [evidence_files[k]["path"] for k in absent],
+        "required_evidence": sorted(k for k, f in evidence_files.items() if f["required"]),
+        "running_code": RUNNING_CODE,
         "tools": tool_versions(recorded_tools, probe_tools),
+        "binaries": binaries(root, probe_tools),
+        "why3_library": why3_library(root),
         "git": git_state(root),
         "semantics": semantics(),
         "artifacts": artifacts,
+        "package": {
+            "name": "sonnx_mul",
+            "source": "src/sonnx_mul",
+            "files": package_files(root / "src" / "sonnx_mul")
+            if (root / "src" / "sonnx_mul").is_dir()
+            else {},
+        },
+        "sonnx": _sonnx_alignment(),
+        **trusted_json(),
         "rules": {
             "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
             "its own, none of its evidence failed, and every child passes",
             "pass_statuses": sorted(PASS_STATUSES),
         },
+    }
+
+
+def _subject_counts(items: Sequence[Item]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        key = str(item.detail.get("about", "unknown"))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def _sonnx_alignment() -> dict[str, Any]:
+    from dataclasses import asdict
+
+    from .. import requirements
+
+    return {
+        "source": dict(requirements.SONNX_SOURCE),
+        "tags": dict(requirements.SONNX_TAGS),
+        "decisions": [asdict(d) for d in requirements.SONNX_DECISIONS],
     }
 
 
@@ -358,18 +444,28 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def write_report(report: Mapping[str, Any], out_dir: Path | str) -> list[Path]:
-    """Write ``traceability.json``, ``.md`` and ``.html`` into ``out_dir``."""
+def write_report(
+    report: Mapping[str, Any], out_dir: Path | str, root: Path | str | None = None
+) -> list[Path]:
+    """Write ``traceability.json``, ``.md`` and ``.html`` into ``out_dir``.
+
+    With ``root`` (the repository), also write ``out_dir/sources/``: rendered
+    copies of every file the report names, which the HTML links to.
+    """
     import json
 
-    from .render import render_html, render_markdown
+    from .render import linked_files, render_html, render_markdown
+    from .sources import write_copies
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "traceability.json", out / "traceability.md", out / "traceability.html"]
+    copied: set[str] = set()
+    if root is not None:
+        copied = write_copies(Path(root), out, linked_files(report), paths[2].name)
     paths[0].write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     paths[1].write_text(render_markdown(report), encoding="utf-8")
-    paths[2].write_text(render_html(report), encoding="utf-8")
+    paths[2].write_text(render_html(report, copied), encoding="utf-8")
     return paths
 
 

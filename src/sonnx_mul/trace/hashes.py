@@ -1,0 +1,160 @@
+"""SHA-256 of everything the claim depends on: sources, proofs, configuration, tools.
+
+- :func:`claim_files`: every file of the repository the claim depends on
+  (``CLAIM_PATHS``: the package, the Why3 theories, the prover drivers and
+  configuration, the proof manifest, ``pyproject.toml``, the lock file).
+- :func:`binaries`: the provers' and Why3's executables, resolved through
+  symbolic links, with their SHA-256 and ``--version`` line, and the Why3
+  standard-library theories and Debian drivers the project's drivers use.
+- :func:`package_files`: the files of an installed (or source) package
+  directory, by path relative to it; what ``sonnx-mul verify-install`` compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+CLAIM_PATHS: tuple[str, ...] = (
+    "src/sonnx_mul",
+    "why3",
+    "proofs/drivers",
+    "proofs/why3.conf.in",
+    "proofs/manifest.json",
+    "pyproject.toml",
+    "requirements/dev.lock",
+)
+"""Files and directories (recursively) whose content the claim depends on."""
+
+WHY3_DATADIR = Path("/usr/share/why3")
+WHY3_THEORIES: tuple[str, ...] = ("stdlib/ieee_float.mlw", "stdlib/bv.mlw")
+_SKIP_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+_SKIP_SUFFIXES = (".pyc", ".pyo")
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _walk(base: Path) -> list[Path]:
+    if base.is_file():
+        return [base]
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in _SKIP_DIRS and not d.endswith(".egg-info")
+        )
+        found += [Path(dirpath) / f for f in sorted(filenames) if not f.endswith(_SKIP_SUFFIXES)]
+    return found
+
+
+def claim_files(root: Path, paths: tuple[str, ...] = CLAIM_PATHS) -> dict[str, str]:
+    """SHA-256 of every file under ``paths`` (relative to ``root``), by relative path."""
+    out: dict[str, str] = {}
+    for rel in paths:
+        for path in _walk(root / rel):
+            out[path.relative_to(root).as_posix()] = sha256(path)
+    return out
+
+
+def package_files(package_dir: Path) -> dict[str, str]:
+    """SHA-256 of every file of a package directory, by path relative to it."""
+    return {p.relative_to(package_dir).as_posix(): sha256(p) for p in _walk(package_dir)}
+
+
+def _version(exe: str) -> str | None:
+    try:
+        done = subprocess.run(
+            [exe, "--version"], capture_output=True, text=True, timeout=20, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in (done.stdout or done.stderr).splitlines():
+        if re.search(r"\d+\.\d+", line):
+            return line.strip()
+    return None
+
+
+def prover_executables(root: Path) -> dict[str, str]:
+    """Shortcut -> executable of every prover of ``proofs/why3.conf.in``, plus why3 and gappa."""
+    found: dict[str, str] = {}
+    conf = root / "proofs" / "why3.conf.in"
+    z3_pypi = Path(sys.executable).parent / "z3"
+    if conf.is_file():
+        for section in conf.read_text(encoding="utf-8").split("[prover]")[1:]:
+            cmd = re.search(r'^command = "(\S+)', section, re.M)
+            short = re.search(r'^shortcut = "([^"]+)"', section, re.M)
+            if cmd and short:
+                exe = cmd.group(1).replace("@Z3_PYPI@", str(z3_pypi))
+                found[short.group(1)] = exe
+    for name in ("why3", "gappa"):
+        exe = shutil.which(name)
+        if exe:
+            found[name] = exe
+    return found
+
+
+def binaries(root: Path, probe: bool = True) -> list[dict[str, Any]]:
+    """The tools' executables: shortcut(s), path, resolved path, SHA-256, version.
+
+    A missing executable is listed with ``sha256: None`` (shown as absent).
+    """
+    by_path: dict[str, dict[str, Any]] = {}
+    for short, exe in sorted(prover_executables(root).items()):
+        entry = by_path.get(exe)
+        if entry is not None:
+            entry["names"].append(short)
+            continue
+        resolved = Path(exe).resolve() if Path(exe).exists() else None
+        entry = {
+            "names": [short],
+            "path": exe,
+            "resolved": str(resolved) if resolved else None,
+            "sha256": sha256(resolved) if resolved and resolved.is_file() else None,
+            "version": _version(exe) if probe and resolved else None,
+        }
+        by_path[exe] = entry
+    return list(by_path.values())
+
+
+def why3_library(root: Path, datadir: Path = WHY3_DATADIR) -> dict[str, str | None]:
+    """SHA-256 of the Why3 theories and driver files the project's drivers use.
+
+    Driver imports are followed transitively; imports of the project's own
+    driver directory are hashed with the claim files and not repeated here.
+    """
+    drivers = root / "proofs" / "drivers"
+    todo = sorted(drivers.iterdir()) if drivers.is_dir() else []
+    conf = root / "proofs" / "why3.conf.in"
+    if conf.is_file():
+        text = conf.read_text(encoding="utf-8")
+        todo += [Path(n) for n in re.findall(r'^driver = "(/[^"]+)"', text, re.M)]
+    wanted: set[Path] = {datadir / t for t in WHY3_THEORIES}
+    seen: set[Path] = set()
+    while todo:
+        drv = todo.pop()
+        if drv in seen or not drv.is_file():
+            continue
+        seen.add(drv)
+        if not drv.is_relative_to(drivers):
+            wanted.add(drv)
+        for name in re.findall(r'import\s+"([^"]+)"', drv.read_text(encoding="utf-8")):
+            path = Path(name)
+            if not path.is_absolute():
+                path = drv.parent / name
+                if not path.is_file():
+                    path = datadir / "drivers" / name
+            if not path.is_file():
+                wanted.add(path)
+            todo.append(path)
+    return {str(p): (sha256(p) if p.is_file() else None) for p in sorted(wanted)}

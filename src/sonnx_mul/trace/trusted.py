@@ -1,0 +1,376 @@
+"""Trusted base, tool qualification data and objectives: DATA for the report.
+
+One place for what the report's "Trusted base", "Proof subjects" and
+"Objectives" sections say; :mod:`sonnx_mul.trace.render` renders it into
+Markdown and HTML and :mod:`sonnx_mul.trace.report` copies it into the JSON.
+Known issues are public bug reports found by searching the tools' trackers;
+each is cited by its address, none is invented. An assessor must still check
+the trackers for issues filed later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    """A public report of a soundness (or correctness) problem in a trusted tool."""
+
+    title: str
+    url: str
+    relevance: str
+
+
+@dataclass(frozen=True)
+class Component:
+    """One trusted component: what the claim relies on it for, and how trust is reduced."""
+
+    name: str
+    version_keys: tuple[str, ...]  # keys of the report's "tools" that give its version
+    trusted_for: str
+    reduced_by: tuple[str, ...]
+    known_issues: tuple[KnownIssue, ...] = ()
+
+
+TRUSTED_BASE: tuple[Component, ...] = (
+    Component(
+        "CPython",
+        ("python", "python_implementation"),
+        "runs the validation, the pure-Python reference kernel (kernel.py, softfloat.py) "
+        "and every check; unbounded int arithmetic of the kernel",
+        (
+            "the test suite and the agreement tests run on it",
+            "kernel.py is the very file Why3 proves (the Python frontend reads what CPython "
+            "imports), so only CPython's execution of that subset is trusted",
+        ),
+    ),
+    Component(
+        "numpy ufunc loops (np.multiply)",
+        ("numpy",),
+        "computes every result of the fast path sonnx_mul.mul (all element types): the "
+        "running code is numpy's C loop, which is tested, not proved",
+        (
+            "known-answer self-test at start-up (`sonnx-mul selftest`: ties to even, "
+            "subnormals, FTZ/DAZ detection, overflow, NaN, signed zero, wrap)",
+            "agreement tests against the pure-Python reference on sampled inputs",
+            "exhaustive runs (`make verify-exhaustive`): every int8/uint8 pair in both "
+            "modes and every float16/bfloat16 pair (2^32 each) against exact oracles",
+        ),
+        (
+            KnownIssue(
+                "BUG: Inconsistent rounding when converting float32 to float16 "
+                "(numpy/numpy#22704, closed)",
+                "https://github.com/numpy/numpy/issues/22704",
+                "float16 products are computed in float32 and narrowed; a narrowing "
+                "rounding bug of this class is what the exhaustive float16 run would catch",
+            ),
+        ),
+    ),
+    Component(
+        "ml_dtypes (bfloat16 loops)",
+        ("ml_dtypes",),
+        "the bfloat16 dtype and its multiply loop used by the fast path",
+        (
+            "exhaustive bfloat16 run against an exact oracle",
+            "known-answer vectors for bfloat16 in the self-test",
+        ),
+    ),
+    Component(
+        "Why3 1.5.1 (front end, VC generator, transformations)",
+        ("recorded_by_why3/versions/why3", "why3"),
+        "turns the WhyML model and kernel.py into verification conditions; a bug here "
+        "could make a false statement provable or drop a goal",
+        (
+            "negative controls: planted faults in copies of the .mlw files and kernel.py "
+            "must make the proof fail (tests/test_why3_negative.py)",
+            "the proof driver fails on a file with zero goals and on any goal missing "
+            "from, or added to, proofs/manifest.json",
+            "every goal is re-proved from scratch by `make prove` (replay of the manifest)",
+        ),
+    ),
+    Component(
+        "Why3 standard library: ieee_float and bv theories",
+        ("recorded_by_why3/versions/why3",),
+        "the axioms of IEEE 754 floats (ieee_float.Float32/Float64/GenericFloat) and of "
+        "bit-vectors (bv.BV8..BV64, BVConverter); an inconsistent axiom would prove anything",
+        (
+            "the float and bit-vector facts are also checked by execution: exhaustive runs "
+            "and known-answer vectors compare against exact oracles",
+            "provers that keep Why3's axioms (cvc5-axioms, z3 noBV) and provers that "
+            "translate to native SMT floats/bit-vectors are both used, per goal",
+        ),
+    ),
+    Component(
+        "Z3 (PyPI z3-solver binary, and Debian 4.8.12)",
+        ("recorded_by_why3/versions/z3", "recorded_by_why3/versions/z3-debian", "z3-solver"),
+        "discharges most goals (see the proof entries' prover)",
+        (
+            "portfolio: a goal may be proved by another prover too (the manifest names one)",
+            "fixed random seeds in proofs/why3.conf.in; binary hashed in this report",
+        ),
+        (
+            KnownIssue(
+                "Soundness bug in QF_FP (Z3Prover/z3#2827, closed 2020)",
+                "https://github.com/Z3Prover/z3/issues/2827",
+                "wrong 'unsat' on floating-point formulas: a false float goal could be proved",
+            ),
+            KnownIssue(
+                "Soundness bug in QF_FP (Z3Prover/z3#2925, closed 2020)",
+                "https://github.com/Z3Prover/z3/issues/2925",
+                "same class, float theory",
+            ),
+            KnownIssue(
+                "soundness bug in fp.to_real (Z3Prover/z3#9471, closed 2026)",
+                "https://github.com/Z3Prover/z3/issues/9471",
+                "wrong answer with subnormal floats and fp.to_real, as used by t'real",
+            ),
+            KnownIssue(
+                "Incorrect UNSAT in Float32 FP/Real round-trip arithmetic (Z3Prover/z3#9953, open)",
+                "https://github.com/Z3Prover/z3/issues/9953",
+                "refutational unsoundness mixing Float32 and reals, the shape of the "
+                "rounding lemma; reported on a debug build of a development commit",
+            ),
+        ),
+    ),
+    Component(
+        "cvc5 1.0.3 (Debian), native FP and axiom-keeping drivers",
+        ("recorded_by_why3/versions/cvc5", "cvc5"),
+        "discharges float goals (native SMT floats with --fp-exp) and goals that need "
+        "Why3's axioms",
+        ("portfolio with Z3; negative controls; exhaustive runs for the narrow floats",),
+        (
+            KnownIssue(
+                "Add regression filter_soundness_issue.smt2 (cvc5/cvc5#11257, merged 2024)",
+                "https://github.com/cvc5/cvc5/pull/11257",
+                "a benchmark answered incorrectly 'unsat' since cvc5 1.0.1, fixed later: "
+                "the Debian 1.0.3 used here predates the fix",
+            ),
+            KnownIssue(
+                "Incorrect UNSAT without --check-proofs (cvc5/cvc5#12354, closed 2026)",
+                "https://github.com/cvc5/cvc5/issues/12354",
+                "refutational unsoundness with fp.to_ubv of NaN (floating-point theory)",
+            ),
+            KnownIssue(
+                "CVC4 refutation and solution soundness bugs in QF_FP (cvc5/cvc5#5504)",
+                "https://github.com/cvc5/cvc5/issues/5504",
+                "wrong answers on fp.mul; the FP solver (SymFPU) is cvc5's ancestor",
+            ),
+        ),
+    ),
+    Component(
+        "CVC4 1.8 (Debian)",
+        ("recorded_by_why3/versions/cvc4", "cvc4"),
+        "portfolio member only (Debian's build has no floating-point support)",
+        ("portfolio; not needed by any manifest goal unless the manifest names it",),
+    ),
+    Component(
+        "The project's prover drivers and configuration",
+        (),
+        "proofs/drivers/*.drv, narrowfloat.gen and proofs/why3.conf.in map Why3 symbols to "
+        "SMT-LIB; a wrong mapping (e.g. of float16 literals) is a soundness hole",
+        (
+            "hashed in this report (Artifacts)",
+            "goals proved both with native translation and with Why3's axioms where it "
+            "matters; negative controls run through the same drivers",
+        ),
+    ),
+    Component(
+        "CrossHair (bounded symbolic execution)",
+        ("crosshair-tool",),
+        "checks PEP 316 contracts on the Python kernel and validators; a BOUNDED search "
+        "within per-condition time budgets, not a proof",
+        (
+            "planted-bug negative controls must be found (tests/test_crosshair.py)",
+            "any counterexample is re-run as plain Python before it is trusted",
+        ),
+    ),
+    Component(
+        "pytest, hypothesis, onnx reference",
+        ("pytest", "hypothesis", "onnx"),
+        "run the requirements-based tests and produce the JUnit evidence",
+        (
+            "each verification step has a planted-fault negative control in the suite",
+            "the report fails the gate on any failed or unmapped failed test",
+        ),
+    ),
+)
+"""Every component the claim trusts, in the order the report lists them."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a proof entry is about."""
+
+    key: str
+    label: str
+    meaning: str
+
+
+PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
+    {
+        s.key: s
+        for s in (
+            Subject(
+                "whyml-model",
+                "WhyML model",
+                "a theorem about the Why3 model of Mul (why3/*.mlw): a specification, not "
+                "the code that runs",
+            ),
+            Subject(
+                "python-kernel",
+                "Python kernel (runs)",
+                "a verification condition of src/sonnx_mul/kernel.py, the integer kernel "
+                "that mul_reference runs: Why3's Python frontend proves the file CPython "
+                "imports",
+            ),
+            Subject(
+                "python-contracts-bounded",
+                "Python contracts (bounded)",
+                "a CrossHair contract check on Python code: no counterexample found within "
+                "the budget; bounded, not a proof",
+            ),
+            Subject(
+                "numpy-tested",
+                "numpy path (tested)",
+                "an exhaustive agreement run of the numpy fast path (what sonnx_mul.mul "
+                "runs) against an exact oracle: tested over every input pair of the type, "
+                "not proved",
+            ),
+            Subject("unknown", "unknown subject", "a proof record of an unrecognised source"),
+        )
+    }
+)
+"""Proof subjects by key; every proof item of the report carries one."""
+
+RUNNING_CODE = (
+    "sonnx_mul.mul (the fast path) runs numpy's C loops: it is tested (pytest, the "
+    "agreement tests, the self-test and, when present, the exhaustive runs), never proved. "
+    "mul_reference runs kernel.py (integers, proved by Why3) and softfloat.py (floats, "
+    "tested and contract-checked, not proved)."
+)
+"""The one-paragraph answer to 'is the running code proved?' shown in every format."""
+
+
+def subject_of(source: str, location: str) -> str:
+    """The proof subject key of a proof item from its source and location."""
+    path = location.split(":", 1)[0]
+    if source == "why3":
+        if path.endswith(".mlw"):
+            return "whyml-model"
+        if path.endswith(".py"):
+            return "python-kernel"
+    if source == "crosshair":
+        return "python-contracts-bounded"
+    if source == "exhaustive":
+        return "numpy-tested"
+    return "unknown"
+
+
+@dataclass(frozen=True)
+class Objective:
+    """An objective an assessor looks for, and how the project's outputs meet it."""
+
+    standard: str
+    objective: str
+    output: str
+    status: str  # met | partly met | out of scope
+    note: str
+
+
+STATUSES: tuple[str, ...] = ("met", "partly met", "out of scope")
+
+OBJECTIVES: tuple[Objective, ...] = (
+    Objective(
+        "DO-178C 6.4.2 / Table A-7 (requirements-based testing)",
+        "tests developed from the requirements, normal range and robustness",
+        "pytest suite named and marked by requirement id; per-id test evidence in this "
+        "report; error contract tests (ProfileError subclasses)",
+        "met",
+        "for the requirements in the registry; no separate test-procedure review record",
+    ),
+    Objective(
+        "DO-178C 6.5 / Table A-6, A-7 (traceability)",
+        "bidirectional trace: requirements <-> code <-> tests <-> verification results",
+        "this report: registry ids, requirement markers in code, tests and proofs, marker lint, "
+        "the gate failing on any gap",
+        "met",
+        "trace is to file:line ranges and test ids of the hashed tree",
+    ),
+    Objective(
+        "DO-178C 6.4.4.2 / Table A-7 (structural coverage)",
+        "statement / decision / MC/DC coverage of the code",
+        "none measured in the report",
+        "out of scope",
+        "coverage analysis is not produced; numpy's C loops are outside any Python coverage",
+    ),
+    Objective(
+        "DO-178C 6.3 / Table A-7 obj. 'verification of verification results'",
+        "the verification procedures and results are correct and complete",
+        "negative controls for every verification step (planted faults must fail), the "
+        "gate's own planted-gap tests, zero-goal and manifest-drift checks",
+        "partly met",
+        "no independent review record; the checks are automated, not reviewed",
+    ),
+    Objective(
+        "DO-333 FM.6.3 (formal analysis soundness)",
+        "the formal method is sound and its assumptions are justified",
+        "Trusted base section: Why3 theories, drivers, provers with known issues; "
+        "proof subjects (model vs kernel vs tested numpy path)",
+        "partly met",
+        "soundness rests on Why3/SMT; no proof certificates are checked independently",
+    ),
+    Objective(
+        "DO-330 tool qualification (TQL-5 verification tools)",
+        "tool operational requirements, verification of the tool in its environment",
+        "tool versions, resolved binary paths and SHA-256 in this report; manifest replay; "
+        "negative controls act as tool verification cases",
+        "partly met",
+        "no Tool Qualification Plan / TOR / TAS documents; data only",
+    ),
+    Objective(
+        "ISO 26262-8 clause 11 (confidence in the use of software tools)",
+        "tool impact / error detection classification, TCL, qualification method",
+        "Trusted base section: what each tool is trusted for and how errors are detected "
+        "(tests, self-test, exhaustive runs, replay)",
+        "partly met",
+        "TI/TD/TCL classification is not stated formally; evidence for 'increased "
+        "confidence from use' and 'validation of the tool' is partial",
+    ),
+    Objective(
+        "ISO 26262-6 clause 9 / 10 (unit verification and requirements-based tests)",
+        "unit verification by requirements-based tests, interface tests, fault injection",
+        "pytest suite, hostile models, fuzzing, known-answer self-test",
+        "met",
+        "for the Mul unit; no hardware-in-the-loop",
+    ),
+    Objective(
+        "DO-178C 7 / ISO 26262-8 clause 7 (configuration management)",
+        "identification of the configuration the evidence applies to",
+        "git commit and dirty flag, SHA-256 of every file the claim depends on, "
+        "`sonnx-mul verify-install` for the installed package",
+        "met",
+        "the report identifies the configuration; archiving and baselines are the user's",
+    ),
+    Objective(
+        "DO-178C 11.x (plans, standards, SAS)",
+        "PSAC, SDP, SVP, SCMP, SQAP, standards and the accomplishment summary",
+        "none",
+        "out of scope",
+        "process documents belong to the user's certification project",
+    ),
+)
+"""Objectives and how honestly the project's outputs meet them."""
+
+
+def as_json() -> dict[str, Any]:
+    """The trusted base, proof subjects and objectives as JSON-ready data."""
+    return {
+        "trusted_base": [asdict(c) for c in TRUSTED_BASE],
+        "proof_subjects": {k: asdict(s) for k, s in PROOF_SUBJECTS.items()},
+        "running_code": RUNNING_CODE,
+        "objectives": [asdict(o) for o in OBJECTIVES],
+    }

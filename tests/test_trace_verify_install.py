@@ -1,0 +1,103 @@
+"""`sonnx-mul verify-install`: passes on a fresh install, fails after one changed byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from sonnx_mul.trace import build_report
+from sonnx_mul.trace.install import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE, compare, verify
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def report_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("verify-report")
+    report = build_report(REPO, out / "no-evidence", probe_tools=False)
+    path = out / "traceability.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def fresh_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A non-editable install of this tree (pip install --no-deps --target)."""
+    target = tmp_path_factory.mktemp("site")
+    build = tmp_path_factory.mktemp("build")
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+         "--no-compile", "--target", str(target), str(REPO)],
+        capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "TMPDIR": str(build), "PIP_NO_INPUT": "1"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (target / "sonnx_mul" / "kernel.py").is_file()
+    return target
+
+
+def run_installed(target: Path, report: Path) -> subprocess.CompletedProcess[str]:
+    """``sonnx-mul verify-install`` in a Python that imports sonnx_mul from ``target`` only.
+
+    ``-S`` skips site (and the editable install's path hook); the virtual
+    environment's site-packages come after ``target`` for numpy.
+    """
+    site = sysconfig.get_paths()["purelib"]
+    code = "import sys; from sonnx_mul.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code, "verify-install", str(report)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(target), site])},
+    )  # fmt: skip
+
+
+def test_verify_install_passes_on_a_fresh_install_and_fails_after_one_byte(
+    fresh_install: Path, report_json: Path
+) -> None:
+    ok = run_installed(fresh_install, report_json)
+    assert ok.returncode == EXIT_OK, ok.stdout + ok.stderr
+    assert "verify-install: OK" in ok.stdout and str(fresh_install) in ok.stdout
+
+    module = fresh_install / "sonnx_mul" / "kernel.py"
+    original = module.read_bytes()
+    index = original.index(b"pure-Python")  # a byte of a comment: the code still imports
+    try:
+        module.write_bytes(original[:index] + b"P" + original[index + 1 :])
+        bad = run_installed(fresh_install, report_json)
+        assert bad.returncode == EXIT_MISMATCH, bad.stdout + bad.stderr
+        assert "changed: kernel.py" in bad.stdout
+        assert "MISMATCH" in bad.stderr
+    finally:
+        module.write_bytes(original)
+
+
+def test_extra_and_missing_files_are_mismatches(tmp_path: Path, report_json: Path) -> None:
+    expected = json.loads(report_json.read_text())["package"]["files"]
+    pkg = tmp_path / "sonnx_mul"
+    for rel in expected:
+        dest = pkg / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes((REPO / "src" / "sonnx_mul" / rel).read_bytes())
+    assert compare(expected, pkg).ok
+    assert verify(report_json, pkg) == EXIT_OK
+    (pkg / "trojan.py").write_text("import os\n")
+    (pkg / "errors.py").unlink()
+    outcome = compare(expected, pkg)
+    assert outcome.extra == ["trojan.py"] and outcome.missing == ["errors.py"]
+    assert verify(report_json, pkg) == EXIT_MISMATCH
+
+
+def test_unreadable_report_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert verify(bad) == EXIT_UNREADABLE
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"schema": "sonnx-mul-traceability/1"}))
+    assert verify(old) == EXIT_UNREADABLE
+    assert verify(tmp_path / "missing.json") == EXIT_UNREADABLE
