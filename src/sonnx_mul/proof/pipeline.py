@@ -1,6 +1,7 @@
 """The proof pipeline behind ``make prove``: every verification step, then the report.
 
-Steps run in order, each as a subprocess of this Python: the Why3 proofs,
+Steps run in order, each as a subprocess of this Python: the agreement of
+the Why3 tables and check order with the Python registry, the Why3 proofs,
 the CrossHair contract checks, the test suite with its agreement checks
 (JUnit XML for the report), and the traceability report with its gate. A
 failing step does not stop the later ones, so the report shows everything
@@ -38,6 +39,7 @@ def steps(out_dir: str) -> tuple[Step, ...]:
     """The pipeline's steps, with paths relative to the repository root."""
     python = sys.executable
     return (
+        Step("tables", (python, "-m", "sonnx_mul.proof.tables", "check")),
         Step("why3", (python, "-m", "sonnx_mul.proof.why3", "check")),
         Step("crosshair", (python, "-m", "sonnx_mul.proof.crosshair", "check")),
         Step(
