@@ -1,0 +1,218 @@
+"""F-CHECKED: the production overflow scan (fastpath.first_overflow_index) at
+every boundary, against exact Python-int oracles.
+
+For each of the 8 integer types: products exactly at lo, hi, lo-1, hi+1
+(-2**63 and mixed signs included) and every product straddling them that a
+factor near an extreme can reach, the extreme factor in either operand, in
+the first, a middle and the last block (first and last lane of a block),
+through ``first_overflow_index`` itself and through ``mul(...,
+overflow="error")`` on C, Fortran, strided, reversed, byte-swapped views
+and with ``out=``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from sonnx_mul import fastpath, mul
+from sonnx_mul.dtypes import ElementType
+from sonnx_mul.errors import IntegerOverflowError
+from support import INT_TYPES
+
+SMALL_CHUNK = 8
+N_BLOCKS = 4
+POSITIONS = (0, 1, SMALL_CHUNK - 1, SMALL_CHUNK, 2 * SMALL_CHUNK + 3, N_BLOCKS * SMALL_CHUNK - 1)
+
+
+def _fits(etype: ElementType, value: int) -> bool:
+    return etype.lo <= value <= etype.hi
+
+
+def _in_range(etype: ElementType, value: int) -> bool:
+    return etype.lo <= value <= etype.hi
+
+
+def factor_candidates(etype: ElementType) -> list[int]:
+    """Factors near the extremes, small factors, and powers of two (both signs)."""
+    lo, hi, n = etype.lo, etype.hi, etype.bits
+    xs = {0, 1, 2, 3, 7, lo, lo + 1, lo + 2, hi, hi - 1, hi // 2, hi // 2 + 1, hi // 3}
+    xs |= (
+        {1 << k for k in range(n)}
+        | {(1 << k) + 1 for k in range(n)}
+        | {(1 << k) - 1 for k in range(1, n)}
+    )
+    xs |= {-x for x in xs}
+    return sorted(x for x in xs if _in_range(etype, x))
+
+
+def boundary_pairs(etype: ElementType) -> list[tuple[int, int]]:
+    """(x, y) in range whose product is at or next to lo or hi (both orders)."""
+    pairs: set[tuple[int, int]] = set()
+    bounds = (etype.lo, etype.hi, etype.lo - 1, etype.hi + 1)
+    for x in factor_candidates(etype):
+        if x == 0:
+            pairs.add((0, etype.lo))
+            pairs.add((0, etype.hi))
+            continue
+        for bound in bounds:
+            q = bound // x
+            for y in (q - 1, q, q + 1):
+                if _in_range(etype, y):
+                    pairs.add((x, y))
+                    pairs.add((y, x))
+    return sorted(pairs)
+
+
+def exact_pairs(etype: ElementType) -> dict[str, tuple[int, int]]:
+    """One pair whose product is exactly each of lo, hi, lo-1, hi+1 (when representable)."""
+    found: dict[str, tuple[int, int]] = {}
+    names = {etype.lo: "lo", etype.hi: "hi", etype.lo - 1: "lo-1", etype.hi + 1: "hi+1"}
+    for x, y in boundary_pairs(etype):
+        name = names.get(x * y)
+        if name and name not in found and x not in (0, 1, -1):  # prefer non-trivial factors
+            found[name] = (x, y)
+    for x, y in boundary_pairs(etype):
+        name = names.get(x * y)
+        if name and name not in found:
+            found[name] = (x, y)
+    return found
+
+
+def first_bad(a: np.ndarray, b: np.ndarray, etype: ElementType) -> int:
+    """The exact oracle: first C-order index whose Python-int product leaves the range."""
+    for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True)):
+        if not _fits(etype, int(x) * int(y)):
+            return i
+    return -1
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_boundary_products_are_covered(etype: ElementType) -> None:
+    exact = exact_pairs(etype)
+    expected = {"lo", "hi", "hi+1"} | ({"lo-1"} if etype.signed else set())
+    assert set(exact) >= expected, exact
+    if etype.signed:
+        # the int64 minimum asymmetry: lo * -1 overflows, lo * 1 does not
+        assert (etype.lo, -1) in boundary_pairs(etype) and (-1, etype.lo) in boundary_pairs(etype)
+        assert any(x * y == etype.lo and x < 0 < y for x, y in boundary_pairs(etype))
+        assert any(x * y == etype.lo and y < 0 < x for x, y in boundary_pairs(etype))
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_every_boundary_pair_in_every_block(
+    etype: ElementType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fastpath, "OVERFLOW_CHUNK", SMALL_CHUNK)
+    n = N_BLOCKS * SMALL_CHUNK
+    pairs = boundary_pairs(etype)
+    assert len(pairs) > 50
+    for x, y in pairs:
+        for position in POSITIONS:
+            a = np.ones(n, etype.dtype)
+            b = np.ones(n, etype.dtype)
+            a[position], b[position] = x, y
+            # a benign extreme elsewhere defeats the corner bound of the block
+            other = (position + 3) % n
+            a[other] = etype.hi
+            expected = position if not _fits(etype, x * y) else -1
+            assert first_bad(a, b, etype) == expected
+            assert fastpath.first_overflow_index(a, b, etype) == expected, (x, y, position)
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_first_of_two_overflows_across_blocks(
+    etype: ElementType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fastpath, "OVERFLOW_CHUNK", SMALL_CHUNK)
+    n = N_BLOCKS * SMALL_CHUNK
+    bad = [(x, y) for x, y in boundary_pairs(etype) if not _fits(etype, x * y)]
+    for (x1, y1), (x2, y2) in zip(bad, bad[1:] + bad[:1], strict=True):
+        for first, second in ((2, n - 1), (SMALL_CHUNK - 1, SMALL_CHUNK), (0, 1)):
+            a = np.ones(n, etype.dtype)
+            b = np.ones(n, etype.dtype)
+            a[first], b[first], a[second], b[second] = x1, y1, x2, y2
+            assert fastpath.first_overflow_index(a, b, etype) == first
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_real_chunk_size_first_middle_last_block(etype: ElementType) -> None:
+    chunk = fastpath.OVERFLOW_CHUNK
+    n = 3 * chunk + 5
+    for x, y in exact_pairs(etype).values():
+        for position in (0, chunk - 1, chunk, chunk + 1234, 3 * chunk, n - 1):
+            for p, q in ((x, y), (y, x)):
+                a = np.ones(n, etype.dtype)
+                b = np.ones(n, etype.dtype)
+                a[position], b[position] = p, q
+                expected = position if not _fits(etype, p * q) else -1
+                assert fastpath.first_overflow_index(a, b, etype) == expected
+
+
+def _c(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x)
+
+
+def _fortran(x: np.ndarray) -> np.ndarray:
+    return np.asfortranarray(x)
+
+
+def _strided(x: np.ndarray) -> np.ndarray:
+    big = np.zeros((x.shape[0] * 2, x.shape[1] * 3), x.dtype)
+    big[::2, ::3] = x
+    return big[::2, ::3]
+
+
+def _reversed(x: np.ndarray) -> np.ndarray:
+    return x[::-1, ::-1].copy()[::-1, ::-1]
+
+
+def _swapped(x: np.ndarray) -> np.ndarray:
+    return x.astype(x.dtype.newbyteorder())
+
+
+LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "C": _c,
+    "F": _fortran,
+    "strided": _strided,
+    "reversed": _reversed,
+    "byteswapped": _swapped,
+}
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+@pytest.mark.parametrize(
+    ("layout_a", "layout_b"),
+    [(k, k) for k in LAYOUTS] + [("F", "strided"), ("reversed", "byteswapped")],
+)
+@pytest.mark.parametrize("with_out", [False, True])
+def test_F_CHECKED_mul_error_mode_on_every_layout(
+    etype: ElementType, layout_a: str, layout_b: str, with_out: bool
+) -> None:
+    shape = (5, 7)
+    for x, y in exact_pairs(etype).values():
+        for flat in (0, 17, 34):
+            logical_a = np.ones(shape, etype.dtype)
+            logical_b = np.ones(shape, etype.dtype)
+            logical_a.flat[flat], logical_b.flat[flat] = x, y
+            logical_a.flat[(flat + 5) % 35] = etype.hi  # defeats the corner bound
+            a, b = LAYOUTS[layout_a](logical_a), LAYOUTS[layout_b](logical_b)
+            assert np.array_equal(a, logical_a) and np.array_equal(b, logical_b)
+            out = np.full(shape, 3, etype.dtype) if with_out else None
+            before = None if out is None else out.copy()
+            expected = first_bad(logical_a, logical_b, etype)
+            if expected >= 0:
+                with pytest.raises(IntegerOverflowError) as info:
+                    mul(a, b, overflow="error", out=out)
+                assert info.value.index == expected
+                assert (info.value.a_value, info.value.b_value) == (x, y)
+                if out is not None:
+                    assert np.array_equal(out, before)  # nothing written
+            else:
+                c = mul(a, b, overflow="error", out=out)
+                exact = [
+                    int(p) * int(q) for p, q in zip(logical_a.flat, logical_b.flat, strict=True)
+                ]
+                assert c.reshape(-1).tolist() == exact
