@@ -125,3 +125,49 @@ def ir_xml(
             "</layers><edges/></net>"
         ).encode()
     )
+
+
+def ir_net(layers: str, edges: Sequence[tuple[int, int, int, int]], name: str = "ir") -> bytes:
+    """An IR from raw <layer> elements and (from-layer, from-port, to-layer, to-port) edges."""
+    body = "".join(
+        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
+        for a, b, c, d in edges
+    )
+    net = f'<net name="{name}" version="11"><layers>{layers}</layers>'
+    return f"{net}<edges>{body}</edges></net>".encode()
+
+
+def ir_port(pid: int, dims: Sequence[int | str], precision: str = "FP32") -> str:
+    return (
+        f'<port id="{pid}" precision="{precision}">'
+        + "".join(f"<dim>{d}</dim>" for d in dims)
+        + "</port>"
+    )
+
+
+def ir_parameter(
+    lid: int, shape: Sequence[int | str], port_dims: Sequence[int | str] | None = None
+) -> str:
+    text = ",".join(str(d) for d in shape)
+    dims = shape if port_dims is None else port_dims
+    return (
+        f'<layer id="{lid}" name="p{lid}" type="Parameter" version="opset1">'
+        f'<data shape="{text}" element_type="f32"/><output>{ir_port(0, dims)}</output></layer>'
+    )
+
+
+def ir_unary(lid: int, op: str, dims: Sequence[int | str]) -> str:
+    return (
+        f'<layer id="{lid}" name="{op.lower()}{lid}" type="{op}" version="opset1">'
+        f"<input>{ir_port(0, dims)}</input><output>{ir_port(1, dims)}</output></layer>"
+    )
+
+
+def ir_multiply(
+    lid: int, dims_a: Sequence[int | str], dims_b: Sequence[int | str], mode: str = "numpy"
+) -> str:
+    return (
+        f'<layer id="{lid}" name="mul" type="Multiply" version="opset1">'
+        f'<data auto_broadcast="{mode}"/><input>{ir_port(0, dims_a)}{ir_port(1, dims_b)}</input>'
+        f"<output>{ir_port(2, dims_a)}</output></layer>"
+    )

@@ -163,7 +163,7 @@ def test_negative_control_checker_loading_external_data_opens_it(
         return os.open(os.path.join(base_dir, location), os.O_RDONLY)
 
     real_load = onnx.load
-    monkeypatch.setattr(onnx, "load", lambda f, **kw: real_load(f))  # default: loads data
+    monkeypatch.setattr(checker_module, "load_model", lambda f: real_load(f))  # loads data
     monkeypatch.setattr(edh, "_open_external_data_fd", unchecked)
     path = _save_ext_model(escape["folder"], "link.bin")
     opened, _ = _opened_for_reading(escape["fifo"], lambda: _cli(["check", str(path)]))
@@ -178,7 +178,7 @@ import numpy as np, onnx
 from sonnx_mul import ProfileError
 from sonnx_mul.cli import main
 from sonnx_mul.onnx import Backend, check_model
-from sonnx_mul.onnx import checker
+from sonnx_mul.onnx import sanitize, shapes
 import onnx.reference  # imported before the baseline, like the rest
 def status_mb(key):  # VmHWM is this process image's peak (ru_maxrss survives fork+exec)
     with open("/proc/self/status") as f:
@@ -189,16 +189,16 @@ def current_mb():
 def peak_mb():
     return status_mb("VmHWM")
 if os.environ.get("PLANT_NO_STRIP"):  # negative control: payloads kept for inference
-    checker.PAYLOAD_LIMIT = 1 << 62
+    sanitize.PAYLOAD_LIMIT = 1 << 62
 if os.environ.get("PLANT_MATERIALIZE"):  # negative control: allocate declared shapes
-    real = checker._dim
+    real = shapes.dim_of
     keep = []
     def materialize(d):
         v = real(d)
         if isinstance(v, int) and v > 2**20 and not keep:
             keep.append(np.ones(min(v, 300 * 2**20), np.uint8))
         return v
-    checker._dim = materialize
+    shapes.dim_of = materialize
 actions, path = sys.argv[2].split(","), sys.argv[3]
 data = open(path, "rb").read() if "bytes" in actions else None
 check_model(sys.argv[4])  # warm up on a small model
@@ -415,11 +415,13 @@ def test_non_recursive_call_chain_is_fine() -> None:
 def test_negative_control_recursion_unreported_without_the_guard(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Without the cycle guard the model is judged as if valid, and the backend
-    fails with an evaluator error instead of a clear refusal."""
-    monkeypatch.setattr(checker_module, "_function_cycle", lambda m: None)
+    """Without the cycle guard the recursion is not named: the call-depth cap of
+    the function specialisation stops the walk with an undecided finding, and
+    the backend fails with an evaluator error instead of a clear refusal."""
+    monkeypatch.setattr(checker_module, "function_cycle", lambda m: None)
     m = _recursive_model(RECURSIVE["self"])
-    assert isinstance(check_model(m), list)
+    found = check_model(m)
+    assert found and "too deeply nested function calls" in " ".join(v.message for v in found)
     with pytest.raises(Exception) as info:
         Backend.prepare(m)
     assert not isinstance(info.value, ModelReadError)

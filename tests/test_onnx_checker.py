@@ -47,8 +47,12 @@ def test_R1_DIMS_zero_size_dimension() -> None:
     assert reqs(check_model(mul_model((2, 0), (2, 0)))) == {"R1-DIMS"}
 
 
-def test_R1_symbolic_dims_cannot_be_shown() -> None:
-    found = check_model(mul_model(("N", 3), ("N", 3)))
+def test_R1_same_symbolic_dims_conform() -> None:
+    assert check_model(mul_model(("N", 3), ("N", 3))) == []
+
+
+def test_R1_different_symbolic_dims_cannot_be_shown() -> None:
+    found = check_model(mul_model(("N", 3), ("M", 3)))
     assert reqs(found) == {"R1"}
     assert not found[0].definite and "cannot be shown" in found[0].message
 
@@ -61,8 +65,8 @@ def test_R1_unknown_rank_cannot_be_shown() -> None:
 def test_R1_same_tensor_twice_conforms() -> None:
     node = h.make_node("Mul", ["x", "x"], ["z"])
     assert check_model(model([node], [vi("x", T.FLOAT, [2, 3])])) == []
-    found = check_model(model([node], [vi("x", T.FLOAT, ["N", 3])]))
-    assert reqs(found) == {"R1-DIMS"} and not found[0].definite
+    assert check_model(model([node], [vi("x", T.FLOAT, ["N", None])])) == []
+    assert check_model(model([node], [vi("x", T.FLOAT, None)])) == []
 
 
 def test_R4_legacy_broadcast_attribute_refused() -> None:
@@ -83,25 +87,39 @@ def test_R1_R4_nested_if_inside_loop() -> None:
     assert check_model(nested_if_in_loop(bad=False)) == []
 
 
-def test_R1_R3_function_calling_function_is_checked() -> None:
+def _nested_function_model(shape_w: list[int]) -> onnx.ModelProto:
+    """call1 = Outer(x, y) conforms; call2 = Outer(x, w) broadcasts inside Inner."""
     inner = h.make_function(
         "local", "Inner", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"], name="m")],
         [h.make_opsetid("", 13)],
     )  # fmt: skip
-    call_inner = h.make_node("Inner", ["p", "q"], ["r"], domain="local")
+    call_inner = h.make_node("Inner", ["p", "q"], ["r"], domain="local", name="ci")
     outer = h.make_function(
         "local", "Outer", ["p", "q"], ["r"], [call_inner],
         [h.make_opsetid("", 13), h.make_opsetid("local", 1)],
     )  # fmt: skip
-    call = h.make_node("Outer", ["x", "y"], ["z"], domain="local")
-    m = model(
-        [call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3])],
-        functions=[inner, outer], extra_opsets=[h.make_opsetid("local", 1)],
+    calls = [
+        h.make_node("Outer", ["x", "y"], ["z"], domain="local", name="call1"),
+        h.make_node("Outer", ["x", "w"], ["z2"], domain="local", name="call2"),
+    ]
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3]), vi("w", T.FLOAT, shape_w)]
+    return model(
+        calls, inputs, ["z", "z2"], functions=[inner, outer],
+        extra_opsets=[h.make_opsetid("local", 1)],
     )  # fmt: skip
-    found = check_model(m)
-    assert {v.path for v in found} == {"function:local.Inner"}
-    assert {v.node for v in found} == {"m"}
-    assert "R1" in reqs(found) and not any(v.definite for v in found)
+
+
+def test_R4_function_call_site_is_named() -> None:
+    found = check_model(_nested_function_model([3]))
+    assert reqs(found) == {"R1", "R4"} and all(v.definite for v in found)
+    assert {(v.path, v.node) for v in found} == {("main/call2->local.Outer/ci->local.Inner", "m")}
+    assert check_model(_nested_function_model([2, 3])) == []
+
+
+def test_function_call_site_specialisation_counts_each_call() -> None:
+    from sonnx_mul.onnx import check_report
+
+    assert check_report(_nested_function_model([2, 3])).mul_nodes == 2
 
 
 def test_R2_sparse_initializer_feeding_mul() -> None:

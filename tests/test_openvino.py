@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from models import ir_xml
+from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
 from sonnx_mul.onnx import ModelReadError, Violation
 from sonnx_mul.onnx.openvino import check_ir
@@ -106,3 +106,59 @@ def test_doctype_and_entities_refused_as_unreadable(prolog: str) -> None:
 def test_malformed_xml_is_unreadable(data: bytes) -> None:
     with pytest.raises(ModelReadError):
         check_ir(data)
+
+
+# ------------------------------------------------------------ edges are followed (issue 12)
+def test_R1_R4_parameter_shape_beats_the_ports_claim() -> None:
+    """A Parameter [3] feeds a Multiply whose ports both claim [2, 3]: OpenVINO
+    broadcasts. The port contradicts its producer: the IR is refused as invalid."""
+    net = ir_net(
+        ir_parameter(0, [2, 3])
+        + ir_parameter(1, [3], port_dims=[3])
+        + ir_multiply(2, [2, 3], [2, 3]),
+        [(0, 0, 2, 0), (1, 0, 2, 1)],
+    )
+    with pytest.raises(ModelReadError, match="producer gives"):
+        check_ir(net)
+
+
+def test_R1_R4_parameter_port_contradicting_its_shape_is_invalid() -> None:
+    net = ir_net(
+        ir_parameter(0, [2, 3])
+        + ir_parameter(1, [3], port_dims=[2, 3])
+        + ir_multiply(2, [2, 3], [2, 3]),
+        [(0, 0, 2, 0), (1, 0, 2, 1)],
+    )
+    with pytest.raises(ModelReadError, match="Parameter layer 1 has shape"):
+        check_ir(net)
+
+
+def test_R1_R4_facts_from_edges() -> None:
+    net = ir_net(
+        ir_parameter(0, [2, 3]) + ir_parameter(1, [3]) + ir_multiply(2, [2, 3], [3]),
+        [(0, 0, 2, 0), (1, 0, 2, 1)],
+    )
+    assert reqs(check_ir(net)) == {"R1", "R4"}
+
+
+def test_R1_same_dynamic_source_through_sigmoid_conforms() -> None:
+    """x * sigmoid(x) with a dynamic batch (-1): the same producer port."""
+    dims = [-1, 64, 56, 56]
+    net = ir_net(
+        ir_parameter(0, dims) + ir_unary(1, "Sigmoid", dims) + ir_multiply(2, dims, dims),
+        [(0, 0, 1, 0), (1, 1, 2, 1), (0, 0, 2, 0)],
+    )
+    assert check_ir(net) == []
+    other = ir_net(
+        ir_parameter(0, dims) + ir_parameter(3, dims) + ir_unary(1, "Sigmoid", dims)
+        + ir_multiply(2, dims, dims),
+        [(3, 0, 1, 0), (1, 1, 2, 1), (0, 0, 2, 0)],
+    )  # fmt: skip
+    found = check_ir(other)
+    assert reqs(found) == {"R1"} and not found[0].definite
+
+
+def test_deep_xml_is_refused() -> None:
+    deep = b"<net>" + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</net>"
+    with pytest.raises(ModelReadError, match="deeper than"):
+        check_ir(deep)

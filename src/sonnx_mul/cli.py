@@ -23,7 +23,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -33,7 +33,7 @@ from .errors import ProfileError
 if TYPE_CHECKING:  # keep `sonnx-mul --help` and other subcommands light
     import onnx
 
-    from .onnx.checker import Violation
+    from .onnx.checker import Report, Violation
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -69,7 +69,7 @@ class _Parser(argparse.ArgumentParser):
 
 # ---------------------------------------------------------------- check
 def group_violations(
-    violations: list[Violation],
+    violations: Sequence[Violation],
 ) -> dict[tuple[str, str, str, bool], list[str]]:
     """Requirement ids by (path, node, message, definite), in first-seen order."""
     groups: dict[tuple[str, str, str, bool], list[str]] = {}
@@ -83,36 +83,96 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
+    p.add_argument(
+        "--dim", action="append", default=[], metavar="NAME=SIZE",
+        help="bind the free (symbolic) dim NAME of the model's inputs to SIZE (repeatable)",
+    )  # fmt: skip
+    p.add_argument(
+        "--input-shape", action="append", default=[], metavar="INPUT=D1,D2,...",
+        help="fix the shape of graph input INPUT; its free dims are bound too (repeatable)",
+    )  # fmt: skip
+    p.add_argument(
+        "--undecided-exit", type=int, default=EXIT_VIOLATIONS, metavar="CODE",
+        help="exit code when every finding is undecided ('cannot be shown'), none definite "
+        "(default 1, like violations; e.g. 3 to tell them apart; 0 and 2 are refused)",
+    )  # fmt: skip
+
+
+def _is_size(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _parse_bindings(args: argparse.Namespace) -> tuple[dict[str, int], dict[str, list[int]]]:
+    dims: dict[str, int] = {}
+    shapes: dict[str, list[int]] = {}
+    for spec in args.dim:
+        name, sep, size = spec.partition("=")
+        if not sep or not name or not _is_size(size.strip()):
+            raise UsageError(f"--dim expects NAME=SIZE (SIZE >= 0), got {spec!r}")
+        dims[name] = int(size)
+    for spec in args.input_shape:
+        name, sep, text = spec.partition("=")
+        parts = [x.strip() for x in text.split(",")] if text.strip() else []
+        if not sep or not name or not all(_is_size(x) for x in parts):
+            raise UsageError(f"--input-shape expects INPUT=D1,D2,... (sizes >= 0), got {spec!r}")
+        shapes[name] = [int(x) for x in parts]
+    if args.undecided_exit in (EXIT_OK, EXIT_USAGE) or not 0 <= args.undecided_exit <= 125:
+        raise UsageError("--undecided-exit must be 1 or 3..125 (0 and 2 keep their meaning)")
+    return dims, shapes
+
+
+def _check_summary(path: str, report: Report, unit: str) -> str:
+    bad, undecided = report.nodes(True), report.nodes(False)
+    if report.mul_nodes == 0:
+        return f"{path}: conforms to the SONNX Mul profile (no {unit} node to check)"
+    checked = f"{report.mul_nodes} {unit} node(s) checked"
+    if not report.violations:
+        return f"{path}: conforms to the SONNX Mul profile ({checked})"
+    return (
+        f"{path}: does not conform to the SONNX Mul profile ({checked}: {len(bad)} with "
+        f"definite violations, {len(undecided)} with undecided findings only)"
+    )
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from .onnx.checker import ModelReadError, check_model
-    from .onnx.openvino import check_ir
+    from .onnx.checker import ModelReadError, ShapeBindingError, check_report
+    from .onnx.openvino import check_ir_report
 
     path = str(args.model)
+    is_ir = path.lower().endswith(".xml")
     try:
-        is_ir = path.lower().endswith(".xml")
-        violations = check_ir(path) if is_ir else check_model(path)
-    except ModelReadError as exc:
+        dims, shapes = _parse_bindings(args)
+        if is_ir and (dims or shapes):
+            raise UsageError("--dim and --input-shape apply to ONNX models only")
+        report = (
+            check_ir_report(path) if is_ir else check_report(path, dims=dims, input_shapes=shapes)
+        )
+    except (ModelReadError, ShapeBindingError) as exc:
         raise UsageError(str(exc)) from exc
+    except (MemoryError, RecursionError) as exc:  # hostile input: one line, exit 2
+        raise UsageError(f"cannot check the model: {type(exc).__name__}") from None
+    unit = "Multiply" if is_ir else "Mul"
     if args.format == "json":
         doc = {
             "model": path,
-            "conforms": not violations,
-            "violations": [v.to_dict() for v in violations],
+            "conforms": not report.violations,
+            "verdict": report.verdict,
+            "mul_nodes_checked": report.mul_nodes,
+            "nodes_with_definite_violations": len(report.nodes(True)),
+            "nodes_with_undecided_findings_only": len(report.nodes(False)),
+            "definite": [v.to_dict() for v in report.definite],
+            "undecided": [v.to_dict() for v in report.undecided],
+            "violations": [v.to_dict() for v in report.violations],
         }
         print(json.dumps(doc, indent=2))
     else:
-        for (path_, node, message, definite), ids in group_violations(violations).items():
+        for (path_, node, message, definite), ids in group_violations(report.violations).items():
             kind = "" if definite else " (cannot be shown)"
             print(f"{', '.join(ids)}{kind} {path_}/{node}: {message}")
-        if violations:
-            undecided = sum(not v.definite for v in violations)
-            note = f" ({undecided} cannot be shown statically)" if undecided else ""
-            print(f"{path}: {len(violations)} violation(s) of the SONNX Mul profile{note}")
-        else:
-            print(f"{path}: conforms to the SONNX Mul profile")
-    return EXIT_VIOLATIONS if violations else EXIT_OK
+        print(_check_summary(path, report, unit))
+    if report.verdict == "violates":
+        return EXIT_VIOLATIONS
+    return int(args.undecided_exit) if report.verdict == "undecided" else EXIT_OK
 
 
 # ---------------------------------------------------------------- run
@@ -254,7 +314,8 @@ COMMANDS: tuple[Command, ...] = (
         "check", "check every Mul node of a model against the SONNX profile",
         "Check every Mul node of an ONNX model (graph, subgraphs, local functions) or every "
         "Multiply layer of an OpenVINO IR .xml against R1-R4. Exit 0: conforms; 1: "
-        "violations found; 2: the model could not be read.",
+        "violations found (definite, or undecided ones: see --undecided-exit); 2: the model "
+        "could not be read, is invalid (declared types contradict it), or a wrong call.",
         _configure_check, _run_check,
     ),
     Command(

@@ -4,7 +4,15 @@ Inside this package ``import onnx`` is the real ``onnx`` distribution
 (absolute imports); this package is ``sonnx_mul.onnx``.
 """
 
-from .checker import ModelReadError, Violation, check_model, load_model
+from .checker import (
+    ModelReadError,
+    Report,
+    ShapeBindingError,
+    Violation,
+    check_model,
+    check_report,
+    load_model,
+)
 from .executor import Backend, BackendRep, CertifiedEvaluator, Mul
 
 __all__ = [
@@ -13,7 +21,10 @@ __all__ = [
     "CertifiedEvaluator",
     "ModelReadError",
     "Mul",
+    "Report",
+    "ShapeBindingError",
     "Violation",
     "check_model",
+    "check_report",
     "load_model",
 ]

@@ -1,51 +1,68 @@
 """Static check of every ``Mul`` node of an ONNX model against R1–R4.
 
-The model is read without its external data (only metadata: types, dims,
-attributes) and shape inference runs on that in-memory copy, so no file
-named by the model is ever opened. Each ``Mul`` node of the main graph, of
-every nested graph attribute (If, Loop, Scan, at any depth) and of every
-model-local function is judged with the opset that applies to it.
+Pipeline (each step in its own module):
 
-Decisions (see the project docs):
+1. ``reading``: the file must be a regular file under a byte cap; it is
+   parsed without its external data, so no file named by the model is opened.
+2. ``sanitize``: big payloads cleared, recursive functions and duplicate
+   opset imports refused.
+3. ``declared``: user bindings of free dims applied to the main graph's
+   inputs; initializers made facts (overridable ones as the runtime treats
+   them); every other declaration removed before shape inference and
+   compared after it — a contradiction is an invalid model (ModelReadError).
+4. Shape inference (strict, else non-strict, else none; the failure text is
+   added to every "cannot be shown" message).
+5. One linear walk over the graph and every nested graph (a chain of scopes,
+   nothing copied per subgraph); each call of a model-local function is
+   specialised with the call site's types (``functions``) and its Mul nodes
+   are reported under ``<call site>-><function>/<function node>``. Functions
+   that no reachable node calls are never run and are not checked.
+6. Each Mul is judged with the opset that applies to it; shapes are compared
+   symbolically (``shapes``: the same ``dim_param`` is the same size).
 
-* Conservative: a property that cannot be shown from the model's static
-  information is reported, with ``definite=False`` and a message saying it
-  cannot be shown. Symbolic (``dim_param``) and unknown dims, unknown rank
-  and unknown element types are reported this way; only A and B being the
-  very same tensor proves R1 without static shapes.
-* Strict shape inference is tried first; if it fails (it does, e.g., for
-  incompatible shapes or sparse inputs) non-strict inference is used, then
-  the declared types only. The failure text is added to every "cannot be
-  shown" message so the reader knows why shapes are missing.
-* Function bodies are polymorphic: shapes and types there are unknown.
-
-Hostile input (see SECURITY.md): tensor payloads and long strings are
-cleared before shape inference (the checker judges dims and types only, so
-a 50 MB weight is not copied again and again); model-local functions that
-call themselves, directly or through others, make the model unreadable
-(ONNX forbids recursive functions); nesting deeper than protobuf's decoding
-limit is refused by the parser and reported as ModelReadError.
+Verdicts are conservative: a property the model does not show is reported
+with ``definite=False``. "Conforms" means: for every binding of the free dims
+to sizes >= 1 consistent with the main graph's declared inputs, no Mul node
+broadcasts, meets a sparse tensor, or has types outside the profile.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 
 import onnx
 
 from ..dtypes import MAX_KNOWN_OPSET, allowed_types, by_onnx_name, mul_version
-from ..validation import broadcastable
+from .declared import (
+    Declared,
+    GraphKey,
+    ShapeBindingError,
+    bind,
+    contradiction,
+    initializer_facts,
+    name_free_dims,
+    strip_declarations,
+)
+from .functions import FunctionId, body_index, specialise
+from .reading import MAX_MODEL_BYTES, ModelReadError, read_limited
+from .sanitize import DEFAULT_DOMAINS, function_cycle, opsets, strip_payloads, subgraphs
+from .shapes import Shape, broadcasts, fmt, same_shape, shape_of
+
+__all__ = [
+    "ModelReadError",
+    "Report",
+    "ShapeBindingError",
+    "Violation",
+    "check_model",
+    "check_report",
+    "load_model",
+]
 
 ModelSource = onnx.ModelProto | str | os.PathLike[str] | bytes
-Dim = int | str | None  # static size, symbolic name, unknown
-Shape = tuple[Dim, ...] | None  # None: unknown rank
-_DEFAULT_DOMAINS = ("", "ai.onnx")
-
-
-class ModelReadError(ValueError):
-    """The model could not be read (missing file, not an ONNX model, ...)."""
+MAX_SPECIALISATIONS = 2000  # distinct (function, call-site types) pairs inlined per model
+MAX_CALL_DEPTH = 64  # nested function calls followed
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,38 @@ class Violation:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class Report:
+    """The findings of one check and how many Mul nodes were judged."""
+
+    violations: tuple[Violation, ...]
+    mul_nodes: int
+
+    @property
+    def definite(self) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if v.definite)
+
+    @property
+    def undecided(self) -> tuple[Violation, ...]:
+        return tuple(v for v in self.violations if not v.definite)
+
+    def nodes(self, definite: bool) -> list[tuple[str, str]]:
+        """(path, node) of the nodes with a definite finding, or with undecided ones only."""
+        bad = dict.fromkeys((v.path, v.node) for v in self.definite)
+        if definite:
+            return list(bad)
+        return list(
+            dict.fromkeys((v.path, v.node) for v in self.undecided if (v.path, v.node) not in bad)
+        )
+
+    @property
+    def verdict(self) -> str:
+        """ "conforms", "violates" (a definite finding) or "undecided" (only undecided ones)."""
+        if self.definite:
+            return "violates"
+        return "undecided" if self.violations else "conforms"
+
+
 @dataclass
 class _Info:
     """What is statically known about one value name."""
@@ -74,118 +123,117 @@ class _Info:
     shape: Shape = None
     sparse: bool = False
     kind: str = "tensor"  # or "sparse", "sequence", "map", "optional", "unknown"
+    type: onnx.TypeProto | None = field(default=None, compare=False)
 
 
-_Scope = dict[str, _Info]
+_UNKNOWN = _Info(kind="unknown")
+
+
+class _Scope:
+    """Values of one graph, then of the graphs around it (no copying)."""
+
+    __slots__ = ("local", "parent")
+
+    def __init__(self, local: dict[str, _Info], parent: _Scope | None) -> None:
+        self.local, self.parent = local, parent
+
+    def get(self, name: str) -> _Info:
+        scope: _Scope | None = self
+        while scope is not None:
+            found = scope.local.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return _UNKNOWN
 
 
 def load_model(source: ModelSource) -> onnx.ModelProto:
-    """Read a model without loading external data; ModelReadError if unreadable."""
+    """Read a model without loading external data; ModelReadError if unreadable.
+
+    A path must name a regular file of at most MAX_MODEL_BYTES (reading.py).
+    """
     if isinstance(source, onnx.ModelProto):
         model = source
     else:
+        data = (
+            source
+            if isinstance(source, bytes)
+            else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
+        )
         try:
-            if isinstance(source, bytes):
-                model = onnx.load_from_string(source)
-            else:
-                model = onnx.load(os.fspath(source), load_external_data=False)
-        except Exception as exc:  # OSError, protobuf DecodeError, ...
+            model = onnx.load_from_string(data)
+        except Exception as exc:  # protobuf DecodeError, ...
             raise ModelReadError(f"cannot read ONNX model: {exc}") from exc
     if not model.HasField("graph"):
         raise ModelReadError("not an ONNX model: it has no graph")
     return model
 
 
-PAYLOAD_LIMIT = 1 << 16
-"""Tensor payloads, strings and doc strings longer than this (bytes or elements)
-are cleared before shape inference; small integer tensors (shapes, axes) stay."""
+def check_model(
+    model_or_path: ModelSource,
+    *,
+    dims: Mapping[str, int] | None = None,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> list[Violation]:
+    """Every violation of R1–R4 by the Mul nodes of a model; [] when it conforms.
+
+    ``dims`` binds free dims by name (``{"batch": 1}``), ``input_shapes`` fixes
+    a main-graph input's shape (``{"x": (1, 3, 224, 224)}``); a binding that
+    does not fit raises ShapeBindingError. An unreadable or invalid model
+    raises ModelReadError.
+    """
+    return list(check_report(model_or_path, dims=dims, input_shapes=input_shapes).violations)
 
 
-def _big(n: int) -> bool:
-    return n > PAYLOAD_LIMIT
+def check_report(
+    model_or_path: ModelSource,
+    *,
+    dims: Mapping[str, int] | None = None,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
+) -> Report:
+    """Like check_model, with the number of Mul nodes judged (a Report)."""
+    try:
+        return _check(model_or_path, dict(dims or {}), dict(input_shapes or {}))
+    except RecursionError:
+        raise ModelReadError("cannot check ONNX model: it is nested too deeply") from None
+    except MemoryError:
+        raise ModelReadError("cannot check ONNX model: out of memory") from None
 
 
-def _strip_tensor(t: onnx.TensorProto) -> None:
-    count = 1
-    for d in t.dims:
-        count *= max(int(d), 0)
-    fields = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
-    if (
-        _big(count)
-        or _big(len(t.raw_data))
-        or any(_big(len(getattr(t, f))) for f in fields)
-        or _big(sum(len(x) for x in t.string_data))
-    ):
-        for field in ("raw_data", *fields):
-            t.ClearField(field)
-
-
-def _strip_payloads(model: onnx.ModelProto) -> None:
-    """Clear big payloads in place (iteratively, over every nested graph)."""
-    model.ClearField("doc_string")
-    graphs: list[onnx.GraphProto] = [model.graph]
-    node_lists: list[Iterable[onnx.NodeProto]] = [f.node for f in model.functions]
-    while graphs or node_lists:
-        if graphs:
-            g = graphs.pop()
-            g.ClearField("doc_string")
-            for t in g.initializer:
-                _strip_tensor(t)
-            for sp in g.sparse_initializer:
-                _strip_tensor(sp.values)
-                _strip_tensor(sp.indices)
-            node_lists.append(g.node)
-            continue
-        for node in node_lists.pop():
-            node.ClearField("doc_string")
-            for attr in node.attribute:
-                attr.ClearField("doc_string")
-                if _big(len(attr.s)) or _big(sum(len(x) for x in attr.strings)):
-                    attr.ClearField("s")
-                    attr.ClearField("strings")
-                tensors = [attr.t] if attr.HasField("t") else []
-                for t in (*tensors, *attr.tensors):
-                    _strip_tensor(t)
-                sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
-                for sp in (*sparse, *attr.sparse_tensors):
-                    _strip_tensor(sp.values)
-                    _strip_tensor(sp.indices)
-                graphs.extend(_subgraphs(attr))
-
-
-def _function_cycle(model: onnx.ModelProto) -> list[str] | None:
-    """A cycle of model-local functions calling each other, or None (iterative DFS)."""
-    calls: dict[tuple[str, str], set[tuple[str, str]]] = {}
+def _check(
+    source: ModelSource, dims: dict[str, int], input_shapes: dict[str, Sequence[int]]
+) -> Report:
+    model = load_model(source)
+    cycle = function_cycle(model)
+    if cycle is not None:
+        raise ModelReadError(
+            "invalid ONNX model: model-local functions call themselves recursively: "
+            + " -> ".join(cycle)
+        )
+    model_opsets = opsets(model.opset_import, "the model")
     for func in model.functions:
-        found: set[tuple[str, str]] = set()
-        graphs: list[Iterable[onnx.NodeProto]] = [func.node]
-        while graphs:
-            for node in graphs.pop():
-                found.add((node.domain, node.op_type))
-                for attr in node.attribute:
-                    graphs.extend(g.node for g in _subgraphs(attr))
-        calls[(func.domain, func.name)] = found
-    state: dict[tuple[str, str], int] = {}  # 1 on the current path, 2 done
-    # key=repr below: names that are not UTF-8 come back as bytes, not comparable with str
-    for start in calls:
-        if start in state:
-            continue
-        path = [start]
-        stack = [iter(sorted(calls[start] & calls.keys(), key=repr))]
-        state[start] = 1
-        while stack:
-            nxt = next(stack[-1], None)
-            if nxt is None:
-                state[path.pop()] = 2
-                stack.pop()
-            elif state.get(nxt) == 1:
-                cycle = [*path[path.index(nxt) :], nxt]
-                return [f"{d}.{n}" if d else n for d, n in cycle]
-            elif nxt not in state:
-                state[nxt] = 1
-                path.append(nxt)
-                stack.append(iter(sorted(calls[nxt] & calls.keys(), key=repr)))
-    return None
+        opsets(func.opset_import, f"function {_text(func.name)!r}")
+    if source is model:  # the caller's: never modify it
+        model = onnx.ModelProto()
+        model.CopyFrom(source)
+    strip_payloads(model)
+    bind(model.graph, dims, input_shapes)
+    initializer_facts(model)
+    name_free_dims(model.graph)
+    declared = strip_declarations(model)
+    inferred, note = _infer(model)
+    walker = _Walker(
+        {(f.domain, f.name): f for f in model.functions}, model_opsets, model.ir_version
+    )
+    walker.walk(inferred.graph, "main", model_opsets.get(""), note, declared)
+    if walker.contradictions:
+        shown = "; ".join(walker.contradictions[:3])
+        more = len(walker.contradictions) - 3
+        raise ModelReadError(
+            f"invalid ONNX model: declared types contradict the model: {shown}"
+            + (f" (and {more} more)" if more > 0 else "")
+        )
+    return Report(tuple(walker.found), walker.muls)
 
 
 def _infer(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
@@ -200,107 +248,185 @@ def _infer(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
         return model, f"{note}; non-strict inference failed too: {str(exc).strip()}"
 
 
-def check_model(model_or_path: ModelSource) -> list[Violation]:
-    """Every violation of R1–R4 by the Mul nodes of a model; [] when it conforms."""
-    model = load_model(model_or_path)
-    cycle = _function_cycle(model)
-    if cycle is not None:
-        raise ModelReadError(
-            "invalid ONNX model: model-local functions call themselves recursively: "
-            + " -> ".join(cycle)
-        )
-    if isinstance(model_or_path, onnx.ModelProto):  # the caller's: never modify it
-        model = onnx.ModelProto()
-        model.CopyFrom(model_or_path)
-    _strip_payloads(model)
-    inferred, note = _infer(model)
-    opset = _default_opset(inferred.opset_import)
-    found: list[Violation] = []
-    found += _check_graph(inferred.graph, "main", {}, opset, note)
-    for func in inferred.functions:
-        func_opset = _default_opset(func.opset_import) or opset
-        scope = {name: _Info(kind="unknown") for name in func.input}
-        path = f"function:{func.domain}.{func.name}" if func.domain else f"function:{func.name}"
-        note_fn = "inside a function body, input shapes and types are not known statically"
-        found += _check_nodes(func.node, path, scope, func_opset, note_fn)
-    return found
-
-
-def _default_opset(imports: Iterable[onnx.OperatorSetIdProto]) -> int | None:
-    for op in imports:
-        if op.domain in _DEFAULT_DOMAINS:
-            return int(op.version)
-    return None
-
-
-def _check_graph(
-    graph: onnx.GraphProto, path: str, outer: _Scope, opset: int | None, note: str
-) -> list[Violation]:
-    scope = dict(outer)
-    for init in graph.initializer:
-        scope[init.name] = _Info(init.data_type, tuple(int(d) for d in init.dims))
-    for sparse in graph.sparse_initializer:
-        scope[sparse.values.name] = _Info(
-            sparse.values.data_type, tuple(int(d) for d in sparse.dims), True, "sparse"
-        )
-    for vi in (*graph.input, *graph.value_info, *graph.output):
-        info = _type_info(vi.type)
-        known = scope.get(vi.name)
-        if known is None or not (known.sparse or info.kind == "unknown"):
-            scope[vi.name] = info  # never let an empty declaration hide what is known
-    return _check_nodes(graph.node, path, scope, opset, note)
-
-
-def _check_nodes(
-    nodes: Iterable[onnx.NodeProto], path: str, scope: _Scope, opset: int | None, note: str
-) -> list[Violation]:
-    found: list[Violation] = []
-    for index, node in enumerate(nodes):
-        label = _text(node.name) or f"{node.op_type}#{index}"
-        if node.op_type == "Mul" and node.domain in _DEFAULT_DOMAINS:
-            found += check_node(node, label, path, scope, opset, note)
-        for attr in node.attribute:
-            if node.op_type == "Constant" and attr.name == "sparse_value":
-                sp = attr.sparse_tensor
-                info = _Info(sp.values.data_type, tuple(int(d) for d in sp.dims), True, "sparse")
-                scope.update({out: info for out in node.output})
-        for attr in node.attribute:
-            for i, sub in enumerate(_subgraphs(attr)):
-                suffix = f"[{i}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
-                sub_path = f"{path}/{label}.{attr.name}{suffix}"
-                found += _check_graph(sub, sub_path, scope, opset, note)
-    return found
-
-
 def _text(value: str | bytes) -> str:
     """A name as text: protobuf hands back bytes for a string field that is not UTF-8."""
     return value if isinstance(value, str) else value.decode("utf-8", "backslashreplace")
 
 
-def _subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
-    if attr.type == onnx.AttributeProto.GRAPH:
-        yield attr.g
-    elif attr.type == onnx.AttributeProto.GRAPHS:
-        yield from attr.graphs
+def _fname(func: onnx.FunctionProto) -> str:
+    return f"{_text(func.domain)}.{_text(func.name)}" if func.domain else _text(func.name)
+
+
+class _Walker:
+    """Walks graphs, collecting findings; specialises function calls on the way."""
+
+    def __init__(
+        self,
+        functions: dict[FunctionId, onnx.FunctionProto],
+        model_opsets: dict[str, int],
+        ir_version: int,
+    ) -> None:
+        self.functions, self.model_opsets, self.ir_version = functions, model_opsets, ir_version
+        self.found: list[Violation] = []
+        self.muls = 0
+        self.contradictions: list[str] = []
+        self.memo: dict[tuple[object, ...], tuple[list[Violation], int]] = {}
+        self.specialised = 0
+
+    def walk(
+        self,
+        root: onnx.GraphProto,
+        path: str,
+        opset: int | None,
+        note: str,
+        declared: Declared,
+        body: onnx.FunctionProto | None = None,
+        depth: int = 0,
+    ) -> None:
+        """Every graph under ``root``; ``body``: root is an inlined call of that function."""
+        stack: list[tuple[onnx.GraphProto, GraphKey, str, _Scope | None]] = [(root, (), path, None)]
+        while stack:
+            graph, key, gpath, parent = stack.pop()
+            scope = _Scope(self._local(graph), parent)
+            for name, tp in declared.get(key, ()):
+                info = scope.get(name)
+                why = contradiction(tp, info.elem_type, info.shape)
+                if why is not None:
+                    self.contradictions.append(f"{gpath}: {_text(name)!r} {why}")
+            for i, node in enumerate(graph.node):
+                label = self._label(node, i, body if not key else None)
+                if node.op_type == "Mul" and node.domain in DEFAULT_DOMAINS:
+                    self.muls += 1
+                    self.found += check_node(node, label, gpath, scope, opset, note)
+                elif (
+                    node.domain not in DEFAULT_DOMAINS
+                    and (node.domain, node.op_type) in self.functions
+                ):
+                    self._call(node, label, gpath, scope, depth)
+                for j, attr in enumerate(node.attribute):
+                    for k, sub in enumerate(subgraphs(attr)):
+                        suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
+                        sub_path = f"{gpath}/{label}.{_text(attr.name)}{suffix}"
+                        stack.append((sub, (*key, i, j, k), sub_path, scope))
+
+    @staticmethod
+    def _label(node: onnx.NodeProto, index: int, body: onnx.FunctionProto | None) -> str:
+        if body is not None:
+            at = body_index(node)
+            if at is not None and at < len(body.node):
+                original = body.node[at]
+                return _text(original.name) or f"{_text(original.op_type)}#{at}"
+        return _text(node.name) or f"{_text(node.op_type)}#{index}"
+
+    def _local(self, graph: onnx.GraphProto) -> dict[str, _Info]:
+        """Facts about the names a graph defines (inferred types: declarations are gone)."""
+        local: dict[str, _Info] = {}
+        for init in graph.initializer:
+            local[init.name] = _Info(init.data_type or None, tuple(int(d) for d in init.dims))
+        for sp in graph.sparse_initializer:
+            dims = tuple(int(d) for d in sp.dims)
+            local[sp.values.name] = _Info(sp.values.data_type or None, dims, True, "sparse")
+        for vi in graph.input:
+            info = _type_info(vi.type)
+            known = local.get(vi.name)
+            if known is None or not (known.sparse or info.kind == "unknown"):
+                local[vi.name] = info
+        defined: set[str] = set()
+        for node in graph.node:
+            for out in node.output:
+                if not out:
+                    continue
+                if out in defined or out in local:
+                    raise ModelReadError(
+                        f"invalid ONNX model: {_text(out)!r} is defined more than once "
+                        "(a graph must be in single static assignment form)"
+                    )
+                defined.add(out)
+            if node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS:
+                for attr in node.attribute:
+                    if attr.name == "sparse_value":
+                        sp = attr.sparse_tensor
+                        dims = tuple(int(d) for d in sp.dims)
+                        info = _Info(sp.values.data_type or None, dims, True, "sparse")
+                        local.update({out: info for out in node.output if out})
+        for vi in (*graph.value_info, *graph.output):
+            if vi.name in defined and vi.name not in local:
+                local[vi.name] = _type_info(vi.type)
+        for name in defined:
+            local.setdefault(name, _UNKNOWN)  # never fall through to an outer name
+        return local
+
+    def _call(self, node: onnx.NodeProto, label: str, path: str, scope: _Scope, depth: int) -> None:
+        func = self.functions[(node.domain, node.op_type)]
+        types = [scope.get(name).type if name else None for name in node.input]
+        func_opset = opsets(func.opset_import, f"function {_fname(func)!r}").get("")
+        call_path = f"{path}/{label}->{_fname(func)}"
+        key = (
+            node.domain,
+            node.op_type,
+            tuple(t.SerializeToString(deterministic=True) if t else b"" for t in types),
+            tuple(a.SerializeToString(deterministic=True) for a in node.attribute),
+            tuple(bool(n) for n in node.input),
+        )
+        cached = self.memo.get(key)
+        if cached is None:
+            cached = self._specialise(node, types, func, func_opset, depth)
+            self.memo[key] = cached
+        found, muls = cached
+        self.found += [
+            replace(v, path=call_path + v.path) if v.node else replace(v, path=path, node=label)
+            for v in found
+        ]
+        self.muls += muls
+
+    def _specialise(
+        self,
+        node: onnx.NodeProto,
+        types: list[onnx.TypeProto | None],
+        func: onnx.FunctionProto,
+        func_opset: int | None,
+        depth: int,
+    ) -> tuple[list[Violation], int]:
+        """Findings (paths relative to the call) and Mul count of one call."""
+        saved, saved_muls = self.found, self.muls
+        self.found, self.muls = [], 0
+        try:
+            if depth >= MAX_CALL_DEPTH or self.specialised >= MAX_SPECIALISATIONS:
+                msg = (
+                    "the Mul nodes of this call (and of the functions it calls) were not "
+                    "checked: too many or too deeply nested function calls"
+                )
+                return [Violation("R1", "", "", msg, False)], 0
+            self.specialised += 1
+            try:
+                tiny = specialise(
+                    node, types, func, self.functions, self.model_opsets, self.ir_version
+                )
+            except Exception as exc:  # the inliner refused: judge the body without types
+                body = onnx.GraphProto()
+                body.node.extend(func.node)
+                note = (
+                    f"the call could not be inlined ({str(exc).strip()}); inside the "
+                    "function body, input shapes and types are not known statically"
+                )
+                self.walk(body, "", func_opset, note, {}, func, depth + 1)
+            else:
+                declared = strip_declarations(tiny)
+                inferred, note = _infer(tiny)
+                self.walk(inferred.graph, "", func_opset, note, declared, func, depth + 1)
+            return self.found, self.muls
+        finally:
+            self.found, self.muls = saved, saved_muls
 
 
 def _type_info(tp: onnx.TypeProto) -> _Info:
     kind = tp.WhichOneof("value")
     if kind == "tensor_type":
         tt = tp.tensor_type
-        shape = tuple(_dim(d) for d in tt.shape.dim) if tt.HasField("shape") else None
-        return _Info(tt.elem_type or None, shape)
+        return _Info(tt.elem_type or None, shape_of(tt), type=tp)
     if kind == "sparse_tensor_type":
         return _Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
     return _Info(kind=kind.replace("_type", "") if kind else "unknown")
-
-
-def _dim(d: onnx.TensorShapeProto.Dimension) -> Dim:
-    if d.HasField("dim_value"):
-        return int(d.dim_value)
-    if d.HasField("dim_param"):
-        return str(d.dim_param)
-    return None
 
 
 def check_node(
@@ -314,7 +440,7 @@ def check_node(
     inputs = list(node.input)
     if len(inputs) != 2 or not all(inputs):
         return [v("R1", f"Mul has inputs {inputs}; it takes exactly two, A and B")]
-    infos = [scope.get(name, _Info(kind="unknown")) for name in inputs]
+    infos = [scope.get(name) for name in inputs]
     found = [v(r, m) for r, m in _legacy_broadcast(node)]
     found += [v(r, m) for r, m in _sparse(inputs, infos)]
     found += [v(r, m, d) for r, m, d in _element_types(inputs, infos, opset, note)]
@@ -387,51 +513,36 @@ def _element_types(
 
 # @relation(R1, R4, R1-DIMS, scope=function)
 def _shapes(inputs: list[str], infos: list[_Info], note: str) -> list[tuple[str, str, bool]]:
-    """R1/R4/R1-DIMS from static shapes; unknown or symbolic dims are reported."""
+    """R1/R4/R1-DIMS from shapes compared symbolically (shapes.py)."""
     sa, sb = infos[0].shape, infos[1].shape
     found: list[tuple[str, str, bool]] = []
     for shape in (sa, sb):
         if shape is not None and 0 in shape:
-            found.append(("R1-DIMS", f"shape {_fmt(shape)} has a zero-size dimension", True))
+            found.append(("R1-DIMS", f"shape {fmt(shape)} has a zero-size dimension", True))
             break
         if shape is not None and any(isinstance(d, int) and d < 0 for d in shape):
-            found.append(("R1-DIMS", f"shape {_fmt(shape)} has a negative dimension", True))
+            found.append(("R1-DIMS", f"shape {fmt(shape)} has a negative dimension", True))
             break
-    why = f" ({note})" if note else ""
-    if inputs[0] == inputs[1]:  # the same tensor: same shape by construction
-        if sa is None or not all(isinstance(d, int) for d in sa):
-            msg = f"dims of {_fmt(sa)} cannot be shown to be >= 1{why}"
-            found.append(("R1-DIMS", msg, False))
+    if inputs[0] == inputs[1]:  # the same tensor: the same shape by construction
         return found
-    if _static(sa) and _static(sb):
-        assert sa is not None and sb is not None
-        if sa != sb:
-            ints_a = tuple(int(d or 0) for d in sa)
-            ints_b = tuple(int(d or 0) for d in sb)
-            if broadcastable(ints_a, ints_b):
-                msg = (
-                    f"A has shape {_fmt(sa)} and B {_fmt(sb)}: different shapes that "
-                    "would be broadcast, which the profile forbids"
-                )
-                found += [("R1", msg, True), ("R4", msg, True)]
-            else:
-                msg = f"A has shape {_fmt(sa)} and B {_fmt(sb)}: Mul requires the same shape"
-                found.append(("R1", msg, True))
+    same = same_shape(sa, sb)
+    if same == "equal":
         return found
-    msg = (
-        f"A has shape {_fmt(sa)} and B {_fmt(sb)}: equal shapes cannot be shown "
-        f"statically (symbolic or unknown dims, or unknown rank){why}"
-    )
-    found.append(("R1", msg, False))
-    return found
-
-
-def _static(shape: Shape) -> bool:
-    return shape is not None and all(isinstance(d, int) for d in shape)
-
-
-def _fmt(shape: Shape) -> str:
-    if shape is None:
-        return "<unknown rank>"
-    dims = ["?" if d is None else str(d) for d in shape]
-    return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+    shapes = f"A has shape {fmt(sa)} and B {fmt(sb)}"
+    if same == "unknown":
+        why = f" ({note})" if note else ""
+        msg = (
+            f"{shapes}: equal shapes cannot be shown statically "
+            f"(different symbolic or unknown dims, or unknown rank){why}"
+        )
+        return [*found, ("R1", msg, False)]
+    bcast = broadcasts(sa, sb)
+    if bcast == "yes":
+        msg = f"{shapes}: different shapes that would be broadcast, which the profile forbids"
+        return [*found, ("R1", msg, True), ("R4", msg, True)]
+    msg = f"{shapes}: Mul requires the same shape"
+    if bcast == "maybe":
+        found.append(
+            ("R4", f"{shapes}: they would be broadcast for some sizes of their free dims", False)
+        )
+    return [*found, ("R1", msg, True)]

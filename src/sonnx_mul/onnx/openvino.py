@@ -3,13 +3,26 @@
 XML safety: the document is parsed by ``xml.parsers.expat`` with handlers
 that refuse any DOCTYPE, entity declaration or external entity reference
 before they take effect, so neither entity expansion ("billion laughs") nor
-external resources are possible; an IR never needs a DTD. No extra
-dependency (defusedxml) is needed. Referenced ``.bin`` weights are never read.
+external resources are possible; an IR never needs a DTD. Elements nested
+deeper than MAX_XML_DEPTH are refused while parsing, and the walk over
+nested bodies is iterative. The file must be a regular file under
+``reading.MAX_IR_BYTES``. Referenced ``.bin`` weights are never read.
 
-Rules (Multiply-1): ``auto_broadcast="none"`` conforms when the two input
-ports have identical dims; ``"numpy"`` (the default) conforms only when
-they are identical, else R4 and R1; ``"pdpd"`` or any other mode violates R4.
-Port precisions must be the same type of the Mul-14 table (R3, R3-SAME).
+Facts, not the layer's own ports: each Multiply input is followed along
+its ``<edge>`` to the producing layer. A Parameter's or Const's
+``data shape`` is a fact; any other producer's output port dims are what
+the IR writer inferred (OpenVINO infers them again when it reads the IR:
+this checker does not re-implement that inference). A Multiply port whose
+dims or precision contradict its producer, or a Parameter/Const whose port
+contradicts its ``shape``, makes the IR invalid (ModelReadError, exit 2).
+Two inputs that reach the same producer port through shape-preserving
+unary layers (Sigmoid, Relu, Convert, ...) have the same shape even when
+it is dynamic (``-1``): ``x * sigmoid(x)`` conforms.
+
+Rules (Multiply-1): ``auto_broadcast="none"`` conforms when the two inputs
+have identical dims; ``"numpy"`` (the default) conforms only when they are
+identical, else R4 and R1; ``"pdpd"`` or any other mode violates R4. Port
+precisions must be the same type of the Mul-14 table (R3, R3-SAME).
 """
 
 from __future__ import annotations
@@ -22,10 +35,12 @@ from typing import NoReturn
 from xml.parsers import expat
 
 from ..dtypes import allowed_types, by_onnx_name
-from ..validation import broadcastable
-from .checker import ModelReadError, Violation
+from .checker import ModelReadError, Report, Violation
+from .reading import MAX_IR_BYTES, read_limited
+from .shapes import Dim, Shape, same_shape
 
 IR_OPSET = 14  # Multiply-1 types are judged with the newest Mul table (Mul-14)
+MAX_XML_DEPTH = 256  # an IR nests <net><layers><layer><body>... a few levels per body
 
 _PRECISIONS: Mapping[str, str] = MappingProxyType({
     "FP16": "float16", "F16": "float16", "BF16": "bfloat16",
@@ -34,13 +49,20 @@ _PRECISIONS: Mapping[str, str] = MappingProxyType({
     "U8": "uint8", "U16": "uint16", "U32": "uint32", "U64": "uint64",
 })  # fmt: skip
 
+# One data input, output shape = input shape: the same source means the same shape.
+_SHAPE_PRESERVING = frozenset({
+    "Abs", "Ceiling", "Clamp", "Convert", "Cos", "Elu", "Erf", "Exp", "Floor", "Gelu",
+    "HSigmoid", "HSwish", "Log", "LogicalNot", "Mish", "Negative", "Relu", "Round",
+    "Sigmoid", "Sign", "Sin", "SoftPlus", "Sqrt", "Tanh",
+})  # fmt: skip
+
 
 def _refuse(what: str) -> NoReturn:
     raise ModelReadError(f"refused: the IR contains {what} (DTD and entities are not allowed)")
 
 
 def parse_ir(data: bytes) -> ET.Element:
-    """Parse IR XML safely (no DOCTYPE, no entities); ModelReadError otherwise."""
+    """Parse IR XML safely (no DOCTYPE, no entities, bounded depth); ModelReadError otherwise."""
     builder = ET.TreeBuilder()
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -48,8 +70,20 @@ def parse_ir(data: bytes) -> ET.Element:
     parser.EntityDeclHandler = lambda *_: _refuse("an entity declaration")
     parser.UnparsedEntityDeclHandler = lambda *_: _refuse("an unparsed entity")
     parser.ExternalEntityRefHandler = lambda *_: _refuse("an external entity")
-    parser.StartElementHandler = builder.start
-    parser.EndElementHandler = builder.end
+    depth = [0]
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        depth[0] += 1
+        if depth[0] > MAX_XML_DEPTH:
+            raise ModelReadError(f"refused: the IR nests elements deeper than {MAX_XML_DEPTH}")
+        builder.start(tag, attrs)
+
+    def end(tag: str) -> None:
+        depth[0] -= 1
+        builder.end(tag)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
     parser.CharacterDataHandler = builder.data
     try:
         parser.Parse(data, True)
@@ -63,41 +97,146 @@ def parse_ir(data: bytes) -> ET.Element:
 
 def check_ir(path_or_bytes: str | os.PathLike[str] | bytes) -> list[Violation]:
     """Every violation of R1–R4 by the Multiply layers of an IR; [] when it conforms."""
+    return list(check_ir_report(path_or_bytes).violations)
+
+
+def check_ir_report(path_or_bytes: str | os.PathLike[str] | bytes) -> Report:
+    """Like check_ir, with the number of Multiply layers checked."""
     if isinstance(path_or_bytes, bytes):
         data = path_or_bytes
     else:
-        try:
-            with open(os.fspath(path_or_bytes), "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise ModelReadError(f"cannot read IR: {exc}") from exc
-    root = parse_ir(data)
-    return _walk(root, root.get("name") or "net")
-
-
-def _walk(elem: ET.Element, path: str) -> list[Violation]:
-    found: list[Violation] = []
-    for child in elem:
-        if child.tag == "layer":
-            label = child.get("name") or f"{child.get('type')}#{child.get('id')}"
-            if child.get("type") == "Multiply":
-                found += check_layer(child, label, path)
-            found += _walk(child, f"{path}/{label}")  # bodies of Loop / TensorIterator
-        else:
-            found += _walk(child, path)
-    return found
-
-
-def _port_dims(port: ET.Element) -> tuple[int, ...] | None:
+        data = read_limited(path_or_bytes, MAX_IR_BYTES, "IR")
     try:
-        return tuple(int((d.text or "").strip()) for d in port.findall("dim"))
+        root = parse_ir(data)
+        return _walk(root, root.get("name") or "net")
+    except (RecursionError, MemoryError) as exc:
+        raise ModelReadError(f"cannot check IR: {type(exc).__name__}") from None
+
+
+def _walk(root: ET.Element, name: str) -> Report:
+    """Every <layers>/<edges> container (the net, then nested bodies), iteratively."""
+    found: list[Violation] = []
+    count = 0
+    stack: list[tuple[ET.Element, str]] = [(root, name)]
+    while stack:
+        container, path = stack.pop()
+        layers_elem = container.find("layers")
+        if layers_elem is None:
+            continue
+        layers = {layer.get("id", ""): layer for layer in layers_elem.findall("layer")}
+        edges = _edges(container)
+        for layer in layers.values():
+            label = layer.get("name") or f"{layer.get('type')}#{layer.get('id')}"
+            if layer.get("type") == "Multiply":
+                count += 1
+                found += check_layer(layer, label, path, layers, edges)
+            for body in layer.iter():
+                if body is not layer and body.find("layers") is not None:
+                    stack.append((body, f"{path}/{label}"))
+                    break
+    return Report(tuple(found), count)
+
+
+_Port = tuple[str, str]  # (layer id, port id)
+
+
+def _edges(container: ET.Element) -> dict[_Port, _Port]:
+    edges: dict[_Port, _Port] = {}
+    holder = container.find("edges")
+    for edge in holder.findall("edge") if holder is not None else ():
+        to = (edge.get("to-layer", ""), edge.get("to-port", ""))
+        if to in edges:
+            raise ModelReadError(f"invalid IR: two edges lead to layer {to[0]} port {to[1]}")
+        edges[to] = (edge.get("from-layer", ""), edge.get("from-port", ""))
+    return edges
+
+
+def _dim(text: str) -> Dim:
+    text = text.strip()
+    try:
+        value = int(text)
     except ValueError:
-        return None  # "?" or another non-static dim
+        return None  # "?", a range "1..10", or garbage: not static
+    return value if value >= 0 else None
+
+
+def _port_dims(port: ET.Element) -> Shape:
+    return tuple(_dim(d.text or "") for d in port.findall("dim"))
+
+
+def _data_shape(layer: ET.Element) -> Shape:
+    data = layer.find("data")
+    text = data.get("shape") if data is not None else None
+    if text is None:
+        return None
+    text = text.strip().strip("[]")
+    return tuple(_dim(t) for t in text.split(",")) if text else ()
+
+
+def _contradicts(a: Shape, b: Shape) -> bool:
+    if a is None or b is None:
+        return False
+    return len(a) != len(b) or any(
+        isinstance(x, int) and isinstance(y, int) and x != y for x, y in zip(a, b, strict=True)
+    )
+
+
+def _output_port(layer: ET.Element, port_id: str) -> ET.Element | None:
+    for port in layer.findall("output/port"):
+        if port.get("id") == port_id:
+            return port
+    return None
+
+
+def _source(
+    port: _Port, layers: Mapping[str, ET.Element], edges: Mapping[_Port, _Port]
+) -> tuple[_Port, Shape, str | None]:
+    """(root producer port, fact shape, precision) of a consumer input port."""
+    src = edges.get(port)
+    if src is None or src[0] not in layers:
+        return port, None, None  # no edge: nothing but the consumer's own claim
+    seen: set[str] = set()
+    first: tuple[Shape, str | None] | None = None
+    while True:
+        layer = layers[src[0]]
+        out = _output_port(layer, src[1])
+        if out is None:
+            raise ModelReadError(f"invalid IR: layer {src[0]} has no output port {src[1]}")
+        dims = _port_dims(out)
+        kind = layer.get("type")
+        if kind in ("Parameter", "Const"):
+            fact = _data_shape(layer)
+            if _contradicts(fact, dims):
+                raise ModelReadError(
+                    f"invalid IR: {kind} layer {src[0]} has shape {_show(fact)} but its "
+                    f"output port says {_show(dims)}"
+                )
+            dims = fact if fact is not None else dims
+        if first is None:
+            first = (dims, out.get("precision"))
+        inputs = layer.findall("input/port")
+        if kind in _SHAPE_PRESERVING and len(inputs) == 1 and src[0] not in seen:
+            seen.add(src[0])
+            upstream = edges.get((src[0], inputs[0].get("id", "")))
+            if upstream is not None and upstream[0] in layers:
+                src = upstream  # same shape as its input: follow to the root
+                continue
+        return src, first[0], first[1]
+
+
+def _show(shape: Shape) -> str:
+    return "<unknown>" if shape is None else str(["?" if d is None else d for d in shape])
 
 
 # @relation(R1, R3, R3-SAME, R4, R1-DIMS, scope=function)
-def check_layer(layer: ET.Element, label: str, path: str) -> list[Violation]:
-    """Violations of one Multiply layer (auto_broadcast, port dims, precisions)."""
+def check_layer(
+    layer: ET.Element,
+    label: str,
+    path: str,
+    layers: Mapping[str, ET.Element] | None = None,
+    edges: Mapping[_Port, _Port] | None = None,
+) -> list[Violation]:
+    """Violations of one Multiply layer (auto_broadcast, input shapes, precisions)."""
 
     def v(req: str, msg: str, definite: bool = True) -> Violation:
         return Violation(req, label, path, msg, definite)
@@ -110,23 +249,46 @@ def check_layer(layer: ET.Element, label: str, path: str) -> list[Violation]:
     found: list[Violation] = []
     if mode not in ("none", "numpy"):
         found.append(v("R4", f"auto_broadcast={mode!r} broadcasts; only 'none' is allowed"))
-    da, db = (_port_dims(p) for p in ports)
-    if da is None or db is None or any(d < 0 for d in (*da, *db)):
-        found.append(v("R1", "dynamic dims: equal shapes cannot be shown statically", False))
-    elif da != db:
-        found.append(v("R1", f"input dims {list(da)} and {list(db)} differ"))
-        if mode != "none" and (mode == "numpy" or broadcastable(da, db)):
-            found.append(
-                v("R4", f"auto_broadcast={mode!r} would broadcast {list(da)} and {list(db)}")
+    shapes: list[Shape] = []
+    roots: list[_Port] = []
+    precisions: list[str | None] = []
+    for port in ports:
+        own = _port_dims(port)
+        me = (layer.get("id", ""), port.get("id", ""))
+        root, fact, precision = _source(me, layers or {}, edges or {})
+        if _contradicts(fact, own):
+            raise ModelReadError(
+                f"invalid IR: Multiply {label!r} port {me[1]} says {_show(own)} but its "
+                f"producer gives {_show(fact)}"
             )
-    elif 0 in da:
-        found.append(v("R1-DIMS", f"dims {list(da)} have a zero-size dimension"))
-    found += _precisions(ports, v)
+        if precision is not None and port.get("precision") not in (None, precision):
+            raise ModelReadError(
+                f"invalid IR: Multiply {label!r} port {me[1]} has precision "
+                f"{port.get('precision')} but its producer gives {precision}"
+            )
+        shapes.append(fact if fact is not None else own)
+        roots.append(root)
+        precisions.append(port.get("precision") or precision)
+    da, db = shapes
+    same = (
+        "equal" if roots[0] == roots[1] and roots[0][0] != layer.get("id") else same_shape(da, db)
+    )
+    for dims in (da, db):
+        if dims is not None and 0 in dims:
+            found.append(v("R1-DIMS", f"dims {_show(dims)} have a zero-size dimension"))
+            break
+    if same == "unknown":
+        found.append(v("R1", "dynamic dims: equal shapes cannot be shown statically", False))
+    elif same == "differ":
+        found.append(v("R1", f"input dims {_show(da)} and {_show(db)} differ"))
+        if mode == "numpy":
+            msg = f"auto_broadcast='numpy' would broadcast {_show(da)} and {_show(db)}"
+            found.append(v("R4", msg))
+    found += _precisions(precisions, v)
     return found
 
 
-def _precisions(ports: list[ET.Element], make: Callable[..., Violation]) -> list[Violation]:
-    names = [p.get("precision") for p in ports]
+def _precisions(names: list[str | None], make: Callable[..., Violation]) -> list[Violation]:
     if None in names:
         return [make("R3", "a port has no precision: element type cannot be shown", False)]
     types = [_PRECISIONS.get(str(n).upper()) for n in names]
