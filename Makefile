@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint provers prove verify-exhaustive bench fuzz trace-html clean
+.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean
 
 $(STAMP): pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,16 @@ prove: provers $(STAMP)
 # against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
 verify-exhaustive: $(STAMP)
 	$(PY) -m sonnx_mul.proof.exhaustive
+
+# Release gate: the report again, failing when exhaustive.json is absent
+# (run make prove and make verify-exhaustive first; see docs/report.md).
+report-release: $(STAMP)
+	$(PY) -m sonnx_mul.trace report --out proofs/out --require exhaustive
+
+# The report in a real browser: headless Debian chromium screenshots of the
+# table of contents and of the page an evidence link opens (after make prove).
+report-screenshot:
+	sh tools/report/screenshot.sh proofs/out docs/report-screenshots
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
