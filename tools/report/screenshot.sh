@@ -2,7 +2,7 @@
 # Screenshots of the traceability report in a real browser (headless Chromium).
 #   tools/report/screenshot.sh REPORT_DIR OUT_DIR
 # Writes OUT_DIR/report-toc.png (the top of traceability.html: table of
-# contents, summary, matrix) and OUT_DIR/report-link.png (the page a matrix
+# contents, summary, matrix, the first requirement's linked evidence) and OUT_DIR/report-link.png (the page a matrix
 # link leads to: the rendered source copy at the linked line, highlighted).
 # Installs Debian's chromium with apt-get when run as root and it is missing.
 set -eu
@@ -25,13 +25,14 @@ link=$(grep -o 'href="sources/[^"]*#L[0-9]*"' "$report_dir/traceability.html" | 
 [ -n "$link" ] || { echo "the report links to no source copy" >&2; exit 1; }
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-shot() {  # URL PNG
+shot() {  # URL PNG HEIGHT
     "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$profile" --hide-scrollbars --window-size=1280,1400 \
+        --user-data-dir="$profile" --hide-scrollbars --window-size="1280,$3" \
         --screenshot="$2" "$1" 2>/dev/null
     [ -s "$2" ] || { echo "chromium wrote no $2" >&2; exit 1; }
     echo "wrote $2 ($1)"
 }
-shot "file://$report_dir/traceability.html" "$out_dir/report-toc.png"
-shot "file://$report_dir/$link" "$out_dir/report-link.png"
+# Tall enough for the contents, the summary, the matrix and the first details.
+shot "file://$report_dir/traceability.html" "$out_dir/report-toc.png" 3000
+shot "file://$report_dir/$link" "$out_dir/report-link.png" 900

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from html import escape
+from types import MappingProxyType
 from typing import Any
 
 from .sources import href, split_location
@@ -51,12 +52,14 @@ def _cell(items: list[Mapping[str, Any]]) -> tuple[str, str]:
     return "— none", "bad"
 
 
-_SHORT = {
-    "whyml-model": "model",
-    "python-kernel": "kernel",
-    "python-contracts-bounded": "bounded",
-    "numpy-tested": "numpy tested",
-}
+_SHORT: Mapping[str, str] = MappingProxyType(
+    {
+        "whyml-model": "model",
+        "python-kernel": "kernel",
+        "python-contracts-bounded": "bounded",
+        "numpy-tested": "numpy tested",
+    }
+)
 
 
 def _proof_cell(req: Mapping[str, Any]) -> tuple[str, str]:
