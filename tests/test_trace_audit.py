@@ -321,3 +321,21 @@ def test_sonnx_mapping_is_registry_data_and_shown(
         assert decision.topic in md and decision.decision in md
     assert "E_MUL_" in report["sonnx"]["source"]["note"]
     assert 'href="#sonnx"' in html
+
+
+def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree")
+    conf = root / "proofs" / "why3.conf.in"
+    conf.write_text(
+        '[prover]\ncommand = "/nonexistent/prover --x %f"\ndriver = "/nonexistent/d.drv"\n'
+        'shortcut = "ghost"\n\n[prover]\ncommand = "@Z3_PYPI@ -smt2 %f"\nshortcut = "z3"\n'
+    )
+    report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
+    by_name = {n: b for b in report["binaries"] for n in b["names"]}
+    assert by_name["ghost"]["sha256"] is None and by_name["ghost"]["resolved"] is None
+    assert report["why3_library"]["/nonexistent/d.drv"] is None
+    assert "proofs/why3.conf.in" in report["artifacts"]
+    write_report(report, tmp_path / "out", root)
+    _, md, html = _formats(tmp_path / "out")
+    assert "| ghost | /nonexistent/prover | ABSENT | - | ABSENT |" in md
+    assert "| /nonexistent/d.drv | ABSENT |" in md and "ABSENT" in html

@@ -143,18 +143,18 @@ def why3_library(root: Path, datadir: Path = WHY3_DATADIR) -> dict[str, str | No
     seen: set[Path] = set()
     while todo:
         drv = todo.pop()
-        if drv in seen or not drv.is_file():
+        if drv in seen:
             continue
         seen.add(drv)
         if not drv.is_relative_to(drivers):
-            wanted.add(drv)
+            wanted.add(drv)  # listed even when missing: shown as absent
+        if not drv.is_file():
+            continue
         for name in re.findall(r'import\s+"([^"]+)"', drv.read_text(encoding="utf-8")):
             path = Path(name)
             if not path.is_absolute():
                 path = drv.parent / name
                 if not path.is_file():
                     path = datadir / "drivers" / name
-            if not path.is_file():
-                wanted.add(path)
             todo.append(path)
     return {str(p): (sha256(p) if p.is_file() else None) for p in sorted(wanted)}
