@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sonnx_mul import ArgumentError, mul
+from sonnx_mul import ArgumentError, ProfileError, mul
 
 A = np.arange(1, 5, dtype=np.int32)
 
@@ -32,3 +32,35 @@ def test_F_MODE_overflow_mode_does_not_change_float_semantics():
 def test_arguments_are_keyword_only():
     with pytest.raises(TypeError):
         mul(A, A, None)  # type: ignore[misc]
+
+
+F32 = np.ones(3, np.float32)
+VOCABULARY = {
+    "mixed types": (
+        lambda: mul(F32, F32.astype(np.float64)),
+        "A is float (float32) and B is double (float64)",
+    ),
+    "not a profile type": (
+        lambda: mul(F32.astype(bool), F32.astype(bool)),
+        "A has element type numpy bool, which is not",
+    ),
+    "not in the opset": (
+        lambda: mul(F32.astype(np.int8), F32.astype(np.int8), opset=13),
+        "int8 is not allowed by Mul-13",
+    ),
+    "out element type": (
+        lambda: mul(F32, F32, out=np.ones(3, np.float64)),
+        "out is double (float64), C is float (float32) in native byte order",
+    ),
+    "byte order": (
+        lambda: mul(F32, F32, out=np.ones(3, ">f4")),
+        "out is float (float32, non-native byte order), C is float (float32)",
+    ),
+}
+
+
+@pytest.mark.parametrize(("call", "said"), VOCABULARY.values(), ids=VOCABULARY)
+def test_messages_name_types_as_onnx_with_the_numpy_name(call, said):
+    with pytest.raises(ProfileError) as info:
+        call()
+    assert said in str(info.value)

@@ -2,7 +2,10 @@
 
 import importlib
 import pkgutil
+import signal
 import threading
+import time
+import types
 
 import numpy as np
 import pytest
@@ -67,3 +70,64 @@ def test_no_mutable_module_state():
         if not name.startswith("__") and isinstance(value, MUTABLE)
     ]
     assert not found, f"module-level mutable containers: {found}"
+
+
+@pytest.mark.parametrize(("sender", "written"), [(0, False), (3, True)])
+def test_F_NOLOSS_interrupted_threaded_mul_leaves_no_worker_writing(monkeypatch, sender, written):
+    """Ctrl-C during a threaded mul(out=...): mul raises only after every worker ended.
+
+    Worker ``sender`` sends SIGINT to the main thread, then dawdles before
+    its chunk: the first one while the others are being started (no worker
+    may write), the last one while the main thread waits (all must finish).
+    When mul propagates the KeyboardInterrupt no worker may be alive, and
+    out must be untouched or completely written, and stay so.
+    """
+    assert threading.current_thread() is threading.main_thread()  # signals go there
+    main_id = threading.main_thread().ident
+    assert main_id is not None
+    sent = threading.Event()
+
+    class InterruptingThread(threading.Thread):
+        def start(self) -> None:
+            if sender == 0 and self is made[1]:
+                time.sleep(0.3)  # the signal from worker 0 lands here, mid start-up
+            super().start()
+
+        def run(self) -> None:
+            if self is made[sender]:
+                time.sleep(0.0 if sender == 0 else 0.1)  # let the main thread reach join()
+                sent.set()
+                signal.pthread_kill(main_id, signal.SIGINT)
+            time.sleep(0.3)
+            super().run()
+
+    made: list[threading.Thread] = []
+
+    def make_thread(*args, **kwargs):
+        made.append(InterruptingThread(*args, **kwargs))
+        return made[-1]
+
+    fake = types.SimpleNamespace(Thread=make_thread, Event=threading.Event)
+    monkeypatch.setattr(fastpath, "threading", fake)
+    monkeypatch.setattr(fastpath, "_THREADS", 4)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    n = fastpath.PARALLEL_MIN_ELEMENTS
+    a = np.arange(n, dtype=np.float32)
+    b = np.full(n, 2, np.float32)
+    out = np.full(n, -1, np.float32)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mul(a, b, out=out)
+        alive = [t for t in made if t.is_alive()]
+        snapshot = out.copy()
+        time.sleep(0.5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for thread in made:
+            if thread.ident is not None:  # started
+                thread.join()
+    assert made and not alive
+    assert_same_bits(out, snapshot)  # nothing was written after mul raised
+    assert sent.is_set()
+    expected = a * b if written else np.full(n, -1, np.float32)
+    assert_same_bits(snapshot, expected)

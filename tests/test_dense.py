@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from sonnx_mul import SparseTensorError, mul
+from sonnx_mul import NotAnArrayError, ProfileError, SparseTensorError, mul
 
 A = np.ones((2, 2), np.float32)
 
@@ -45,7 +45,12 @@ def test_R2_scipy_sparse_inputs_are_refused(sparse):
 )
 def test_R2_DENSE_lists_scalars_and_array_subclasses_are_not_converted(not_an_array):
     for a, b in ((not_an_array, A), (A, not_an_array)):
-        with pytest.raises(SparseTensorError) as info:
+        with pytest.raises(NotAnArrayError) as info:
             mul(a, b)
         assert info.value.requirements == ("R2-DENSE",)
-        assert "no implicit conversion" in str(info.value)
+        assert isinstance(info.value, ProfileError) and isinstance(info.value, TypeError)
+        message = str(info.value)
+        assert "no implicit conversion" in message and "sparse" not in message
+        if not isinstance(not_an_array, np.ndarray):
+            assert "is not a numpy.ndarray" in message
+        assert not isinstance(info.value, SparseTensorError)

@@ -1,9 +1,14 @@
 """C1-RESULT, C1-OUT: the fresh result array and the out= argument."""
 
+import itertools
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sonnx_mul import ArgumentError, mul
+from sonnx_mul import ArgumentError, mul, validation
+from sonnx_mul.validation import overlaps_itself
 from support import assert_same_bits
 
 A = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
@@ -85,3 +90,100 @@ def test_C1_OUT_reversed_view_of_an_input_is_refused():
     a = np.arange(1, 5, dtype=np.int16)
     with pytest.raises(ArgumentError):
         mul(a, a.copy(), out=a[::-1])
+
+
+def _strided(shape, strides, dtype=np.float32):
+    """A writeable array over a fresh zeroed buffer with arbitrary (byte) strides."""
+    itemsize = np.dtype(dtype).itemsize
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True))
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides, strict=True)) + itemsize
+    buffer = np.zeros(hi - lo, np.uint8)
+    return np.ndarray(shape, dtype, buffer=buffer, offset=-lo, strides=strides)
+
+
+def _brute_force_overlap(x):
+    offsets = sorted(
+        sum(i * s for i, s in zip(index, x.strides, strict=True))
+        for index in itertools.product(*map(range, x.shape))
+    )
+    return any(q - p < x.itemsize for p, q in itertools.pairwise(offsets))
+
+
+SELF_OVERLAPPING = {
+    "zero stride": ((4,), (0,)),
+    "stride below the item size": ((4,), (2,)),
+    "two dims, same stride": ((2, 2), (4, 4)),
+    "rows overlap": ((3, 4), (8, 4)),
+    "zero stride, 2-d": ((2, 3), (0, 4)),
+    "interleaved, found by the search": ((3, 2), (8, 16)),
+}
+
+
+@pytest.mark.parametrize(("shape", "strides"), SELF_OVERLAPPING.values(), ids=SELF_OVERLAPPING)
+def test_C1_OUT_self_overlapping_out_is_refused(shape, strides):
+    out = _strided(shape, strides)
+    assert _brute_force_overlap(out)
+    a = np.arange(1, out.size + 1, dtype=np.float32).reshape(shape)
+    before = out.copy()
+    with pytest.raises(ArgumentError, match="share memory with each other") as info:
+        mul(a, a, out=out)
+    assert info.value.requirements == ("C1-OUT",)
+    assert_same_bits(out, before)
+
+
+def test_C1_OUT_out_is_a_with_zero_strides_is_refused():
+    """The report's case: out is a, a broadcast view; [1,2,3,4]**2 gave [16,16,16,16]."""
+    a = np.lib.stride_tricks.as_strided(np.array([1, 2, 3, 4], np.float32), (4,), (0,))
+    with pytest.raises(ArgumentError, match="share memory with each other"):
+        mul(a, a, out=a)
+    assert_same_bits(mul(a, a), np.ones(4, np.float32))  # as an input it is fine
+
+
+NON_OVERLAPPING = {
+    "negative stride": lambda: np.zeros(8, np.float32)[::-1],
+    "transpose": lambda: np.zeros((3, 4), np.float32).T,
+    "step slice": lambda: np.zeros((4, 6), np.float32)[::2, ::3],
+    "negative steps, 3-d": lambda: np.zeros((3, 4, 5), np.float32)[::-1, 1:, ::-2],
+    "fortran": lambda: np.zeros((3, 5), np.float32, order="F"),
+    "interleaved, found only by the search": lambda: _strided((2, 3), (12, 8)),
+    "broadcastable dim of size 1 with zero stride": lambda: _strided((1, 4), (0, 4)),
+}
+
+
+@pytest.mark.parametrize("make", NON_OVERLAPPING.values(), ids=NON_OVERLAPPING)
+def test_C1_OUT_valid_strided_views_are_accepted(make):
+    out = make()
+    if _brute_force_overlap(out):
+        pytest.fail(f"test data: {out.shape} {out.strides} overlaps")
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(out.shape).astype(np.float32)
+    b = rng.standard_normal(out.shape).astype(np.float32)
+    assert mul(a, b, out=out) is out
+    assert_same_bits(out, a * b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(1, 4), min_size=1, max_size=4).flatmap(
+        lambda shape: st.tuples(
+            st.just(tuple(shape)),
+            st.lists(st.integers(-20, 20), min_size=len(shape), max_size=len(shape)),
+            st.sampled_from([1, 2, 4, 8]),
+        )
+    )
+)
+def test_C1_OUT_self_overlap_rule_is_exact(case):
+    """overlaps_itself agrees with enumerating every pair of element byte ranges."""
+    shape, strides, itemsize = case
+    x = _strided(shape, tuple(strides), np.dtype(f"u{itemsize}"))
+    assert overlaps_itself(x) is _brute_force_overlap(x)
+
+
+def test_C1_OUT_undecided_overlap_is_refused(monkeypatch):
+    """Past the search's work bound the answer is None, and None refuses (never accepts)."""
+    monkeypatch.setattr(validation, "OVERLAP_WORK", 0)
+    out = _strided((2, 3), (12, 8))  # valid, but needs the search
+    assert overlaps_itself(out) is None
+    with pytest.raises(ArgumentError, match="cannot be shown free of") as info:
+        mul(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32), out=out)
+    assert info.value.requirements == ("C1-OUT",)

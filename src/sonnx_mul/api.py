@@ -73,6 +73,7 @@ def mul(
             and out.dtype is a.dtype
             and out.shape == a.shape
             and out.flags.writeable
+            and out.flags.c_contiguous  # hence no element overlaps another
             and (out is a or not np.may_share_memory(out, a))
             and (out is b or not np.may_share_memory(out, b))
         ):

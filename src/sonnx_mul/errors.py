@@ -36,7 +36,11 @@ class ElementTypeError(ProfileError, TypeError):
 
 
 class SparseTensorError(ProfileError, TypeError):
-    """An input is not a dense ndarray (R2)."""
+    """An input is a sparse tensor (R2)."""
+
+
+class NotAnArrayError(ProfileError, TypeError):
+    """An input is not a plain numpy.ndarray: a list, a scalar, None, a subclass (R2-DENSE)."""
 
 
 class ArgumentError(ProfileError, ValueError):

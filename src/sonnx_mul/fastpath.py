@@ -71,10 +71,25 @@ def _all_c_contiguous(*arrays: np.ndarray) -> bool:
 
 
 def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """One contiguous chunk per thread; returns or raises only once every worker has ended.
+
+    Workers write only after every one of them has started (``go``), and
+    this function leaves only after joining all of them, even when an
+    asynchronous exception (KeyboardInterrupt) hits the calling thread: then
+    no worker writes if it came while they were being started, else they all
+    finish and the exception propagates after. So nothing writes into
+    ``out`` once this function has left, and ``out`` is either untouched or
+    completely written (README, SECURITY.md).
+    """
     bounds = [a.size * k // _THREADS for k in range(_THREADS + 1)]
     errors: list[BaseException] = []
+    go = threading.Event()
+    cancelled = True  # until every worker has started
 
     def work(lo: int, hi: int) -> None:
+        go.wait()
+        if cancelled:
+            return
         try:
             with np.errstate(all="ignore"):  # error state is per thread
                 np.multiply(a[lo:hi], b[lo:hi], out=out[lo:hi])
@@ -84,12 +99,38 @@ def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     threads = [
         threading.Thread(target=work, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds)
     ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    started: list[threading.Thread] = []
+    try:
+        for thread in threads:
+            started.append(thread)  # before start(): an interrupted start() is still joined
+            thread.start()
+        cancelled = False
+    finally:
+        _release_and_join(go, started)
     if errors:
         raise errors[0]
+
+
+def _release_and_join(go: threading.Event, threads: list[threading.Thread]) -> None:
+    """Set ``go`` and join every started thread, through any exception; then re-raise it."""
+    pending: BaseException | None = None
+    while True:
+        try:
+            go.set()  # idempotent: retried if interrupted between its flag and its notify
+            break
+        except BaseException as exc:  # re-raised below
+            pending = pending or exc
+    for thread in threads:
+        while True:
+            try:
+                thread.join()
+                break
+            except RuntimeError:  # never started (start() failed or was interrupted):
+                break  # it saw `cancelled` and writes nothing
+            except BaseException as exc:  # re-raised below
+                pending = pending or exc
+    if pending is not None:
+        raise pending
 
 
 # @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
