@@ -293,7 +293,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         "for the requirements in the registry; no separate test-procedure review record",
     ),
     Objective(
-        "DO-178C 6.5 / Table A-6, A-7 (traceability)",
+        "DO-178C 5.5 and 6.5 (development and verification traceability)",
         "bidirectional trace: requirements <-> code <-> tests <-> verification results",
         "this report: registry ids, requirement markers in code, tests and proofs, marker lint, "
         "the gate failing on any gap",
@@ -308,7 +308,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         "coverage analysis is not produced; numpy's C loops are outside any Python coverage",
     ),
     Objective(
-        "DO-178C 6.3 / Table A-7 obj. 'verification of verification results'",
+        "DO-178C 6.4.5 / Table A-7 (verification of verification process results)",
         "the verification procedures and results are correct and complete",
         "negative controls for every verification step (planted faults must fail), the "
         "gate's own planted-gap tests, zero-goal and manifest-drift checks",
@@ -316,7 +316,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         "no independent review record; the checks are automated, not reviewed",
     ),
     Objective(
-        "DO-333 FM.6.3 (formal analysis soundness)",
+        "DO-333 formal methods supplement (soundness of the formal analysis)",
         "the formal method is sound and its assumptions are justified",
         "Trusted base section: Why3 theories, drivers, provers with known issues; "
         "proof subjects (model vs kernel vs tested numpy path)",
