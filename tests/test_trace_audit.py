@@ -339,3 +339,51 @@ def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
     _, md, html = _formats(tmp_path / "out")
     assert "| ghost | /nonexistent/prover | ABSENT | - | ABSENT |" in md
     assert "| /nonexistent/d.drv | ABSENT |" in md and "ABSENT" in html
+
+
+def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
+    """An exhaustive.json in the layout sonnx_mul.proof.exhaustive writes."""
+    return json.dumps(
+        {
+            "tool": "sonnx_mul.proof.exhaustive",
+            "complete": complete,
+            "results": [
+                {"type": "int8", "pairs": 65536, "modes": ["wrap", "error"],
+                 "mismatches": int8_mismatches, "time": 1.0},
+                {"type": "float16", "pairs": 1 << 32, "mismatches": 0, "time": 9.0},
+            ],
+            "passed": int8_mismatches == 0,
+        }
+    )  # fmt: skip
+
+
+def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_complete(
+    tmp_path: Path,
+) -> None:
+    registry = {
+        **FIXTURE_REGISTRY,
+        **{rid: REGISTRY[rid] for rid in ("F", "F-FLOAT", "F-WRAP", "F-CHECKED")},
+    }
+    root = make_tree(tmp_path / "tree")
+    ev = root / "proofs" / "out" / "exhaustive.json"
+    ev.write_text(_exhaustive(complete=True))
+    full = build_report(root, registry=registry, probe_tools=False, require=["exhaustive"])
+    for rid in ("F-WRAP", "F-CHECKED"):
+        names = [e["name"] for e in full["requirements"][rid]["evidence"]["proof"]]
+        assert names == ["int8 wrap/error"], rid
+    assert [e["name"] for e in full["requirements"]["F-FLOAT"]["evidence"]["proof"]] == ["float16"]
+    assert full["evidence_files"]["exhaustive"]["status"] == "present"
+    assert not any("exhaustive" in p for p in full["gate"]["problems"])
+    # A partial run: listed and marked, not complete; the release gate fails.
+    ev.write_text(_exhaustive(complete=False))
+    part = build_report(root, registry=registry, probe_tools=False, require=["exhaustive"])
+    assert part["evidence_files"]["exhaustive"]["status"] == "partial"
+    assert part["evidence_absent"] == ["proofs/out/exhaustive.json (partial)"]
+    assert any("partial run" in p for p in part["gate"]["problems"])
+    item = part["requirements"]["F-FLOAT"]["evidence"]["proof"][0]
+    assert item["complete"] is False and "partial run" in item["name"]
+    # A mismatch is a failed proof item of both integer ids.
+    ev.write_text(_exhaustive(complete=True, int8_mismatches=3))
+    bad = build_report(root, registry=registry, probe_tools=False)
+    for rid in ("F-WRAP", "F-CHECKED"):
+        assert "1 proof check failed" in bad["requirements"][rid]["verdict"]

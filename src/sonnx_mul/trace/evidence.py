@@ -573,11 +573,14 @@ def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list
     """(mapped, unmapped) proof items of an ``exhaustive.json``.
 
     A record names its ids (``requirements``/``ids``), or is mapped by its
-    element type and mode: float types to F-FLOAT, integers with
-    ``overflow="error"`` to F-CHECKED, other integers to F-WRAP.
+    element type and mode(s): float types to F-FLOAT, integers with
+    ``overflow="error"`` to F-CHECKED, other integers to F-WRAP; an integer
+    record with ``modes: ["wrap", "error"]`` maps to both. A run with
+    ``complete: false`` (fewer rows than every pair) is marked partial.
     """
     data = load_json(path)
     evidence_file = _rel(path, root)
+    partial = isinstance(data, dict) and data.get("complete") is False
     mapped: list[Item] = []
     unmapped: list[Item] = []
     for record in records_of(data):
@@ -586,16 +589,26 @@ def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list
             direct = [direct]
         found = tuple(r for r in (direct or []) if r in ids)
         dtype = str(_first(record, "dtype", "type", "element_type") or "")
-        mode = str(_first(record, "overflow", "mode") or "wrap")
+        modes = record.get("modes")
+        mode_list = [str(m) for m in modes] if isinstance(modes, list) and modes else []
+        if not mode_list:
+            mode_list = [str(_first(record, "overflow", "mode") or "wrap")]
         if not found and dtype:
-            guess = (
-                "F-FLOAT" if "float" in dtype else ("F-CHECKED" if mode == "error" else "F-WRAP")
+            guesses = (
+                ["F-FLOAT"]
+                if "float" in dtype
+                else ["F-CHECKED" if m == "error" else "F-WRAP" for m in mode_list]
             )
-            found = tuple(r for r in (guess,) if r in ids)
+            found = tuple(r for r in dict.fromkeys(guesses) if r in ids)
         status = _status(record)
         if status == "missing status" and isinstance(record.get("mismatches"), int):
             status = "agree" if record["mismatches"] == 0 else f"{record['mismatches']} mismatches"
-        name = " ".join(str(x) for x in (dtype, mode, _first(record, "name", "check")) if x)
+        mode = "/".join(mode_list) if "float" not in dtype else ""
+        label = " ".join(str(x) for x in (dtype, mode, _first(record, "name", "check")) if x)
+        detail: dict[str, Any] = {k: record[k] for k in ("count", "pairs", "time") if k in record}
+        if partial:
+            detail["complete"] = False
+            label += " (partial run: not every pair)"
         item = Item(
             "proof",
             "exhaustive",
@@ -603,8 +616,8 @@ def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list
             found,
             status,
             status_ok(status) is True,
-            name=name or None,
-            detail={k: record[k] for k in ("count", "pairs", "time") if k in record},
+            name=label or None,
+            detail=detail,
             files=(evidence_file,),
         )
         (mapped if found else unmapped).append(item)

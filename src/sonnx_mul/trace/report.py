@@ -84,6 +84,11 @@ ABSENT_MEANING: Mapping[str, str] = MappingProxyType(
     }
 )
 """What the absence of each evidence file means for the verdict."""
+PARTIAL_MEANING = (
+    "the exhaustive run covered only part of the pairs (complete: false, fewer --rows): "
+    "its records are listed, marked partial; a release gate (`--require exhaustive`) "
+    "fails as if the file were absent"
+)
 PYTHON_PACKAGES: tuple[str, ...] = (
     "numpy",
     "onnx",
@@ -322,6 +327,15 @@ def build_report(
                 mapped, lost = crosshair_items(path, root, markers, set(ids))
             elif key == "exhaustive":
                 mapped, lost = exhaustive_items(path, root, set(ids))
+                raw = load_json(path)
+                if isinstance(raw, dict) and raw.get("complete") is False:
+                    evidence_files[key]["status"] = "partial"
+                    evidence_files[key]["meaning"] = PARTIAL_MEANING
+                    if needed:
+                        evidence_files[key]["problem"] = (
+                            f"evidence file {_display(path, root)} is a partial run "
+                            f"(complete: false) (--require {key})"
+                        )
             else:
                 junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
                 cases, skipped = testcase_items(junit, root, markers, set(ids))
@@ -364,6 +378,10 @@ def build_report(
     artifacts = dict(sorted(artifacts.items()))
     absent = [k for k, f in evidence_files.items() if f["status"] != "present"]
 
+    def not_there(key: str) -> str:
+        f = evidence_files[key]
+        return str(f["path"]) + ("" if f["status"] == "absent" else f" ({f['status']})")
+
     requirements: dict[str, Any] = {}
     for rid in ids:
         req = reg[rid]
@@ -375,9 +393,7 @@ def build_report(
             "verdict": verdicts[rid],
             "evidence": {k: [i.as_json() for i in per_id[rid][k]] for k in KINDS},
             "skipped_tests": skipped.get(rid, 0),
-            "absent_evidence": [
-                evidence_files[k]["path"] for k in absent if rid in EXPECTED_BY.get(k, ())
-            ],
+            "absent_evidence": [not_there(k) for k in absent if rid in EXPECTED_BY.get(k, ())],
             "proof_subjects": _subject_counts(per_id[rid]["proof"]),
             "sonnx": list(getattr(req, "sonnx", ())),
         }
@@ -391,7 +407,7 @@ def build_report(
         "lint": [str(p) for p in problems],
         "unmapped": [i.as_json() for i in unmapped],
         "evidence_files": evidence_files,
-        "evidence_absent": [evidence_files[k]["path"] for k in absent],
+        "evidence_absent": [not_there(k) for k in absent],
         "required_evidence": sorted(k for k, f in evidence_files.items() if f["required"]),
         "running_code": RUNNING_CODE,
         "tools": tool_versions(recorded_tools, probe_tools),
