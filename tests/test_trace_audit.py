@@ -387,3 +387,19 @@ def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_comple
     bad = build_report(root, registry=registry, probe_tools=False)
     for rid in ("F-WRAP", "F-CHECKED"):
         assert "1 proof check failed" in bad["requirements"][rid]["verdict"]
+
+
+def test_sonnx_mul_report_require_option_through_the_main_cli(tmp_path: Path) -> None:
+    from sonnx_mul.cli import main
+
+    root = make_tree(tmp_path / "tree")
+    base = ["report", "--out", str(tmp_path / "o"), "--root", str(root), "--no-probe"]
+    # The fixture tree lacks the real registry's evidence: both fail, the release one
+    # also names the absent exhaustive.json.
+    assert main(base) == 1
+    data = json.loads((tmp_path / "o" / "traceability.json").read_text())
+    assert not any("exhaustive.json is missing" in p for p in data["gate"]["problems"])
+    assert main([*base, "--require", "exhaustive"]) == 1
+    data = json.loads((tmp_path / "o" / "traceability.json").read_text())
+    assert any("exhaustive.json is missing" in p for p in data["gate"]["problems"])
+    assert main([*base, "--require", "nonsense"]) == 2
