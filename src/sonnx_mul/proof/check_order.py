@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ PROGRAMS: tuple[tuple[str, str], ...] = (
     ("Api", "mul_into"),
     ("ApiChecked", "mul_checked_into"),
 )
-OPERANDS = {"ka": "A", "kb": "B"}
+OPERANDS: Mapping[str, str] = MappingProxyType({"ka": "A", "kb": "B"})
 """The model's names of the inputs whose kind is checked."""
 
 _DECLARATION = re.compile(r"exception\s+(\w+)[^\n(]*\(\*\s*raises:\s*(\w+)\s*\[([^\]]*)\]\s*\*\)")

@@ -25,8 +25,9 @@ import argparse
 import re
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 from .. import dtypes
 from ..dtypes import ElementType
@@ -34,20 +35,22 @@ from ..dtypes import ElementType
 GENERATED = Path("why3/profile.mlw")
 DRIVER = Path("proofs/drivers/narrowfloat.gen")
 
-WHY3_TAG: dict[str, str] = {
-    "float16": "Float16",
-    "bfloat16": "BFloat16",
-    "float": "Float",
-    "double": "Double",
-    "int8": "Int8",
-    "int16": "Int16",
-    "int32": "Int32",
-    "int64": "Int64",
-    "uint8": "UInt8",
-    "uint16": "UInt16",
-    "uint32": "UInt32",
-    "uint64": "UInt64",
-}
+WHY3_TAG: Mapping[str, str] = MappingProxyType(
+    {
+        "float16": "Float16",
+        "bfloat16": "BFloat16",
+        "float": "Float",
+        "double": "Double",
+        "int8": "Int8",
+        "int16": "Int16",
+        "int32": "Int32",
+        "int64": "Int64",
+        "uint8": "UInt8",
+        "uint16": "UInt16",
+        "uint32": "UInt32",
+        "uint64": "UInt64",
+    }
+)
 """Why3 constructor of each profile type (ONNX name -> tag): names only, no values."""
 
 REFUSED_TAGS: tuple[str, ...] = (
