@@ -171,3 +171,34 @@ def ir_multiply(
         f'<data auto_broadcast="{mode}"/><input>{ir_port(0, dims_a)}{ir_port(1, dims_b)}</input>'
         f"<output>{ir_port(2, dims_a)}</output></layer>"
     )
+
+
+def many_ifs(n: int, bad_every: int = 0, inner: bool = False) -> onnx.ModelProto:
+    """``n`` If nodes, each then-branch multiplying x (2, 3) by y (2, 3) — or by
+    y3 (3,) for every ``bad_every``-th one; ``inner``: x * Sigmoid(x) in the branch."""
+    nodes, outs = [], []
+    for i in range(n):
+        y = "y3" if bad_every and i % bad_every == 0 else "y"
+        body = [h.make_node("Mul", ["x", y], [f"t{i}"], name=f"m{i}")]
+        if inner:
+            body = [
+                h.make_node("Sigmoid", ["x"], [f"s{i}"]),
+                h.make_node("Mul", ["x", f"s{i}"], [f"t{i}"], name=f"m{i}"),
+            ]
+        then_g = h.make_graph(body, f"then{i}", [], [vi(f"t{i}")])
+        else_g = h.make_graph(
+            [h.make_node("Identity", ["x"], [f"e{i}"])], f"else{i}", [], [vi(f"e{i}")]
+        )
+        nodes.append(
+            h.make_node(
+                "If", ["c"], [f"o{i}"], name=f"if{i}", then_branch=then_g, else_branch=else_g
+            )
+        )
+        outs.append(f"o{i}")
+    inputs = [
+        vi("x", T.FLOAT, ["N", 3]),
+        vi("y", T.FLOAT, ["N", 3]),
+        vi("y3", T.FLOAT, [3]),
+        vi("c", T.BOOL, []),
+    ]
+    return model(nodes, inputs, outs)

@@ -46,6 +46,7 @@ from .declared import (
     strip_declarations,
 )
 from .functions import FunctionId, body_index, specialise
+from .inference import infer, infer_alone, many_subgraphs
 from .reading import MAX_MODEL_BYTES, ModelReadError, read_limited
 from .sanitize import DEFAULT_DOMAINS, function_cycle, opsets, strip_payloads, subgraphs
 from .shapes import Shape, broadcasts, fmt, same_shape, shape_of
@@ -127,6 +128,7 @@ class _Info:
 
 
 _UNKNOWN = _Info(kind="unknown")
+_GRAPH_ATTRS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
 
 
 class _Scope:
@@ -145,6 +147,31 @@ class _Scope:
                 return found
             scope = scope.parent
         return _UNKNOWN
+
+    def type_of(self, name: str) -> onnx.TypeProto | None:
+        """The tensor type known for ``name``, as a TypeProto (None when unknown)."""
+        info = self.get(name)
+        if info.type is not None:
+            return info.type
+        if info.kind != "tensor" or info.sparse or info.elem_type is None:
+            return None
+        tp = onnx.TypeProto()
+        tp.tensor_type.elem_type = info.elem_type
+        if info.shape is not None:
+            shape = tp.tensor_type.shape
+            shape.SetInParent()
+            for d in info.shape:
+                dim = shape.dim.add()
+                if isinstance(d, int):
+                    dim.dim_value = d
+                elif isinstance(d, str):
+                    dim.dim_param = d
+        return tp
+
+
+def _no_type(name: str) -> onnx.TypeProto | None:
+    del name
+    return None
 
 
 def load_model(source: ModelSource) -> onnx.ModelProto:
@@ -221,11 +248,10 @@ def _check(
     initializer_facts(model)
     name_free_dims(model.graph)
     declared = strip_declarations(model)
-    inferred, note = _infer(model)
     walker = _Walker(
         {(f.domain, f.name): f for f in model.functions}, model_opsets, model.ir_version
     )
-    walker.walk(inferred.graph, "main", model_opsets.get(""), note, declared)
+    walker.walk_model(model, "main", model_opsets.get(""), declared)
     if walker.contradictions:
         shown = "; ".join(walker.contradictions[:3])
         more = len(walker.contradictions) - 3
@@ -234,18 +260,6 @@ def _check(
             + (f" (and {more} more)" if more > 0 else "")
         )
     return Report(tuple(walker.found), walker.muls)
-
-
-def _infer(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
-    """Model with inferred value_info, and a note when strict inference failed."""
-    try:
-        return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True), ""
-    except Exception as exc:  # any inference failure: fall back, never crash
-        note = f"strict shape inference failed: {str(exc).strip()}"
-    try:
-        return onnx.shape_inference.infer_shapes(model), note
-    except Exception as exc:
-        return model, f"{note}; non-strict inference failed too: {str(exc).strip()}"
 
 
 def _text(value: str | bytes) -> str:
@@ -273,6 +287,22 @@ class _Walker:
         self.memo: dict[tuple[object, ...], tuple[list[Violation], int]] = {}
         self.specialised = 0
 
+    def walk_model(
+        self,
+        model: onnx.ModelProto,
+        path: str,
+        opset: int | None,
+        declared: Declared,
+        body: onnx.FunctionProto | None = None,
+        depth: int = 0,
+    ) -> None:
+        """Infer (whole model, or graph by graph when it has many nested graphs), then walk."""
+        if many_subgraphs(model.graph):
+            self.walk(model.graph, path, opset, "", declared, body, depth, template=model)
+        else:
+            inferred, note = infer(model)
+            self.walk(inferred.graph, path, opset, note, declared, body, depth)
+
     def walk(
         self,
         root: onnx.GraphProto,
@@ -282,12 +312,24 @@ class _Walker:
         declared: Declared,
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
+        template: onnx.ModelProto | None = None,
     ) -> None:
-        """Every graph under ``root``; ``body``: root is an inlined call of that function."""
+        """Every graph under ``root``; ``body``: root is an inlined call of that function.
+
+        With ``template``, the graphs are not inferred yet: each is inferred alone.
+        """
         stack: list[tuple[onnx.GraphProto, GraphKey, str, _Scope | None]] = [(root, (), path, None)]
         while stack:
             graph, key, gpath, parent = stack.pop()
-            scope = _Scope(self._local(graph), parent)
+            need = 2 if not key or declared.get(key) else self._needs(graph)
+            if need == 0:
+                continue  # no Mul, call or nested graph, nothing declared: nothing to judge
+            if template is None or need == 1:
+                scope = _Scope(self._local(graph), parent)
+            else:
+                outer = parent.type_of if parent is not None else _no_type
+                facts, note = infer_alone(graph, template, outer)
+                scope = _Scope(self._local(facts), parent)
             for name, tp in declared.get(key, ()):
                 info = scope.get(name)
                 why = contradiction(tp, info.elem_type, info.shape)
@@ -308,6 +350,24 @@ class _Walker:
                         suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                         sub_path = f"{gpath}/{label}.{_text(attr.name)}{suffix}"
                         stack.append((sub, (*key, i, j, k), sub_path, scope))
+
+    def _needs(self, graph: onnx.GraphProto) -> int:
+        """0: nothing to judge; 1: Mul/call inputs all come from outside the graph's
+        nodes (no inference needed); 2: shape inference of the graph is needed."""
+        need = 0
+        produced: set[str] = set()
+        for node in graph.node:
+            if node.attribute and any(a.type in _GRAPH_ATTRS for a in node.attribute):
+                return 2
+            judged = (node.domain in DEFAULT_DOMAINS and node.op_type == "Mul") or (
+                node.domain not in DEFAULT_DOMAINS and (node.domain, node.op_type) in self.functions
+            )
+            if judged:
+                if any(name in produced for name in node.input):
+                    return 2
+                need = 1
+            produced.update(node.output)
+        return need
 
     @staticmethod
     def _label(node: onnx.NodeProto, index: int, body: onnx.FunctionProto | None) -> str:
@@ -412,8 +472,7 @@ class _Walker:
                 self.walk(body, "", func_opset, note, {}, func, depth + 1)
             else:
                 declared = strip_declarations(tiny)
-                inferred, note = _infer(tiny)
-                self.walk(inferred.graph, "", func_opset, note, declared, func, depth + 1)
+                self.walk_model(tiny, "", func_opset, declared, func, depth + 1)
             return self.found, self.muls
         finally:
             self.found, self.muls = saved, saved_muls
