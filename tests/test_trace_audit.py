@@ -403,3 +403,18 @@ def test_sonnx_mul_report_require_option_through_the_main_cli(tmp_path: Path) ->
     data = json.loads((tmp_path / "o" / "traceability.json").read_text())
     assert any("exhaustive.json is missing" in p for p in data["gate"]["problems"])
     assert main([*base, "--require", "nonsense"]) == 2
+
+
+def test_crosshair_record_without_file_links_to_the_checked_function(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "tree")
+    (root / "proofs/out/crosshair.json").write_text(
+        json.dumps({"functions": [{"function": "f", "status": "pass", "time": 1.0}]})
+    )
+    report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
+    items = [e for e in report["requirements"]["R1"]["evidence"]["proof"]
+             if e["source"] == "crosshair"]  # fmt: skip
+    assert [e["location"] for e in items] == ["src/sonnx_mul/a.py:2"]
+    write_report(report, tmp_path / "out", root)
+    assert 'href="sources/src/sonnx_mul/a.py.html#L2"' in (
+        tmp_path / "out" / "traceability.html"
+    ).read_text(encoding="utf-8")

@@ -554,6 +554,12 @@ def crosshair_items(
         status = _status(record)
         line = record.get("line")
         where = file_rel or str(file_value or function)
+        if file_rel is None and not isinstance(line, int):
+            # No file in the record: locate the checked function by its marker.
+            short = function.split("(", 1)[0].rsplit(".", 1)[-1].rsplit(":", 1)[-1]
+            defs = [m for m in markers if m.name == short and m.scope in ("function", "class")]
+            if defs:
+                file_rel, line, where = defs[0].path, defs[0].start, defs[0].path
         item = Item(
             "proof",
             "crosshair",
