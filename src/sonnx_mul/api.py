@@ -12,6 +12,7 @@ from .fastpath import (
     IGNORE_ALL,
     PARALLEL_MIN_ELEMENTS,
     QUIET_STATE,
+    checked_product,
     multiply_into,
     quiet_multiply,
 )
@@ -80,6 +81,8 @@ def mul(
             return quiet_multiply(a, b, out)
 
     a, b, etype = check_call(a, b, opset, overflow)
+    if out is None and overflow == "error" and not etype.is_float:
+        return checked_product(a, b, etype)  # one pass, nothing but the result kept
     result = np.empty(a.shape, dtype=etype.dtype) if out is None else check_out(out, a, b, etype)
     multiply_into(a, b, result, etype, overflow)
     return result

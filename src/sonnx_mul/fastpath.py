@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import threading
+from collections.abc import Iterator
 from contextvars import ContextVar
 
 import numpy as np
@@ -147,29 +148,93 @@ def multiply_into(
     if not etype.is_float and overflow == "error":
         index = first_overflow_index(a, b, etype)
         if index >= 0:
-            position = np.unravel_index(index, a.shape)
-            raise IntegerOverflowError(index, int(a[position]), int(b[position]), etype.onnx_name)
+            raise _overflow_error(a, b, etype, index)
     quiet_multiply(a, b, out)
+
+
+# @relation(F-CHECKED, F-LAYOUT, scope=function)
+def checked_product(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray:
+    """A new C-ordered ``a * b`` of an integer type with ``overflow="error"``.
+
+    When the corner bound of the whole tensors holds (four reductions, any
+    layout, no copy) nothing can overflow and the product is the plain one.
+    Otherwise block by block in C order: the exact test of the block, then
+    its product into the fresh result while the block is in cache; on
+    overflow the partly written result is dropped (the caller never sees
+    it). Memory: the result plus O(OVERFLOW_CHUNK), for every layout.
+    """
+    result = np.empty(a.shape, dtype=etype.dtype)
+    if _products_bounded(a, b, etype):
+        return quiet_multiply(a, b, result)
+    flat = result.reshape(-1)
+    for start, block_a, block_b in c_order_blocks(a, b, etype):
+        if not _products_bounded(block_a, block_b, etype):
+            overflow = _overflow_mask(block_a, block_b, etype)
+            if overflow is not None:
+                raise _overflow_error(a, b, etype, start + int(np.argmax(overflow)))
+        np.multiply(block_a, block_b, out=flat[start : start + block_a.size])
+    return result
+
+
+def _overflow_error(
+    a: np.ndarray, b: np.ndarray, etype: ElementType, index: int
+) -> IntegerOverflowError:
+    position = np.unravel_index(index, a.shape)
+    return IntegerOverflowError(index, int(a[position]), int(b[position]), etype.onnx_name)
 
 
 OVERFLOW_CHUNK = 1 << 15
 """Elements per block of the overflow test: a block and its temporaries stay in cache."""
 
 
+def c_order_blocks(
+    a: np.ndarray, b: np.ndarray, etype: ElementType
+) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """(flat C index of the first element, block of A, block of B), in C order.
+
+    Blocks are 1-d, native, at most OVERFLOW_CHUNK elements. C-contiguous
+    native operands are sliced; any other layout or byte order goes through
+    a buffered numpy iterator, which gathers one block at a time: never a
+    copy of a whole operand.
+    """
+    if a.flags.c_contiguous and b.flags.c_contiguous and a.dtype.isnative and b.dtype.isnative:
+        flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+        for start in range(0, flat_a.size, OVERFLOW_CHUNK):
+            yield (
+                start,
+                flat_a[start : start + OVERFLOW_CHUNK],
+                flat_b[start : start + OVERFLOW_CHUNK],
+            )
+        return
+    blocks = np.nditer(
+        [a, b],
+        flags=["external_loop", "buffered"],
+        op_flags=[["readonly"], ["readonly"]],
+        op_dtypes=[etype.dtype, etype.dtype],
+        casting="equiv",
+        order="C",
+        buffersize=OVERFLOW_CHUNK,
+    )
+    start = 0
+    for block_a, block_b in blocks:
+        yield start, block_a, block_b
+        start += block_a.size
+
+
 # @relation(F-CHECKED, scope=function)
 def first_overflow_index(a: np.ndarray, b: np.ndarray, etype: ElementType) -> int:
     """The first flat (C order) index whose exact product leaves the type's range, or -1.
 
-    Exact for every width, vectorized, block by block: a block whose corner
-    bound holds is clean (four reductions on data already in cache); the
-    others get the exact element-wise test. Temporaries have OVERFLOW_CHUNK
-    elements, not the tensor's size.
+    Exact for every width, vectorized. First the corner bound of the whole
+    tensors (four reductions, no copy, any layout); when it fails, block by
+    block (``c_order_blocks``): a block whose corner bound holds is clean
+    (four reductions on data already in cache), the others get the exact
+    element-wise test. Temporaries have OVERFLOW_CHUNK elements, not the
+    tensor's size, for every layout.
     """
-    flat_a = np.ascontiguousarray(a).reshape(-1)
-    flat_b = np.ascontiguousarray(b).reshape(-1)
-    for start in range(0, flat_a.size, OVERFLOW_CHUNK):
-        block_a = flat_a[start : start + OVERFLOW_CHUNK]
-        block_b = flat_b[start : start + OVERFLOW_CHUNK]
+    if _products_bounded(a, b, etype):
+        return -1
+    for start, block_a, block_b in c_order_blocks(a, b, etype):
         if _products_bounded(block_a, block_b, etype):
             continue
         overflow = _overflow_mask(block_a, block_b, etype)
@@ -186,8 +251,13 @@ def _products_bounded(a: np.ndarray, b: np.ndarray, etype: ElementType) -> bool:
     computed exactly in Python ints. Four fast reductions then settle the
     common case; when the bound fails the exact element-wise test decides.
     """
-    corners = [x * y for x in (int(a.min()), int(a.max())) for y in (int(b.min()), int(b.max()))]
+    lo_a, hi_a = int(_MIN(a, axis=None)), int(_MAX(a, axis=None))
+    lo_b, hi_b = int(_MIN(b, axis=None)), int(_MAX(b, axis=None))
+    corners = (lo_a * lo_b, lo_a * hi_b, hi_a * lo_b, hi_a * hi_b)
     return etype.lo <= min(corners) and max(corners) <= etype.hi
+
+
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 
 
 def _overflow_mask(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndarray | None:
