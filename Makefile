@@ -48,6 +48,12 @@ report-release: $(STAMP)
 report-screenshot:
 	sh tools/report/screenshot.sh proofs/out docs/report-screenshots
 
+# Mutation testing of the checks (Python and WhyML mutants, each against its
+# file's fast checks; see the README for the kill rate and the equivalent
+# survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
+mutants: provers $(STAMP)
+	$(PY) -m sonnx_mul.proof.mutants
+
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
 

@@ -1,0 +1,475 @@
+"""Mutation testing behind ``make mutants``: do the checks kill planted faults?
+
+``python -m sonnx_mul.proof.mutants [--max-py N] [--max-mlw N] [--jobs J]``
+generates mutants by operator, spread evenly over each target file:
+
+* Python (kernel, fastpath, validation, dtypes, softfloat, onnx/checker):
+  comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
+  ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
+  ``&``/``|``, ``//``/``%``), ``and``/``or``, integer constants +1, ``True``/
+  ``False``, a ``raise`` statement replaced by ``pass``; never inside
+  annotations, strings or comments;
+* WhyML (every ``why3/*.mlw``): ``<=``/``<``, ``>=``/``>``, ``/\\``/``\\/``,
+  integer literals +1, an ``ensures``/``raises``/``invariant``
+  made ``true``, a ``requires`` made ``true``, an ``if ... then raise`` made
+  ``if false then raise``; never inside comments.
+
+Each mutant runs in a private copy of the repository (``PYTHONPATH`` points
+at the copy's ``src``, checked), against the fast checks of its file: the
+targeted tests (``pytest -x``) for Python, ``tables check`` plus the Why3
+proof of the mutated module for WhyML. A failing check kills it; a check
+running past the time limit counts as killed ("timeout"); a mutant that
+does not compile is dropped ("invalid"). The unmutated copy must pass every
+check first. Survivors are matched against ``proofs/mutants-equivalent.json``
+(mutant key -> why it is equivalent); the run fails (exit 1) on any
+survivor not listed there. Results: ``proofs/out/mutants.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tokenize
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from queue import Queue
+
+PY_TESTS: dict[str, tuple[str, ...]] = {
+    "src/sonnx_mul/kernel.py": (
+        "tests/test_kernel_contracts.py", "tests/test_semantics_int.py",
+        "tests/test_semantics_float.py", "tests/test_agreement.py",
+    ),
+    "src/sonnx_mul/fastpath.py": (
+        "tests/test_fastpath.py", "tests/test_overflow_boundaries.py",
+        "tests/test_float_lanes.py", "tests/test_out.py", "tests/test_layout.py",
+        "tests/test_agreement.py",
+    ),
+    "src/sonnx_mul/validation.py": (
+        "tests/test_tables.py", "tests/test_arguments.py", "tests/test_dense.py",
+        "tests/test_shapes.py", "tests/test_types.py", "tests/test_out.py",
+        "tests/test_kernel_contracts.py",
+    ),
+    "src/sonnx_mul/dtypes.py": (
+        "tests/test_dtypes.py", "tests/test_types.py", "tests/test_tables.py",
+    ),
+    "src/sonnx_mul/softfloat.py": (
+        "tests/test_kernel_contracts.py", "tests/test_semantics_float.py",
+        "tests/test_float_lanes.py", "tests/test_selftest.py",
+    ),
+    "src/sonnx_mul/onnx/checker.py": (
+        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
+        "tests/test_hostile_models.py",
+    ),
+}  # fmt: skip
+"""Each Python target and the tests that check it (fast, targeted)."""
+
+EQUIVALENT = Path("proofs/mutants-equivalent.json")
+OUT = Path("proofs/out/mutants.json")
+COPY_IGNORE = shutil.ignore_patterns(
+    ".venv", ".git", "build", "proofs/out", "__pycache__", ".*_cache", "*.egg-info"
+)
+PY_TIMEOUT = 300
+MLW_TIMEOUT = 600
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    line: int
+    start: int  # offset in the file's text
+    end: int
+    original: str
+    replacement: str
+    context: str  # the source line, stripped
+    col: int  # column in the line
+    occurrence: int = 0  # among mutants with the same line text, column and operator
+
+    @property
+    def key(self) -> str:
+        """Stable across edits elsewhere in the file: the line text, the operator."""
+        raw = (
+            f"{self.file}|{self.context}|{self.col}|{self.original}|{self.replacement}"
+            f"|{self.occurrence}"
+        )
+        return hashlib.sha256(raw.encode()).hexdigest()[:12]
+
+    def apply(self, text: str) -> str:
+        assert text[self.start : self.end] == self.original
+        return text[: self.start] + self.replacement + text[self.end :]
+
+
+@dataclass
+class Outcome:
+    key: str
+    file: str
+    line: int
+    original: str
+    replacement: str
+    context: str
+    status: str  # killed | survived | timeout | invalid | equivalent
+    seconds: float
+    detail: str = ""
+
+
+# ------------------------------------------------------------------ Python
+
+
+_PY_OPS = {
+    "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
+    "+": "-", "-": "+", "<<": ">>", ">>": "<<", "&": "|", "|": "&",
+    "//": "%", "%": "//", "*": "//",
+}  # fmt: skip
+_PY_NAMES = {"and": "or", "or": "and", "True": "False", "False": "True"}
+
+
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _excluded_spans(tree: ast.AST, starts: list[int]) -> list[tuple[int, int]]:
+    """Annotations and docstrings: mutating them changes nothing that runs."""
+    spans = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            targets.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            targets.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            targets.append(node.annotation)
+        for t in targets:
+            if t is not None and t.end_lineno is not None and t.end_col_offset is not None:
+                spans.append(
+                    (
+                        starts[t.lineno - 1] + t.col_offset,
+                        starts[t.end_lineno - 1] + t.end_col_offset,
+                    )
+                )
+    return spans
+
+
+def python_mutants(file: str, text: str) -> list[Mutant]:
+    tree = ast.parse(text)
+    starts = _offsets(text)
+    excluded = _excluded_spans(tree, starts)
+    lines = text.splitlines()
+    found: list[Mutant] = []
+
+    def add(line: int, col: int, length: int, original: str, replacement: str) -> None:
+        start = starts[line - 1] + col
+        if any(a <= start < b for a, b in excluded):
+            return
+        found.append(
+            Mutant(
+                file,
+                line,
+                start,
+                start + length,
+                original,
+                replacement,
+                lines[line - 1].strip(),
+                col,
+            )
+        )
+
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        (line, col), s = tok.start, tok.string
+        if tok.type == tokenize.OP and s in _PY_OPS:
+            add(line, col, len(s), s, _PY_OPS[s])
+        elif tok.type == tokenize.NAME and s in _PY_NAMES:
+            add(line, col, len(s), s, _PY_NAMES[s])
+        elif tok.type == tokenize.NAME and s == "is":
+            add(line, col, 2, "is", "is not")
+        elif tok.type == tokenize.NAME and s == "in" and not _after_for(lines[line - 1], col):
+            add(line, col, 2, "in", "not in")
+        elif tok.type == tokenize.NUMBER and re.fullmatch(r"\d+", s):
+            add(line, col, len(s), s, str(int(s) + 1))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and node.end_lineno is not None:
+            start = starts[node.lineno - 1] + node.col_offset
+            end = starts[node.end_lineno - 1] + (node.end_col_offset or 0)
+            found.append(
+                Mutant(
+                    file,
+                    node.lineno,
+                    start,
+                    end,
+                    text[start:end],
+                    "pass",
+                    lines[node.lineno - 1].strip(),
+                    node.col_offset,
+                )
+            )
+    return [m for m in found if _compiles(m.apply(text))]
+
+
+def _after_for(line: str, col: int) -> bool:
+    """``in`` of a ``for`` clause (its mutant does not parse)."""
+    return re.search(r"\bfor\b[^:]*$", line[:col]) is not None and "if" not in line[:col]
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<mutant>", "exec")
+    except SyntaxError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ WhyML
+
+_MLW_RULES: tuple[tuple[str, str | None], ...] = (
+    (r"(?<![<\-])<=(?!>)", "<"),
+    (r"(?<![<\-])<(?![=\->]|\s*float)", "<="),
+    (r">=", ">"),
+    (r"(?<![\-<=])>(?!=)", ">="),
+    (r"/\\", "\\/"),
+    (r"\\/", "/\\"),
+    (r"(?<![\w.'])\d+(?![\w.])", None),  # +1
+    (r"\bensures\s*\{[^{}]*\}", "ensures { true }"),
+    (r"\brequires\s*\{[^{}]*\}", "requires { true }"),
+    (r"\binvariant\s*\{[^{}]*\}", "invariant { true }"),
+    (r"\braises\s*\{\s*(\w+)[^{}]*?->[^{}]*\}", "raises"),
+    (r"\bif\b[^;]*?\bthen raise\b", "if false then raise"),
+)
+
+
+def mlw_mutants(file: str, text: str) -> list[Mutant]:
+    comments = [(m.start(), m.end()) for m in re.finditer(r"\(\*.*?\*\)", text, re.S)]
+    starts = _offsets(text)
+    lines = text.splitlines()
+    found = []
+    for pattern, replacement in _MLW_RULES:
+        for m in re.finditer(pattern, text):
+            if any(a <= m.start() < b for a, b in comments):
+                continue
+            if "< float" in lines[text.count("\n", 0, m.start())]:
+                continue  # the format of a float type: the cross-check's job (tables)
+            if replacement is None:
+                new = str(int(m.group()) + 1)
+            elif replacement == "raises":
+                new = f"raises {{ {m.group(1)} -> true }}"
+            else:
+                new = replacement
+            if new == m.group():
+                continue
+            line = next(i for i, s in enumerate(starts) if s > m.start())
+            col = m.start() - starts[line - 1]
+            found.append(
+                Mutant(file, line, m.start(), m.end(), m.group(), new, lines[line - 1].strip(), col)
+            )
+    return found
+
+
+def spread(mutants: list[Mutant], limit: int) -> list[Mutant]:
+    """At most ``limit`` mutants, evenly spaced over the file (deterministic)."""
+    ordered = sorted(mutants, key=lambda m: (m.start, m.replacement))
+    seen: dict[tuple[str, int, str, str], int] = {}
+    for i, m in enumerate(ordered):
+        same = (m.context, m.col, m.original, m.replacement)
+        ordered[i] = dataclasses.replace(m, occurrence=seen.get(same, 0))
+        seen[same] = seen.get(same, 0) + 1
+    if len(ordered) <= limit:
+        return ordered
+    return [ordered[i * len(ordered) // limit] for i in range(limit)]
+
+
+def _module_of(text: str, offset: int) -> str | None:
+    name = None
+    for m in re.finditer(r"^\s*(?:module|theory)\s+(\w+)", text, re.M):
+        if m.start() > offset:
+            break
+        name = m.group(1)
+    return name
+
+
+# ------------------------------------------------------------------ running
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[str, str]:
+    """("pass" | "fail" | "timeout", tail of the output)."""
+    try:
+        proc = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+    return ("pass" if proc.returncode == 0 else "fail"), " | ".join(tail)[-300:]
+
+
+def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], int]]:
+    python = sys.executable
+    if mutant_file.endswith(".py"):
+        tests = list(PY_TESTS[mutant_file])
+        argv = [python, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
+        return [(argv, PY_TIMEOUT)]
+    modules = [module] if module else None
+    prove = (
+        "import sys; from pathlib import Path; from sonnx_mul.proof.why3 import run_check; "
+        f"sys.exit(run_check(Path('.'), [{mutant_file!r}], modules={modules!r}))"
+    )
+    return [
+        ([python, "-m", "sonnx_mul.proof.tables", "check"], PY_TIMEOUT),
+        ([python, "-c", prove], MLW_TIMEOUT),
+    ]
+
+
+def _env(copy: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(copy / "src")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    return env
+
+
+def _make_copy(root: Path, into: Path) -> Path:
+    shutil.copytree(root, into, ignore=COPY_IGNORE)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sonnx_mul; print(sonnx_mul.__file__)"],
+        cwd=into, env=_env(into), capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    if not probe.stdout.strip().startswith(str(into)):
+        raise RuntimeError(f"the copy's package is not the one imported: {probe.stdout}")
+    return into
+
+
+def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcome:
+    path = copy / mutant.file
+    original = path.read_text()
+    start = time.monotonic()
+    status, detail = "survived", ""
+    try:
+        path.write_text(mutant.apply(original))
+        module = _module_of(original, mutant.start) if mutant.file.endswith(".mlw") else None
+        for argv, timeout in checks_for(mutant.file, module):
+            verdict, tail = _run(argv, copy, _env(copy), timeout)
+            if verdict != "pass":
+                status, detail = ("timeout" if verdict == "timeout" else "killed"), tail
+                break
+    finally:
+        path.write_text(original)
+    if status == "survived" and mutant.key in equivalent:
+        status, detail = "equivalent", equivalent[mutant.key]
+    return Outcome(
+        mutant.key, mutant.file, mutant.line, mutant.original, mutant.replacement,
+        mutant.context, status, round(time.monotonic() - start, 1), detail,
+    )  # fmt: skip
+
+
+def generate(root: Path, max_py: int, max_mlw: int, only: list[str] | None) -> list[Mutant]:
+    mutants: list[Mutant] = []
+    for file in PY_TESTS:
+        if only is None or file in only:
+            mutants += spread(python_mutants(file, (root / file).read_text()), max_py)
+    for mlw in sorted((root / "why3").glob("*.mlw")):
+        file = f"why3/{mlw.name}"
+        if only is None or file in only:
+            mutants += spread(mlw_mutants(file, mlw.read_text()), max_mlw)
+    return mutants
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.mutants")
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--max-py", type=int, default=40, help="mutants per Python file")
+    parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--file", action="append", help="only these files (repeatable)")
+    parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    mutants = generate(root, args.max_py, args.max_mlw, args.file)
+    if args.list:
+        for m in mutants:
+            print(f"{m.key} {m.file}:{m.line} {m.original!r} -> {m.replacement!r}  {m.context}")
+        print(f"{len(mutants)} mutants")
+        return 0
+    equivalent: dict[str, str] = {}
+    if (root / EQUIVALENT).exists():
+        equivalent = {
+            k: str(v["reason"]) for k, v in json.loads((root / EQUIVALENT).read_text()).items()
+        }
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="sonnx-mutants-") as tmp:
+        copies: Queue[Path] = Queue()
+        for j in range(args.jobs):
+            copies.put(_make_copy(root, Path(tmp) / f"copy{j}"))
+        files = sorted({m.file for m in mutants})
+        baseline_copy = copies.get()
+        for file in files:  # the unmutated files must pass their checks
+            module = None
+            for argv_, timeout in checks_for(file, module):
+                verdict, tail = _run(argv_, baseline_copy, _env(baseline_copy), timeout)
+                if verdict != "pass":
+                    print(f"baseline fails for {file}: {tail}", file=sys.stderr)
+                    return 2
+        copies.put(baseline_copy)
+        print(
+            f"{len(mutants)} mutants; baseline passes ({time.monotonic() - start:.0f} s)",
+            flush=True,
+        )
+
+        def work(mutant: Mutant) -> Outcome:
+            copy = copies.get()
+            try:
+                outcome = run_mutant(copy, mutant, equivalent)
+            finally:
+                copies.put(copy)
+            where = f"{mutant.file}:{mutant.line}"
+            change = f"{mutant.original!r} -> {mutant.replacement!r}"
+            print(f"{outcome.status:<10} {outcome.seconds:6.1f}s {where} {change} [{mutant.key}]")
+            return outcome
+
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            outcomes = list(pool.map(work, mutants))
+    elapsed = time.monotonic() - start
+    return report(root, outcomes, elapsed)
+
+
+def report(root: Path, outcomes: list[Outcome], elapsed: float) -> int:
+    by_file: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        counts = by_file.setdefault(o.file, {})
+        counts[o.status] = counts.get(o.status, 0) + 1
+    dead = sum(o.status in ("killed", "timeout") for o in outcomes)
+    equivalent = sum(o.status == "equivalent" for o in outcomes)
+    survivors = [o for o in outcomes if o.status == "survived"]
+    total = len(outcomes)
+    rate = dead / (total - equivalent) if total > equivalent else 1.0
+    data = {
+        "mutants": total, "killed": dead, "equivalent": equivalent, "survived": len(survivors),
+        "kill_rate": round(rate, 4), "seconds": round(elapsed, 1), "by_file": by_file,
+        "outcomes": [asdict(o) for o in outcomes],
+    }  # fmt: skip
+    (root / OUT).parent.mkdir(parents=True, exist_ok=True)
+    (root / OUT).write_text(json.dumps(data, indent=1) + "\n")
+    for file, counts in sorted(by_file.items()):
+        print(f"  {file}: {counts}")
+    for o in survivors:
+        print(
+            f"SURVIVED {o.key} {o.file}:{o.line} {o.original!r} -> {o.replacement!r}  {o.context}"
+        )
+    print(
+        f"mutants: {total}, killed {dead}, equivalent {equivalent}, survived {len(survivors)}; "
+        f"kill rate {100 * rate:.1f}% of non-equivalent; {elapsed:.0f} s"
+    )
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

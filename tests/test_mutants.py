@@ -1,0 +1,88 @@
+"""The mutation driver (make mutants): its mutants, its verdicts, its exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sonnx_mul.proof import mutants
+from sonnx_mul.proof.mutants import Outcome, mlw_mutants, python_mutants, report
+
+PY = '''
+from __future__ import annotations
+
+
+def f(x: int | None, y: list[int]) -> bool:
+    """Docstring with < and 1."""
+    if x is None or x < 3:  # comment with == 2
+        raise ValueError("no")
+    return x in y and True
+'''
+
+MLW = """
+module M
+  (* a comment with <= and 7 *)
+  let f (x : int) : int
+    requires { x >= 0 }
+    ensures  { result <= x + 1 }
+  = if x < 0 then raise E; x + 1
+  type t = < float 5 11 >
+end
+"""
+
+
+def _changes(found: list[mutants.Mutant]) -> set[tuple[str, str]]:
+    return {(m.original, m.replacement) for m in found}
+
+
+def test_python_mutants_cover_the_operators_and_skip_annotations_docstrings_comments() -> None:
+    found = python_mutants("f.py", PY)
+    changes = _changes(found)
+    assert {("is", "is not"), ("or", "and"), ("<", "<="), ("3", "4"), ("in", "not in")} <= changes
+    assert ("and", "or") in changes and ("True", "False") in changes
+    assert any(m.replacement == "pass" and m.original.startswith("raise") for m in found)
+    lines = {m.line for m in found}
+    assert 5 not in lines and 6 not in lines  # the signature's annotations, the docstring
+    assert not any(m.original == "|" for m in found)  # int | None is an annotation
+    for m in found:
+        compile(m.apply(PY), "<mutant>", "exec")
+
+
+def test_mlw_mutants_weaken_contracts_and_skip_comments_and_formats() -> None:
+    found = mlw_mutants("m.mlw", MLW)
+    changes = _changes(found)
+    assert ("requires { x >= 0 }", "requires { true }") in changes
+    assert ("ensures  { result <= x + 1 }", "ensures { true }") in changes
+    assert any(m.replacement == "if false then raise" for m in found)
+    assert (">=", ">") in changes and ("<=", "<") in changes and ("+", "-") not in changes
+    assert all(m.line != 3 for m in found)  # the comment
+    assert all("float" not in m.context for m in found)  # formats: the tables check
+
+
+def test_keys_are_stable_and_distinct() -> None:
+    found = mutants.spread(mlw_mutants("m.mlw", MLW + MLW.replace("module M", "module N")), 100)
+    keys = [m.key for m in found]
+    assert len(keys) == len(set(keys))
+    again = mutants.spread(
+        mlw_mutants("m.mlw", "\n\n" + MLW + MLW.replace("module M", "module N")), 100
+    )
+    assert [m.key for m in again] == keys  # lines moved, keys kept
+
+
+def _outcome(status: str) -> Outcome:
+    return Outcome("k" + status, "f.py", 1, "<", "<=", "x < 1", status, 0.1)
+
+
+def test_an_unexplained_survivor_fails_the_run(tmp_path: Path) -> None:
+    assert report(tmp_path, [_outcome("killed"), _outcome("survived")], 1.0) == 1
+    data = json.loads((tmp_path / mutants.OUT).read_text())
+    assert data["kill_rate"] == 0.5 and data["survived"] == 1
+
+
+def test_equivalent_survivors_do_not_count(tmp_path: Path) -> None:
+    assert (
+        report(tmp_path, [_outcome("killed"), _outcome("equivalent"), _outcome("timeout")], 1.0)
+        == 0
+    )
+    data = json.loads((tmp_path / mutants.OUT).read_text())
+    assert data["kill_rate"] == 1.0 and data["equivalent"] == 1
