@@ -70,7 +70,7 @@ PY_TESTS: dict[str, tuple[str, ...]] = {
     ),
     "src/sonnx_mul/onnx/checker.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
-        "tests/test_hostile_models.py",
+        "tests/test_checker_symbolic.py",
     ),
 }  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted)."""
