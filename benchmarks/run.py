@@ -115,19 +115,86 @@ def calls_per_sample(case: Case, target_seconds: float) -> int:
     return max(1, min(100_000, int(target_seconds / once)))
 
 
-def measure(type_name: str, n: int, repeats: int, target: float) -> dict[str, float | None]:
-    implementations = cases(type_name, n)
-    live = {k: v for k, v in implementations.items() if v is not None}
-    numbers = {k: calls_per_sample(v, target) for k, v in live.items()}
-    samples: dict[str, list[float]] = {k: [] for k in live}
+def sample(cases: dict[str, Case], repeats: int, target: float) -> dict[str, list[float]]:
+    """Per-call seconds of each case, one sample per repeat, the cases interleaved."""
+    numbers = {k: calls_per_sample(v, target) for k, v in cases.items()}
+    samples: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(repeats):
-        for name, case in live.items():  # interleaved: one sample of each per repeat
+        for name, case in cases.items():  # interleaved: one sample of each per repeat
             number = numbers[name]
             start = time.perf_counter()
             for _ in range(number):
                 case()
             samples[name].append((time.perf_counter() - start) / number)
+    return samples
+
+
+def measure(type_name: str, n: int, repeats: int, target: float) -> dict[str, float | None]:
+    implementations = cases(type_name, n)
+    live = {k: v for k, v in implementations.items() if v is not None}
+    samples = sample(live, repeats, target)
     return {k: (statistics.median(samples[k]) if k in samples else None) for k in implementations}
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def ratio_target(
+    name: str, case: Case, base_name: str, base: Case, limit: float, repeats: int, target: float
+) -> dict[str, object]:
+    """``case`` against ``base`` in the same repeats: both times and the per-repeat ratio."""
+    samples = sample({name: case, base_name: base}, repeats, target)
+    ratios = [x / y for x, y in zip(samples[name], samples[base_name], strict=True)]
+    return {
+        "name": name,
+        "base": base_name,
+        "limit": limit,
+        "repeats": repeats,
+        "seconds": spread(samples[name]),
+        "base_seconds": spread(samples[base_name]),
+        "ratio": spread(ratios),
+        "every_repeat_within": max(ratios) <= limit,
+        "median_within": statistics.median(ratios) <= limit,
+    }
+
+
+def targets(quick: bool) -> list[dict[str, object]]:
+    """The issue-13 targets, each ratio measured in one interleaved loop."""
+    repeats = 5 if quick else 25
+    found = []
+    a, b = operands(np.float32, 16_000_000)
+    found.append(
+        ratio_target(
+            "sonnx mul, 1.6e7 float32", lambda: mul(a, b),
+            "np.multiply", lambda: np.multiply(a, b), 1.0, repeats, 0.1,
+        )
+    )  # fmt: skip
+    s, t = operands(np.float32, 16)
+    found.append(
+        ratio_target(
+            "sonnx mul, 16 float32", lambda: mul(s, t),
+            "np.multiply", lambda: np.multiply(s, t), 3.0, repeats, 0.03,
+        )
+    )  # fmt: skip
+    x, y = operands(np.int32, 1_000_000)
+    layouts = {
+        "C": (x, y),
+        "Fortran": (
+            np.asfortranarray(x.reshape(1000, 1000)),
+            np.asfortranarray(y.reshape(1000, 1000)),
+        ),
+        "strided": tuple(z.reshape(1000, 2000)[:, ::2] for z in operands(np.int32, 2_000_000)),
+    }
+    for layout, (p, q) in layouts.items():
+        found.append(
+            ratio_target(
+                f"overflow='error', 1e6 int32, {layout}",
+                lambda p=p, q=q: mul(p, q, overflow="error"),
+                "overflow='wrap'", lambda p=p, q=q: mul(p, q), 3.0, repeats, 0.03,
+            )
+        )  # fmt: skip
+    return found
 
 
 def bandwidth_gbs(n_bytes: int = 256 << 20, repeats: int = 7) -> float:
@@ -186,7 +253,14 @@ def machine() -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
+    parser.add_argument(
+        "--targets-only", action="store_true", help="print the issue-13 ratios, write nothing"
+    )
     args = parser.parse_args(argv)
+    if args.targets_only:
+        for goal in targets(args.quick):
+            print(json.dumps(goal))
+        return 0
     repeats, target = (3, 0.002) if args.quick else (21, 0.03)
     started = time.perf_counter()
     rows = []
@@ -205,19 +279,31 @@ def main(argv: list[str] | None = None) -> int:
     a, b = operands(np.float32, n_big)
     i32a, i32b = operands(np.int32, n_big)
     i64a, i64b = operands(np.int64, n_big)
+    f64a = np.asfortranarray(i64a.reshape(4000, 4000))
+    f64b = np.asfortranarray(i64b.reshape(4000, 4000))
+    f64out = np.empty((4000, 4000), np.int64)
     memory = {
         "float32 mul": peak_memory(lambda: mul(a, b)),
         "float32 mul out=": peak_memory(lambda: mul(a, b, out=a)),
         "int32 mul error": peak_memory(lambda: mul(i32a, i32b, overflow="error")),
         "int64 mul error": peak_memory(lambda: mul(i64a, i64b, overflow="error")),
+        "int64 4000x4000 Fortran mul error": peak_memory(lambda: mul(f64a, f64b, overflow="error")),
+        "int64 4000x4000 Fortran mul error out=": peak_memory(
+            lambda: mul(f64a, f64b, out=f64out, overflow="error")
+        ),
         "output float32": a.nbytes,
+        "output int64": i64a.nbytes,
     }
+    goals = targets(args.quick)
+    for goal in goals:
+        print(goal["name"], "/", goal["base"], goal["ratio"])
     results = {
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "machine": machine(),
         "copy_bandwidth_gbs": bandwidth_gbs(),
         "rows": rows,
         "peak_memory_bytes": memory,
+        "targets": goals,
         "prove_seconds": prove_seconds(),
         "bench_seconds": time.perf_counter() - started,
     }
@@ -262,6 +348,25 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             value = row["seconds"].get(name)
             cells.append(_time(value) + (f" ({value / base:.2f}×)" if value else ""))
         lines.append(f"| {row['type']} | {row['n']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "## Targets (issue 13): ratios in one run", ""]
+    lines += [
+        "Each ratio is measured in its own interleaved loop: per repeat one sample of",
+        "the case and one of its base (several calls each), ratio = case / base of",
+        "that repeat. Median and min–max over the repeats.",
+        "",
+        "| case | base | limit | case time: median (min–max) | base time: median (min–max) "
+        "| ratio: median (min–max) | every repeat within |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for goal in results["targets"]:
+        t, u, r = goal["seconds"], goal["base_seconds"], goal["ratio"]
+        lines.append(
+            f"| {goal['name']} | {goal['base']} | {goal['limit']:.1f}× "
+            f"| {_time(t['median'])} ({_time(t['min'])}–{_time(t['max'])}) "
+            f"| {_time(u['median'])} ({_time(u['min'])}–{_time(u['max'])}) "
+            f"| {r['median']:.2f}× ({r['min']:.2f}–{r['max']:.2f}) "
+            f"| {'yes' if goal['every_repeat_within'] else 'NO'} ({goal['repeats']} repeats) |"
+        )
     lines += ["", "## Traffic at 16e6 elements", ""]
     for row in rows:
         if row["n"] == 16_000_000:
@@ -274,6 +379,12 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
                 f"{fraction:.0%} of the copy bandwidth"
             )
     lines += ["", "## Peak memory of one call at 16e6 elements (tracemalloc)", ""]
+    lines += [
+        "Bytes numpy allocated during the call, the result included (the inputs exist",
+        "before). `overflow='error'` keeps the result plus O(block) temporaries for",
+        "every layout; with `out=` only the temporaries.",
+        "",
+    ]
     for name, value in results["peak_memory_bytes"].items():
         lines.append(f"- {name}: {value / 2**20:.1f} MiB")
     if results.get("prove_seconds"):

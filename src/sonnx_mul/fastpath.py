@@ -72,7 +72,7 @@ def _all_c_contiguous(*arrays: np.ndarray) -> bool:
 
 
 def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """One contiguous chunk per thread; returns or raises only once every worker has ended.
+    """One contiguous chunk per core, the first in this thread; leaves once every worker ended.
 
     Workers write only after every one of them has started (``go``), and
     this function leaves only after joining all of them, even when an
@@ -97,15 +97,18 @@ def _threaded_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         except BaseException as err:  # re-raised in the calling thread
             errors.append(err)
 
-    threads = [
-        threading.Thread(target=work, args=(lo, hi)) for lo, hi in itertools.pairwise(bounds)
-    ]
+    chunks = list(itertools.pairwise(bounds))
+    threads = [threading.Thread(target=work, args=chunk) for chunk in chunks[1:]]
     started: list[threading.Thread] = []
     try:
         for thread in threads:
             started.append(thread)  # before start(): an interrupted start() is still joined
             thread.start()
         cancelled = False
+        go.set()
+        lo, hi = chunks[0]
+        with np.errstate(all="ignore"):
+            np.multiply(a[lo:hi], b[lo:hi], out=out[lo:hi])
     finally:
         _release_and_join(go, started)
     if errors:
