@@ -211,8 +211,9 @@ def overlaps_itself(x: np.ndarray) -> bool | None:
     made by slicing, transposing, reshaping or negative steps pass the first
     test (each stride, sorted by magnitude, at least the span of the smaller
     dims); the others get a pruned search, which returns None if it needs
-    more than OVERLAP_WORK nodes (only contrived as_strided layouts of rank
-    >= 3 can). Cost: a function of the rank, never of the element count.
+    more than OVERLAP_WORK nodes (only contrived as_strided layouts can).
+    Cost: a function of the rank and of OVERLAP_WORK, never of the element
+    count.
     """
     dims = sorted((abs(s), n - 1) for n, s in zip(x.shape, x.strides, strict=True) if n > 1)
     if not dims:
