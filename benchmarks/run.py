@@ -115,17 +115,22 @@ def calls_per_sample(case: Case, target_seconds: float) -> int:
     return max(1, min(100_000, int(target_seconds / once)))
 
 
-def sample(cases: dict[str, Case], repeats: int, target: float) -> dict[str, list[float]]:
+def sample(
+    cases: dict[str, Case],
+    repeats: int,
+    target: float,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
     """Per-call seconds of each case, one sample per repeat, the cases interleaved."""
     numbers = {k: calls_per_sample(v, target) for k, v in cases.items()}
     samples: dict[str, list[float]] = {k: [] for k in cases}
     for _ in range(repeats):
         for name, case in cases.items():  # interleaved: one sample of each per repeat
             number = numbers[name]
-            start = time.perf_counter()
+            start = clock()
             for _ in range(number):
                 case()
-            samples[name].append((time.perf_counter() - start) / number)
+            samples[name].append((clock() - start) / number)
     return samples
 
 
@@ -140,21 +145,36 @@ def spread(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+"""wall: elapsed time (needed when the case runs threads). cpu: this process's CPU
+time, which leaves out the time other jobs of a shared machine hold the cores;
+used for single-threaded cases, both sides of a ratio with the same clock."""
+
+
 def ratio_target(
-    name: str, case: Case, base_name: str, base: Case, limit: float, repeats: int, target: float
+    name: str,
+    case: Case,
+    base_name: str,
+    base: Case,
+    limit: float,
+    repeats: int,
+    target: float,
+    clock: str,
 ) -> dict[str, object]:
     """``case`` against ``base`` in the same repeats: both times and the per-repeat ratio."""
-    samples = sample({name: case, base_name: base}, repeats, target)
+    samples = sample({name: case, base_name: base}, repeats, target, CLOCKS[clock])
     ratios = [x / y for x, y in zip(samples[name], samples[base_name], strict=True)]
     return {
         "name": name,
         "base": base_name,
         "limit": limit,
         "repeats": repeats,
+        "clock": clock,
         "seconds": spread(samples[name]),
         "base_seconds": spread(samples[base_name]),
         "ratio": spread(ratios),
         "every_repeat_within": max(ratios) <= limit,
+        "load_average": os.getloadavg()[0],
         "median_within": statistics.median(ratios) <= limit,
     }
 
@@ -167,14 +187,14 @@ def targets(quick: bool) -> list[dict[str, object]]:
     found.append(
         ratio_target(
             "sonnx mul, 1.6e7 float32", lambda: mul(a, b),
-            "np.multiply", lambda: np.multiply(a, b), 1.0, repeats, 0.1,
+            "np.multiply", lambda: np.multiply(a, b), 1.0, repeats, 0.1, "wall",
         )
     )  # fmt: skip
     s, t = operands(np.float32, 16)
     found.append(
         ratio_target(
             "sonnx mul, 16 float32", lambda: mul(s, t),
-            "np.multiply", lambda: np.multiply(s, t), 3.0, repeats, 0.03,
+            "np.multiply", lambda: np.multiply(s, t), 3.0, repeats, 0.03, "cpu",
         )
     )  # fmt: skip
     x, y = operands(np.int32, 1_000_000)
@@ -191,7 +211,7 @@ def targets(quick: bool) -> list[dict[str, object]]:
             ratio_target(
                 f"overflow='error', 1e6 int32, {layout}",
                 lambda p=p, q=q: mul(p, q, overflow="error"),
-                "overflow='wrap'", lambda p=p, q=q: mul(p, q), 3.0, repeats, 0.03,
+                "overflow='wrap'", lambda p=p, q=q: mul(p, q), 3.0, repeats, 0.03, "cpu",
             )
         )  # fmt: skip
     return found
@@ -352,16 +372,20 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
     lines += [
         "Each ratio is measured in its own interleaved loop: per repeat one sample of",
         "the case and one of its base (several calls each), ratio = case / base of",
-        "that repeat. Median and min–max over the repeats.",
+        "that repeat. Median and min–max over the repeats. Clock: `wall` elapsed time",
+        "(the 1.6e7 case runs threads), `cpu` this process's CPU time (single-threaded",
+        "cases: leaves out the time other jobs of the shared machine hold the cores).",
+        "Load: the 1-minute load average when the ratio was measured (2 cores).",
         "",
-        "| case | base | limit | case time: median (min–max) | base time: median (min–max) "
-        "| ratio: median (min–max) | every repeat within |",
-        "|---|---|---:|---:|---:|---:|---|",
+        "| case | base | limit | clock | load | case time: median (min–max) "
+        "| base time: median (min–max) | ratio: median (min–max) | every repeat within |",
+        "|---|---|---:|---|---:|---:|---:|---:|---|",
     ]
     for goal in results["targets"]:
         t, u, r = goal["seconds"], goal["base_seconds"], goal["ratio"]
         lines.append(
-            f"| {goal['name']} | {goal['base']} | {goal['limit']:.1f}× "
+            f"| {goal['name']} | {goal['base']} | {goal['limit']:.1f}× | {goal['clock']} "
+            f"| {goal['load_average']:.1f} "
             f"| {_time(t['median'])} ({_time(t['min'])}–{_time(t['max'])}) "
             f"| {_time(u['median'])} ({_time(u['min'])}–{_time(u['max'])}) "
             f"| {r['median']:.2f}× ({r['min']:.2f}–{r['max']:.2f}) "

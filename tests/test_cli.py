@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from onnx import TensorProto as T
 
 import sonnx_mul
 from models import ir_xml, model, mul_model, vi
+from sonnx_mul import cli
 from sonnx_mul.cli import COMMANDS, EXIT_BROKEN_PIPE, main
 
 
@@ -325,3 +327,31 @@ def test_run_huge_header_refused_before_allocation(
     assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(huge))) == 2
     line = one_line_error(capsys.readouterr().err)
     assert "claims shape (1073741824, 1073741824)" in line and "MemoryError" not in line
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "said"),
+    [
+        (KeyboardInterrupt(), 130, "interrupted"),
+        (MemoryError(), 2, "not enough memory"),
+        (PermissionError(13, "Permission denied", "/nowhere/x.npy"), 2, "Permission denied"),
+        (RuntimeError("a defect\nover two lines"), 1, "internal error: RuntimeError: a defect"),
+    ],
+    ids=["interrupt", "memory", "os error", "defect"],
+)
+def test_unexpected_failures_are_one_line_without_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: BaseException,
+    code: int,
+    said: str,
+) -> None:
+    def explode(args: object) -> int:
+        raise raised
+
+    patched = tuple(
+        dataclasses.replace(c, run=explode) if c.name == "selftest" else c for c in COMMANDS
+    )
+    monkeypatch.setattr(cli, "COMMANDS", patched)
+    assert main(["selftest"]) == code
+    assert said in one_line_error(capsys.readouterr().err)
