@@ -240,3 +240,21 @@ def test_R1_R4_any_graph_attribute_is_searched() -> None:
     found = check_model(model([node], inputs, extra_opsets=[h.make_opsetid("custom", 1)]))
     assert reqs(found) == {"R1", "R4"}
     assert {(v.path, v.node) for v in found} == {("main/W.body", "deep")}
+
+
+def test_R4_function_called_with_an_initializer() -> None:
+    """The call site's initializer dims reach the function body."""
+    import numpy as np
+    from onnx import numpy_helper as nh
+
+    body = [h.make_node("Mul", ["a", "b"], ["c"], name="fm")]
+    f = h.make_function("local", "f", ["a", "b"], ["c"], body, [h.make_opsetid("", 14)])
+    call = h.make_node("f", ["x", "w"], ["z"], domain="local", name="call")
+    for shape, expected in (((3,), {"R1", "R4"}), ((2, 3), set())):
+        w = nh.from_array(np.ones(shape, np.float32), "w")
+        m = model(
+            [call], [vi("x", T.FLOAT, [2, 3])], initializers=[w], functions=[f],
+            extra_opsets=[h.make_opsetid("local", 1)],
+        )  # fmt: skip
+        found = check_model(m)
+        assert reqs(found) == expected and all(v.definite for v in found)

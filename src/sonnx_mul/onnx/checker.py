@@ -418,7 +418,7 @@ class _Walker:
 
     def _call(self, node: onnx.NodeProto, label: str, path: str, scope: _Scope, depth: int) -> None:
         func = self.functions[(node.domain, node.op_type)]
-        types = [scope.get(name).type if name else None for name in node.input]
+        types = [scope.type_of(name) if name else None for name in node.input]
         func_opset = opsets(func.opset_import, f"function {_fname(func)!r}").get("")
         call_path = f"{path}/{label}->{_fname(func)}"
         key = (
