@@ -110,7 +110,7 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        """ "conforms", "violates" (a definite finding) or "undecided" (only undecided ones)."""
+        """One of: conforms; violates (a definite finding); undecided (undecided findings only)."""
         if self.definite:
             return "violates"
         return "undecided" if self.violations else "conforms"
