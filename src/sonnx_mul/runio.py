@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .cli import UsageError
+from .dtypes import element_type
 
 if TYPE_CHECKING:
     import onnx
@@ -151,17 +152,24 @@ def _check_shape(
 
 
 def type_label(dtype: np.dtype) -> str:
-    """ONNX element type name with the numpy name in parentheses, e.g. ``float (float32)``."""
+    """The API's vocabulary (``validation.describe_dtype``): ``float (float32)``, ``int8``.
+
+    Types outside the profile (a model input may be bool or string) get
+    their ONNX name by the same rule when ONNX has one.
+    """
+    import onnx
     from onnx import helper
 
-    try:
-        code = helper.np_dtype_to_tensor_dtype(dtype.newbyteorder("="))
-    except (KeyError, TypeError, ValueError):
-        return f"numpy {dtype}"
-    import onnx
+    from .validation import describe_dtype
 
-    onnx_name = onnx.TensorProto.DataType.Name(code).lower()
-    return f"{onnx_name} ({dtype.newbyteorder('=')})"
+    if element_type(dtype) is not None:
+        return describe_dtype(dtype)
+    native = dtype.newbyteorder("=")
+    try:
+        onnx_name = onnx.TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(native)).lower()
+    except (KeyError, TypeError, ValueError):
+        return describe_dtype(dtype)
+    return onnx_name if onnx_name == native.name else f"{onnx_name} ({native.name})"
 
 
 def output_files(model: onnx.ModelProto, out_dir: Path) -> list[tuple[str, Path]]:
