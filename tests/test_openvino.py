@@ -9,7 +9,7 @@ import pytest
 from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
 from sonnx_mul.onnx import ModelReadError, Violation
-from sonnx_mul.onnx.openvino import check_ir
+from sonnx_mul.onnx.openvino import check_ir, check_ir_report
 
 
 def reqs(violations: list[Violation]) -> set[str]:
@@ -76,7 +76,7 @@ def test_nested_body_layers_are_checked() -> None:
         f'version="opset5"><body><layers>{inner}</layers></body></layer></layers></net>'
     )
     found = check_ir(doc.encode())
-    assert reqs(found) == {"R1", "R4"} and {v.path for v in found} == {"outer/loop"}
+    assert reqs(found) == {"R1", "R4"} and {v.path for v in found} == {"outer/loop.body"}
 
 
 def test_path_input(tmp_path: Path) -> None:
@@ -162,3 +162,20 @@ def test_deep_xml_is_refused() -> None:
     deep = b"<net>" + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</net>"
     with pytest.raises(ModelReadError, match="deeper than"):
         check_ir(deep)
+
+
+def test_R1_R4_every_body_of_an_if_layer_is_checked() -> None:
+    """An If layer has two bodies; a Multiply in the second one is found too."""
+    good = ir_xml([2, 3], [2, 3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    bad = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    doc = (
+        '<net name="outer" version="11"><layers><layer id="0" name="cond" type="If" '
+        f'version="opset8"><then_body><layers>{good}</layers></then_body>'
+        f"<else_body><layers>{bad}</layers></else_body></layer></layers></net>"
+    )
+    report = check_ir_report(doc.encode())
+    assert report.mul_nodes == 2
+    assert {(v.requirement, v.path) for v in report.violations} == {
+        ("R1", "outer/cond.else_body"),
+        ("R4", "outer/cond.else_body"),
+    }

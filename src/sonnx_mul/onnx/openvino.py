@@ -130,10 +130,9 @@ def _walk(root: ET.Element, name: str) -> Report:
             if layer.get("type") == "Multiply":
                 count += 1
                 found += check_layer(layer, label, path, layers, edges)
-            for body in layer.iter():
-                if body is not layer and body.find("layers") is not None:
-                    stack.append((body, f"{path}/{label}"))
-                    break
+            for body in layer:  # <body>, <then_body>, <else_body>: every one is checked
+                if body.find("layers") is not None:
+                    stack.append((body, f"{path}/{label}.{body.tag}"))
     return Report(tuple(found), count)
 
 
