@@ -179,3 +179,21 @@ def test_R1_R4_every_body_of_an_if_layer_is_checked() -> None:
         ("R1", "outer/cond.else_body"),
         ("R4", "outer/cond.else_body"),
     }
+
+
+def test_R1_R4_claims_along_a_unary_chain_are_checked() -> None:
+    """Parameter [3] -> Sigmoid whose ports claim [2, 3] -> Multiply: refused; the
+    same chain with honest ports is judged from the Parameter's shape."""
+    lying = ir_net(
+        ir_parameter(0, [2, 3]) + ir_parameter(1, [3]) + ir_unary(3, "Sigmoid", [2, 3])
+        + ir_multiply(2, [2, 3], [2, 3]),
+        [(0, 0, 2, 0), (1, 0, 3, 0), (3, 1, 2, 1)],
+    )  # fmt: skip
+    with pytest.raises(ModelReadError, match="shape-preserving"):
+        check_ir(lying)
+    honest = ir_net(
+        ir_parameter(0, [2, 3]) + ir_parameter(1, [3]) + ir_unary(3, "Sigmoid", [3])
+        + ir_multiply(2, [2, 3], [3]),
+        [(0, 0, 2, 0), (1, 0, 3, 0), (3, 1, 2, 1)],
+    )  # fmt: skip
+    assert reqs(check_ir(honest)) == {"R1", "R4"}

@@ -17,7 +17,9 @@ dims or precision contradict its producer, or a Parameter/Const whose port
 contradicts its ``shape``, makes the IR invalid (ModelReadError, exit 2).
 Two inputs that reach the same producer port through shape-preserving
 unary layers (Sigmoid, Relu, Convert, ...) have the same shape even when
-it is dynamic (``-1``): ``x * sigmoid(x)`` conforms.
+it is dynamic (``-1``): ``x * sigmoid(x)`` conforms; when that chain starts at
+a Parameter or Const, its shape is the fact, and a claim along the way that
+contradicts it makes the IR invalid.
 
 Rules (Multiply-1): ``auto_broadcast="none"`` conforms when the two inputs
 have identical dims; ``"numpy"`` (the default) conforms only when they are
@@ -220,6 +222,13 @@ def _source(
             if upstream is not None and upstream[0] in layers:
                 src = upstream  # same shape as its input: follow to the root
                 continue
+        if kind in ("Parameter", "Const") and first[0] is not dims:
+            if _contradicts(first[0], dims):  # shape-preserving layers in between
+                raise ModelReadError(
+                    f"invalid IR: layer {port[0]} input {port[1]} is fed {_show(first[0])} "
+                    f"through shape-preserving layers from {kind} {src[0]} of shape {_show(dims)}"
+                )
+            return src, dims, first[1]
         return src, first[0], first[1]
 
 
