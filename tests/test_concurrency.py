@@ -131,3 +131,30 @@ def test_F_NOLOSS_interrupted_threaded_mul_leaves_no_worker_writing(monkeypatch,
     assert sent.is_set()
     expected = a * b if written else np.full(n, -1, np.float32)
     assert_same_bits(snapshot, expected)
+
+
+def test_F_FLOAT_small_lane_while_its_quiet_context_is_busy():
+    """Another thread inside the quiet context: mul takes the other quiet path, same bits."""
+    from sonnx_mul import api
+
+    entered, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        entered.set()
+        release.wait()
+
+    holder = threading.Thread(target=api._QUIET_CONTEXT.run, args=(hold,))
+    holder.start()
+    try:
+        assert entered.wait(5)
+        with pytest.raises(RuntimeError):  # the context is really busy
+            api._QUIET_CONTEXT.run(int)
+        a = np.array([3e38, 1e-45, 0.0, np.inf], np.float32)
+        b = np.array([10.0, 0.5, np.inf, -0.0], np.float32)
+        with np.errstate(all="raise"):  # IEEE exceptions are results, whatever the caller set
+            got = mul(a, b)
+    finally:
+        release.set()
+        holder.join()
+    with np.errstate(all="ignore"):
+        assert_same_bits(got, a * b)
