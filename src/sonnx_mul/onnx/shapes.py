@@ -2,14 +2,20 @@
 
 A dim is an ``int`` (static size), a ``str`` (a symbolic ``dim_param``) or
 ``None`` (unknown). Two dims are *known equal* when they are the same int or
-the same symbol. Symbol equality relies on two ONNX rules:
+the same symbol. Symbol equality relies on these ONNX rules:
 
-* IR.md, "Tensor shapes": dimension variables are not scoped; a variable
-  ``N`` denotes the same value across the entire graph (nested subgraphs
-  included), so graph inputs ``X: [N]`` and ``Y: [N]`` MUST be fed tensors
-  with the same size there. onnxruntime does NOT enforce this: the claim
-  "conforms" holds for inputs that obey the declared shapes, and
-  ``sonnx_mul.mul`` re-checks R1 on the actual arrays at run time.
+* onnx/docs/IR.md, "Tensor shapes": "Currently, dimension variables are not
+  scoped. A dimension variable "N" represents the same value across the
+  entire graph in a model. For example, if the graph has two inputs X and Y
+  each with shape ["N"], then at runtime the values passed in for X and Y
+  MUST be tensors of rank 1 with the same dimension. Nested sub-graphs
+  currently share the same scope for dimension variables as the
+  main-graph." onnxruntime does NOT enforce this: the claim "conforms" holds
+  for inputs that obey the declared shapes, and ``sonnx_mul.mul``
+  re-checks R1 on the actual arrays at run time.
+* The same section: a dim with neither ``dim_value`` nor ``dim_param``
+  "represents an unknown dimension unrelated to other unknown dimensions";
+  the checker names each such input dim with a fresh symbol (declared.py).
 * ONNX shape inference propagates a symbol only where the operator's
   definition makes the sizes equal (``Sigmoid(x)`` has ``x``'s dims; dims it
   cannot relate get a fresh ``unk__N`` symbol, never a reused one).
