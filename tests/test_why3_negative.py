@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from sonnx_mul.proof.why3 import run_check
+from sonnx_mul.proof import statements
+from sonnx_mul.proof.why3 import file_statements, load_manifest, run_check, update_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 FAST_PORTFOLIO = ("cvc5",)
@@ -29,6 +30,8 @@ def copy(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "proofs" / "drivers", tmp_path / "proofs" / "drivers")
     for name in ("manifest.json", "why3.conf.in"):
         shutil.copy(REPO / "proofs" / name, tmp_path / "proofs" / name)
+    (tmp_path / "src/sonnx_mul").mkdir(parents=True)
+    shutil.copy(REPO / "src/sonnx_mul/kernel.py", tmp_path / "src/sonnx_mul/kernel.py")
     return tmp_path
 
 
@@ -200,3 +203,140 @@ def test_api_sparse_accepted_fails(copy: Path) -> None:
     rc, report = check(copy, "api.mlw", ["ApiChecks"])
     assert rc != 0
     assert ("ApiChecks", "check_dense'vc#0") in unproved(report)
+
+
+# Statements, not names: a theorem weakened with its goal names unchanged
+# still proves, and must fail the check (the manifest pins what each goal
+# states and the hypotheses it is proved from, proofs/drivers included).
+
+
+def changed(report: dict[str, Any], kind: str) -> set[tuple[str, str]]:
+    """(file, module goal) of every ``kind`` error ("statement changed", ...)."""
+    return {
+        (e.split(": ", 1)[1].split(" ", 1)[0], e.split(": ", 1)[1].split(" ", 1)[1])
+        for e in report["errors"]
+        if e.startswith(kind + ":") or e.startswith(kind + " (")
+    }
+
+
+def assert_only_pinning_fails(report: dict[str, Any]) -> None:
+    # every goal still proves: only the pinned statements catch the fault
+    assert report["goals"] and not unproved(report), unproved(report)
+    assert not any("goal not proved" in e or "no longer exists" in e for e in report["errors"])
+
+
+def test_ensures_replaced_by_true_fails(copy: Path) -> None:
+    plant(
+        copy, "utils.mlw", "ensures { s1 = s2 -> result = s1 /\\ result = s2 }", "ensures { true }"
+    )
+    rc, report = check(copy, "utils.mlw")
+    assert rc != 0
+    assert_only_pinning_fails(report)
+    assert ("why3/utils.mlw", "Same same'vc#0") in changed(report, "statement changed")
+    # same_refl is proved from same's (now empty) specification
+    assert ("why3/utils.mlw", "Same same_refl#0") in changed(report, "hypotheses changed")
+
+
+def test_requires_strengthened_to_false_fails(copy: Path) -> None:
+    plant(copy, "tensor.mlw", "requires { valid s }", "requires { false }", after="lemma size_pos")
+    rc, report = check(copy, "tensor.mlw")
+    assert rc != 0
+    assert_only_pinning_fails(report)
+    assert ("why3/tensor.mlw", "Shape size_pos'vc#0") in changed(report, "statement changed")
+
+
+def test_ensures_deleted_fails(copy: Path) -> None:
+    # mul_impl states the element-type conditions it checked: gone
+    plant(
+        copy,
+        "refine.mlw",
+        "    ensures  { numeric ta /\\ ta = tb /\\ allowed ta opset }\n",
+        "",
+        after="let mul_impl",
+    )
+    rc, report = check(copy, "refine.mlw", ["Refine"])
+    assert rc != 0
+    assert_only_pinning_fails(report)
+    assert ("why3/refine.mlw", "Refine mul_impl'vc#0") in changed(report, "statement changed")
+
+
+def test_invariant_weakened_fails(copy: Path) -> None:
+    plant(
+        copy,
+        "refine.mlw",
+        "invariant { 0 <= i <= n }",
+        "invariant { 0 <= i <= n + 1 }",
+        after="let first_overflow",
+    )
+    rc, report = check(copy, "refine.mlw", ["RefineChecked"])
+    assert rc != 0
+    assert_only_pinning_fails(report)
+    assert ("why3/refine.mlw", "RefineChecked first_overflow'vc#0") in changed(
+        report, "statement changed"
+    )
+
+
+def test_kernel_invariant_weakened_fails(copy: Path) -> None:
+    # kernel.py is proved with split_vc: the invariant becomes a hypothesis
+    # of the split goals, which the task hash pins.
+    kernel = copy / "src/sonnx_mul/kernel.py"
+    text = kernel.read_text()
+    start = text.index("def first_overflow(")
+    old = "#@ invariant 0 <= i <= len(a)"
+    assert old in text[start:]
+    kernel.write_text(
+        text[:start] + text[start:].replace(old, "#@ invariant 0 <= i <= len(a) + 1", 1)
+    )
+    # The statement comparison of the check, without the 65 proofs (they
+    # still go through: the weaker invariant is still inductive).
+    entry = next(e for e in load_manifest(copy)["files"] if e["path"].endswith("kernel.py"))
+    pinned = {(g["module"], g["goal"]): g for g in entry["goals"]}
+    now = file_statements(copy, entry, list(pinned))
+    errors = statements.compare(entry["path"], pinned, now)
+    assert errors
+    assert all(e.startswith(("statement changed:", "hypotheses changed (")) for e in errors)
+
+
+@pytest.mark.parametrize("name", ["narrowfloat.gen", "cvc5.drv"])
+def test_driver_changed_fails(copy: Path, name: str) -> None:
+    driver = copy / "proofs/drivers" / name
+    driver.write_text(driver.read_text() + "\n(* planted *)\n")
+    rc, report = check(copy, "utils.mlw")
+    assert rc != 0
+    assert f"driver/configuration file changed: proofs/drivers/{name}" in report["errors"]
+
+
+def test_configuration_changed_fails(copy: Path) -> None:
+    conf = copy / "proofs/why3.conf.in"
+    conf.write_text(conf.read_text().replace("--tlimit-per=%t000", "--tlimit-per=%t0000", 1))
+    rc, report = check(copy, "utils.mlw")
+    assert rc != 0
+    assert "driver/configuration file changed: proofs/why3.conf.in" in report["errors"]
+
+
+def test_unpinned_statement_fails(copy: Path) -> None:
+    manifest = json.loads((copy / "proofs/manifest.json").read_text())
+    for entry in manifest["files"]:
+        for goal in entry["goals"]:
+            goal.pop("statement", None)
+    (copy / "proofs/manifest.json").write_text(json.dumps(manifest))
+    rc, report = check(copy, "utils.mlw")
+    assert rc != 0
+    assert any("statement not pinned" in e for e in report["errors"])
+
+
+def test_update_manifest_prints_the_statement_diff(
+    copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plant(
+        copy, "utils.mlw", "ensures { s1 = s2 -> result = s1 /\\ result = s2 }", "ensures { true }"
+    )
+    assert update_manifest(copy, files=["why3/utils.mlw"], statements_only=True) == 0
+    out = capsys.readouterr().out
+    assert "~ statement changed why3/utils.mlw Same same'vc#0:" in out
+    assert "-goal sameqtvc : forall s1:list int, s2:list int." in out
+    assert "+goal sameqtvc : forall s1:list int. let resultqtunusedqtunused = s1 in true" in out
+    assert "~ hypotheses changed why3/utils.mlw Same same_refl#0" in out
+    # once re-pinned (the reviewed change accepted), the check passes again
+    rc, report = check(copy, "utils.mlw")
+    assert rc == 0, report["errors"]

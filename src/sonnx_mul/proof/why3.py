@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul.proof import statements
+
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
 DRIVERS = Path("proofs/drivers")
@@ -109,6 +111,15 @@ def parse_json_stream(text: str) -> list[dict[str, Any]]:
         objs.append(obj)
 
 
+def transformations_of(entry: dict[str, Any], module: str) -> list[str]:
+    # "transformations" (per module, in order) replaces the plain split_vc flag:
+    # the Python kernel's products need eliminate_definition after split_vc.
+    listed = entry.get("transformations", {}).get(module)
+    if listed is None:
+        listed = ["split_vc"] if module in entry.get("split_vc", []) else []
+    return [str(t) for t in listed]
+
+
 def run_why3(
     root: Path,
     conf: Path,
@@ -121,13 +132,8 @@ def run_why3(
     """Prove one module (optionally some goals) with one prover: [(goal#k, result)]."""
     cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(timelimit)]
     cmd += [a for lp in entry.get("loadpath", []) for a in ("-L", str(root / lp))]
-    # "transformations" (per module, in order) replaces the plain split_vc flag:
-    # the Python kernel's products need eliminate_definition after split_vc.
-    transformations = entry.get("transformations", {}).get(module)
-    if transformations is None and module in entry.get("split_vc", []):
-        transformations = ["split_vc"]
-    for transformation in transformations or []:
-        cmd += ["-a", str(transformation)]
+    for transformation in transformations_of(entry, module):
+        cmd += ["-a", transformation]
     cmd.append(str(root / entry["path"]))
     if module != "*":
         cmd += ["-T", module]
@@ -170,6 +176,7 @@ def prove_file(
         (g["module"], g["goal"]): g for g in entry.get("goals", [])
     }
     total = 0
+    order: list[tuple[str, str]] = []
     for module in modules_of(root, entry):
         if only is not None and module not in only:
             continue
@@ -183,6 +190,7 @@ def prove_file(
         # with the manifest's prover and time limit, then the portfolio.
         found = dict(run_why3(root, conf, entry, module, main, DISCOVERY_LIMIT))
         total += len(found)
+        order += [(module, goal) for goal in found]
         best: dict[str, Result] = {k: r for k, r in found.items() if r.status == VALID}
         for prover, goals in by_prover.items():
             todo = [g for g in goals if g in found and g not in best]
@@ -212,6 +220,19 @@ def prove_file(
                 report.errors.append(f"manifest goal no longer exists: {path} {module} {goal}")
     if total == 0:
         report.errors.append(f"proof file yields zero goals: {path}")
+        return
+    # Same names are not enough: the statement and hypotheses of every goal
+    # must be those the manifest pins.
+    now = file_statements(root, entry, order)
+    report.errors.extend(statements.compare(path, expected, now))
+
+
+def file_statements(
+    root: Path, entry: dict[str, Any], order: list[tuple[str, str]]
+) -> dict[tuple[str, str], statements.Statement]:
+    modules = {m for m, _ in order}
+    trans = {m: transformations_of(entry, m) for m in modules}
+    return statements.print_tasks(root, entry, order, trans)
 
 
 def sha256(path: Path) -> str:
@@ -265,6 +286,14 @@ def run_check(
                 for part in pool.map(prove, entries):
                     report.results.update(part.results)
                     report.errors.extend(part.errors)
+    # The drivers and configuration the goals are proved with are pinned too:
+    # a driver mapping float16 to a wider SMT format must not pass unnoticed.
+    try:
+        pins = statements.pinned_files(root)
+    except (OSError, RuntimeError) as exc:
+        report.errors.append(f"cannot hash the drivers: {exc}")
+    else:
+        report.errors += statements.compare_pins(manifest.get("pinned", {}), pins)
     elapsed = time.monotonic() - start
     write_report(root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed)
     print_summary(report, elapsed)
@@ -317,16 +346,56 @@ def print_summary(report: Report, elapsed: float) -> None:
     print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
 
 
+def prove_goals(
+    root: Path, conf: Path, entry: dict[str, Any], portfolio: tuple[str, ...], limit: int
+) -> tuple[list[dict[str, Any]], int]:
+    """Each goal of the file with the first prover of the portfolio proving it."""
+    goals: list[dict[str, Any]] = []
+    failed = 0
+    for module in modules_of(root, entry):
+        best: dict[str, Result] = {}
+        order: list[str] = []
+        for prover in portfolio:
+            todo = [base_name(k) for k in order if k not in best]
+            if order and not todo:
+                break
+            for k, r in run_why3(root, conf, entry, module, prover, limit, todo):
+                if k not in order:
+                    order.append(k)
+                if r.status == VALID and k not in best:
+                    best[k] = r
+        for k in order:
+            found = best.get(k)
+            if found is None:
+                failed += 1
+                print(f"unproved: {entry['path']} {module} {k}", file=sys.stderr)
+            tl = max(3, math.ceil(4 * found.time) + 2) if found else limit
+            goals.append(
+                {
+                    "module": module,
+                    "goal": k,
+                    "prover": found.prover if found else None,
+                    "timelimit": tl,
+                }
+            )
+    return goals, failed
+
+
 def update_manifest(
     root: Path,
     portfolio: tuple[str, ...] = PORTFOLIO,
     limit: int = 5,
     files: list[str] | None = None,
+    statements_only: bool = False,
 ) -> int:
-    """Rewrite the manifest: for each goal, the first prover of the portfolio proving it.
+    """Rewrite the manifest: for each goal, the first prover of the portfolio
+    proving it, its statement and task hash; the driver/configuration hashes.
 
     With ``files``, only those entries are recomputed (a file not yet in the
     manifest is appended with the ``why3`` load path); the others are kept.
+    With ``statements_only``, goals and provers are kept and only statements
+    and hashes are pinned again (the goals must be the same).  Prints every
+    statement, hypothesis and driver change for review.
     """
     root = root.resolve()
     conf = render_config(root)
@@ -338,38 +407,25 @@ def update_manifest(
                 {"path": path, "loadpath": ["why3"], "split_vc": [], "goals": []}
             )
     failed = 0
+    changes: list[str] = []
     for entry in manifest["files"]:
         if files is not None and entry["path"] not in files:
             continue
-        goals: list[dict[str, Any]] = []
-        for module in modules_of(root, entry):
-            best: dict[str, Result] = {}
-            order: list[str] = []
-            for prover in portfolio:
-                todo = [base_name(k) for k in order if k not in best]
-                if order and not todo:
-                    break
-                for k, r in run_why3(root, conf, entry, module, prover, limit, todo):
-                    if k not in order:
-                        order.append(k)
-                    if r.status == VALID and k not in best:
-                        best[k] = r
-            for k in order:
-                found = best.get(k)
-                if found is None:
-                    failed += 1
-                    print(f"unproved: {entry['path']} {module} {k}", file=sys.stderr)
-                tl = max(3, math.ceil(4 * found.time) + 2) if found else limit
-                goals.append(
-                    {
-                        "module": module,
-                        "goal": k,
-                        "prover": found.prover if found else None,
-                        "timelimit": tl,
-                    }
-                )
-        entry["goals"] = goals
+        old = {(g["module"], g["goal"]): g for g in entry["goals"]}
+        if not statements_only:
+            entry["goals"], unproved = prove_goals(root, conf, entry, portfolio, limit)
+            failed += unproved
+        order = [(str(g["module"]), str(g["goal"])) for g in entry["goals"]]
+        now = file_statements(root, entry, order) if order else {}
+        changes += statements.statement_diff(str(entry["path"]), old, now)
+        for g in entry["goals"]:
+            pinned = now[(str(g["module"]), str(g["goal"]))]
+            g["statement"], g["task"] = pinned.goal, pinned.task
+    pins = statements.pinned_files(root)
+    changes += [f"~ {e}" for e in statements.compare_pins(manifest.get("pinned", {}), pins)]
+    manifest["pinned"] = pins
     (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    print("\n".join(changes) if changes else "no statement, hypothesis or driver changed")
     print(f"wrote {MANIFEST}; {failed} goal(s) unproved")
     return 1 if failed else 0
 
@@ -381,10 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--file", action="append", help="only this manifest file (check, update-manifest)"
     )
+    parser.add_argument(
+        "--statements-only",
+        action="store_true",
+        help="update-manifest: pin statements and hashes again without re-proving",
+    )
     args = parser.parse_args(argv)
     if args.command == "check":
         return run_check(args.root, args.file)
-    return update_manifest(args.root, files=args.file)
+    return update_manifest(args.root, files=args.file, statements_only=args.statements_only)
 
 
 if __name__ == "__main__":
