@@ -85,6 +85,8 @@ def test_F_F_WRAP_why3_proves_kernel_pieces(tmp_path):
         ("formula", wrap_piece, "return (x + h) % m - h", "return x % m - h"),
         # a wrong element-wise product
         ("product", product_piece, "c.append(prod(a[i], b[i]))", "c.append(prod(a[i], b[i]) + 1)"),
+        # a wrong scalar product: the contracts are on `a[i] * b[i]`, not on `prod`
+        ("prod", product_piece, "    return x * y\n", "    return x * y + 1\n"),
     ],
 )
 def test_negative_control_why3_rejects_a_planted_kernel_fault(tmp_path, name, piece, old, new):

@@ -340,3 +340,26 @@ def test_update_manifest_prints_the_statement_diff(
     # once re-pinned (the reviewed change accepted), the check passes again
     rc, report = check(copy, "utils.mlw")
     assert rc == 0, report["errors"]
+
+
+def test_kernel_wrong_prod_fails(copy: Path) -> None:
+    # The kernel's postconditions are stated on the mathematical product
+    # x * y: a wrong `prod` is rejected by the provers alone, even with its
+    # statements re-pinned (as an update-manifest run would).
+    kernel = copy / "src/sonnx_mul/kernel.py"
+    text = kernel.read_text()
+    assert text.count("    return x * y\n") == 1
+    kernel.write_text(text.replace("    return x * y\n", "    return x * y + 1\n"))
+    path = "src/sonnx_mul/kernel.py"
+    assert update_manifest(copy, files=[path], statements_only=True) == 0
+    # short limits keep the control fast: the faulty goals fail at any limit
+    manifest = json.loads((copy / "proofs/manifest.json").read_text())
+    for entry in manifest["files"]:
+        for goal in entry["goals"]:
+            goal["timelimit"], goal["prover"] = 2, "cvc5"
+    (copy / "proofs/manifest.json").write_text(json.dumps(manifest))
+    rc = run_check(copy, [path], portfolio=())
+    report = json.loads((copy / "proofs/out/why3.json").read_text())
+    assert rc != 0
+    assert unproved(report)
+    assert all(e.startswith("goal not proved: src/sonnx_mul/kernel.py") for e in report["errors"])

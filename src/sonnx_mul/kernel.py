@@ -17,10 +17,12 @@
 # @relation(F, scope=range_start)
 #@ function
 def prod(x: int, y: int) -> int:
-    # The scalar product of the spec, as a logic function of Why3 (`let
-    # function`). Proved with `-a eliminate_definition`, which states its
-    # definition `prod x y = x * y` as an axiom instead of inlining it, so
-    # that the provers reason on `prod` terms without non-linear arithmetic.
+    # The scalar product, as a logic function of Why3 (`let function`),
+    # proved with `-a eliminate_definition`, which states its definition
+    # `prod x y = x * y` as an axiom. Every postcondition below is stated on
+    # the mathematical product `a[i] * b[i]`, never on `prod`: a wrong body
+    # here makes them unprovable. Loop invariants use `prod` so that the
+    # provers reason on `prod` terms without non-linear arithmetic.
     return x * y
 # @relation(F, scope=range_end)
 
@@ -59,7 +61,7 @@ def wrap(x: int, bits: int, signed: bool) -> int:
 def mul_exact(a: list[int], b: list[int]) -> list[int]:
     #@ requires len(a) == len(b)
     #@ ensures len(result) == len(a)
-    #@ ensures forall i. 0 <= i < len(a) -> result[i] == prod(a[i], b[i])
+    #@ ensures forall i. 0 <= i < len(a) -> result[i] == a[i] * b[i]
     c = []
     i = 0
     while i < len(a):
@@ -78,8 +80,8 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
     #@ requires len(a) == len(b)
     #@ requires bits >= 1
     #@ ensures len(result) == len(a)
-    #@ ensures forall i. 0 <= i < len(a) -> signed -> result[i] == (prod(a[i], b[i]) + pow(2, bits - 1)) % pow(2, bits) - pow(2, bits - 1)
-    #@ ensures forall i. 0 <= i < len(a) -> not signed -> result[i] == prod(a[i], b[i]) % pow(2, bits)
+    #@ ensures forall i. 0 <= i < len(a) -> signed -> result[i] == (a[i] * b[i] + pow(2, bits - 1)) % pow(2, bits) - pow(2, bits - 1)
+    #@ ensures forall i. 0 <= i < len(a) -> not signed -> result[i] == (a[i] * b[i]) % pow(2, bits)
     #@ ensures forall i. 0 <= i < len(a) -> signed -> -pow(2, bits - 1) <= result[i] and result[i] < pow(2, bits - 1)
     #@ ensures forall i. 0 <= i < len(a) -> not signed -> 0 <= result[i] and result[i] < pow(2, bits)
     c = []
@@ -94,6 +96,9 @@ def mul_wrap(a: list[int], b: list[int], bits: int, signed: bool) -> list[int]:
         #@ variant len(a) - i
         c.append(wrap(prod(a[i], b[i]), bits, signed))
         i = i + 1
+    # From the invariant on `prod` terms to the postcondition on `*` terms
+    # (a proved step: the provers do not rewrite under `%` on their own).
+    #@ assert forall j. 0 <= j < len(a) -> (prod(a[j], b[j]) + pow(2, bits - 1)) % pow(2, bits) == (a[j] * b[j] + pow(2, bits - 1)) % pow(2, bits)
     return c
 # @relation(F-WRAP, scope=range_end)
 
@@ -103,9 +108,9 @@ def first_overflow(a: list[int], b: list[int], lo: int, hi: int) -> int:
     # The first index whose exact product is outside [lo, hi], or -1.
     #@ requires len(a) == len(b)
     #@ ensures -1 <= result and result < len(a)
-    #@ ensures result == -1 <-> (forall i. 0 <= i < len(a) -> lo <= prod(a[i], b[i]) and prod(a[i], b[i]) <= hi)
-    #@ ensures result >= 0 -> (prod(a[result], b[result]) < lo or prod(a[result], b[result]) > hi)
-    #@ ensures result >= 0 -> (forall i. 0 <= i < result -> lo <= prod(a[i], b[i]) and prod(a[i], b[i]) <= hi)
+    #@ ensures result == -1 <-> (forall i. 0 <= i < len(a) -> lo <= a[i] * b[i] and a[i] * b[i] <= hi)
+    #@ ensures result >= 0 -> (a[result] * b[result] < lo or a[result] * b[result] > hi)
+    #@ ensures result >= 0 -> (forall i. 0 <= i < result -> lo <= a[i] * b[i] and a[i] * b[i] <= hi)
     i = 0
     while i < len(a):
         #@ invariant 0 <= i <= len(a)
