@@ -158,3 +158,12 @@ def test_F_FLOAT_small_lane_while_its_quiet_context_is_busy():
         holder.join()
     with np.errstate(all="ignore"):
         assert_same_bits(got, a * b)
+
+
+def test_F_threaded_in_place_product_is_computed_once():
+    """out is a: chunks are never redone (a second pass would multiply twice)."""
+    n = fastpath.PARALLEL_MIN_ELEMENTS
+    a = np.arange(n, dtype=np.int64)
+    b = np.full(n, 3, np.int64)
+    assert mul(a, b, out=a) is a
+    assert np.array_equal(a, np.arange(n, dtype=np.int64) * 3)
