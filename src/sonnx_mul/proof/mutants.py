@@ -41,12 +41,14 @@ import sys
 import tempfile
 import time
 import tokenize
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from queue import Queue
+from types import MappingProxyType
 
-PY_TESTS: dict[str, tuple[str, ...]] = {
+PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/kernel.py": (
         "tests/test_kernel_contracts.py", "tests/test_semantics_int.py",
         "tests/test_semantics_float.py", "tests/test_agreement.py",
@@ -72,7 +74,7 @@ PY_TESTS: dict[str, tuple[str, ...]] = {
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py",
     ),
-}  # fmt: skip
+})  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted)."""
 
 EQUIVALENT = Path("proofs/mutants-equivalent.json")
@@ -126,12 +128,12 @@ class Outcome:
 # ------------------------------------------------------------------ Python
 
 
-_PY_OPS = {
+_PY_OPS = MappingProxyType({
     "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
     "+": "-", "-": "+", "<<": ">>", ">>": "<<", "&": "|", "|": "&",
     "//": "%", "%": "//", "*": "//",
-}  # fmt: skip
-_PY_NAMES = {"and": "or", "or": "and", "True": "False", "False": "True"}
+})  # fmt: skip
+_PY_NAMES = MappingProxyType({"and": "or", "or": "and", "True": "False", "False": "True"})
 
 
 def _offsets(text: str) -> list[int]:
