@@ -355,3 +355,17 @@ def test_unexpected_failures_are_one_line_without_traceback(
     monkeypatch.setattr(cli, "COMMANDS", patched)
     assert main(["selftest"]) == code
     assert said in one_line_error(capsys.readouterr().err)
+
+
+def test_run_failure_of_another_operator_names_its_node(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shape = onnx.helper.make_tensor("shape", T.INT64, [1], [4])
+    nodes = [onnx.helper.make_node("Reshape", ["x", "shape"], ["z"], name="bad_reshape")]
+    path = tmp_path / "reshape.onnx"
+    onnx.save(model(nodes, [vi("x", T.FLOAT, (6,))], initializers=[shape]), path)
+    x = save(tmp_path, "x", np.ones(6, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x)) == 1
+    line = one_line_error(capsys.readouterr().err)
+    assert "the model could not be run: node 'bad_reshape' (Reshape" in line
+    assert not (tmp_path / "out").exists()

@@ -218,8 +218,9 @@ def _run_run(args: argparse.Namespace) -> int:
     except Exception as exc:  # a profile refusal, or the reference evaluator failed
         node = failing_node(exc)
         where = f"node {node}: " if node else ""
-        what = str(exc) if isinstance(exc, ProfileError) else f"{type(exc).__name__}: {exc}"
-        raise CliError(f"the model could not be run: {where}{what}") from exc
+        if isinstance(exc, ProfileError):  # refused: the message names the requirements
+            raise CliError(f"{where}{exc}") from exc
+        raise CliError(f"the model could not be run: {where}{type(exc).__name__}: {exc}") from exc
     out_dir.mkdir(parents=True, exist_ok=True)
     for (name, target), value in zip(targets, outputs, strict=True):
         array = np.asarray(value)
