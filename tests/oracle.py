@@ -52,6 +52,7 @@ def observe(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> Observed:
             if name not in outputs:
                 m.graph.output.add(name=name)
                 outputs.add(name)
+    ort.set_default_logger_severity(3)  # the refusals are returned, not logged
     options = ort.SessionOptions()
     options.log_severity_level = 3
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
