@@ -258,3 +258,14 @@ def test_R4_function_called_with_an_initializer() -> None:
         )  # fmt: skip
         found = check_model(m)
         assert reqs(found) == expected and all(v.definite for v in found)
+
+
+@pytest.mark.parametrize("domain", ["", "ai.onnx"])
+def test_R1_R4_function_in_the_default_domain_is_specialised(domain: str) -> None:
+    """A model-local function may live in the default domain: its Mul is still judged."""
+    body = [h.make_node("Mul", ["a", "b"], ["c"], name="fm")]
+    f = h.make_function(domain, "MyScale", ["a", "b"], ["c"], body, [h.make_opsetid("", 14)])
+    call = h.make_node("MyScale", ["x", "y"], ["z"], domain=domain, name="call")
+    m = model([call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [3])], functions=[f])
+    found = check_model(m)
+    assert reqs(found) == {"R1", "R4"} and all(v.definite and v.node == "fm" for v in found)

@@ -340,10 +340,7 @@ class _Walker:
                 if node.op_type == "Mul" and node.domain in DEFAULT_DOMAINS:
                     self.muls += 1
                     self.found += check_node(node, label, gpath, scope, opset, note)
-                elif (
-                    node.domain not in DEFAULT_DOMAINS
-                    and (node.domain, node.op_type) in self.functions
-                ):
+                elif (node.domain, node.op_type) in self.functions:  # any domain, "" too
                     self._call(node, label, gpath, scope, depth)
                 for j, attr in enumerate(node.attribute):
                     for k, sub in enumerate(subgraphs(attr)):
@@ -360,8 +357,9 @@ class _Walker:
             if node.attribute and any(a.type in _GRAPH_ATTRS for a in node.attribute):
                 return 2
             judged = (node.domain in DEFAULT_DOMAINS and node.op_type == "Mul") or (
-                node.domain not in DEFAULT_DOMAINS and (node.domain, node.op_type) in self.functions
-            )
+                node.domain,
+                node.op_type,
+            ) in self.functions
             if judged:
                 if any(name in produced for name in node.input):
                     return 2
