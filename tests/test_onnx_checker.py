@@ -269,3 +269,14 @@ def test_R1_R4_function_in_the_default_domain_is_specialised(domain: str) -> Non
     m = model([call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [3])], functions=[f])
     found = check_model(m)
     assert reqs(found) == {"R1", "R4"} and all(v.definite and v.node == "fm" for v in found)
+
+
+def test_function_shadowing_a_standard_operator_is_refused() -> None:
+    """A default-domain function named Add whose body broadcasts: which Add runs is
+    not specified, so the model is refused rather than judged either way."""
+    body = [h.make_node("Mul", ["a", "b"], ["c"])]
+    f = h.make_function("", "Add", ["a", "b"], ["c"], body, [h.make_opsetid("", 14)])
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [3])]
+    m = model([h.make_node("Add", ["x", "y"], ["z"])], inputs, functions=[f])
+    with pytest.raises(ModelReadError, match="shadows the standard operator"):
+        check_model(m)

@@ -240,6 +240,11 @@ def _check(
     model_opsets = opsets(model.opset_import, "the model")
     for func in model.functions:
         opsets(func.opset_import, f"function {_text(func.name)!r}")
+        if func.domain in DEFAULT_DOMAINS and onnx.defs.has(func.name):
+            raise ModelReadError(  # which one a runtime calls is not specified
+                f"invalid ONNX model: model-local function {_text(func.name)!r} shadows the "
+                "standard operator of that name"
+            )
     if source is model:  # the caller's: never modify it
         model = onnx.ModelProto()
         model.CopyFrom(source)
