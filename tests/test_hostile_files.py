@@ -209,3 +209,18 @@ def test_shadowing_names_in_a_branch_do_not_reach_outer_facts() -> None:
     ]
     found = check_model(model([node], inputs))
     assert found and "R1" in {v.requirement for v in found}
+
+
+def test_graph_by_graph_claims_a_mul_depends_on_are_still_compared() -> None:
+    """Above the threshold, a false value_info for a value a branch's Mul reads is
+    still refused; a false claim nothing judged depends on may go unchecked."""
+    m = many_ifs(inference.FULL_INFERENCE_SUBGRAPHS)
+    branch = next(a.g for a in m.graph.node[0].attribute if a.name == "then_branch")
+    branch.node.insert(0, h.make_node("Sigmoid", ["y3"], ["s"]))
+    branch.node[1].input[1] = "s"
+    branch.value_info.append(vi("s", T.FLOAT, [2, 3]))  # false: Sigmoid(y3) is (3,)
+    with pytest.raises(ModelReadError, match="declared shape \\(2, 3\\), the model gives \\(3,\\)"):
+        check_model(m)
+    del branch.value_info[:]
+    found = check_model(m)
+    assert {(v.node, v.requirement) for v in found} == {("m0", "R1"), ("m0", "R4")}

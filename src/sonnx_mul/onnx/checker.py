@@ -326,10 +326,13 @@ class _Walker:
         stack: list[tuple[onnx.GraphProto, GraphKey, str, _Scope | None]] = [(root, (), path, None)]
         while stack:
             graph, key, gpath, parent = stack.pop()
-            need = 2 if not key or declared.get(key) else self._needs(graph)
-            if need == 0:
-                continue  # no Mul, call or nested graph, nothing declared: nothing to judge
-            if template is None or need == 1:
+            need = 2 if not key else self._needs(graph)
+            if need == 0 and (template is not None or not declared.get(key)):
+                # Nothing judged here. Graph by graph, the claims of such a graph are not
+                # compared either: no verdict can depend on them (they were stripped, and
+                # outputs of nested graphs are unknown to the graph around them).
+                continue
+            if template is None or need < 2:  # need 1: no claim about a node output is checked
                 scope = _Scope(self._local(graph), parent)
             else:
                 outer = parent.type_of if parent is not None else _no_type
