@@ -44,9 +44,16 @@ def test_concurrent_steps_keep_their_exit_codes_and_output(
     assert "== a: exit 3" in out and "== b: exit 0" in out
 
 
+# a grandchild that spins: its CPU must reach the step's figure
+SPINS = (
+    "import subprocess, sys\n"
+    "subprocess.run([sys.executable, '-c', 'sum(range(3_000_000))'], check=True)\n"
+)
+
+
 def test_lone_step_and_summary_name_the_failed_steps(tmp_path: Path) -> None:
-    (ok,) = pipeline.run_stage(tmp_path, (step("ok", "pass"),))
-    assert ok.exit_code == 0
+    (ok,) = pipeline.run_stage(tmp_path, (step("ok", SPINS),))
+    assert ok.exit_code == 0 and ok.cpu_seconds > 0
     text = pipeline.summary([ok, Outcome("bad", 2, 1.0)], total=1.5)
     assert "FAILED (exit 2)" in text and "FAILED: bad" in text and "1.5 s" in text
 

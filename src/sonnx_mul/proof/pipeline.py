@@ -5,8 +5,9 @@ and check order with the Python registry, the Why3 proofs, the CrossHair
 contract checks, the test suite with its agreement checks (JUnit XML for
 the report), and the traceability report with its gate. A failing step
 does not stop the later ones, so the report shows everything that failed;
-the pipeline fails when any step failed. Wall times (per step, and of the
-whole run) are printed and written to ``proofs/out/pipeline.json``.
+the pipeline fails when any step failed. Wall and CPU times (per step, and
+the wall time of the whole run) are printed and written to
+``proofs/out/pipeline.json``.
 
 The Why3 and CrossHair steps run side by side, CrossHair one function at a
 time: Why3 keeps about two thirds of a core busy on average (its time goes
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -42,6 +44,7 @@ class Outcome:
     name: str
     exit_code: int
     seconds: float
+    cpu_seconds: float = 0.0  # user + system of the step and its children
 
 
 def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
@@ -76,11 +79,11 @@ def run_stage(root: Path, stage: tuple[Step, ...]) -> list[Outcome]:
     ones print their output in one block each as they end."""
     for step in stage:
         print(f"== {step.name}: {' '.join(step.argv[1:])}", flush=True)
-    if len(stage) == 1:
-        start = time.perf_counter()
-        code = subprocess.run(stage[0].argv, cwd=root, check=False).returncode
-        return [Outcome(stage[0].name, code, time.perf_counter() - start)]
     start = time.perf_counter()
+    if len(stage) == 1:
+        proc = subprocess.Popen(stage[0].argv, cwd=root, text=True)
+        _, code, cpu = _wait(proc)
+        return [Outcome(stage[0].name, code, time.perf_counter() - start, cpu)]
     procs = [
         subprocess.Popen(
             step.argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -89,22 +92,27 @@ def run_stage(root: Path, stage: tuple[Step, ...]) -> list[Outcome]:
     ]
     # one reader thread per step, so that no pipe fills up and blocks its step
     with ThreadPoolExecutor(max_workers=len(procs)) as pool:
-        futures = {
-            pool.submit(_finish, proc, start): step for step, proc in zip(stage, procs, strict=True)
-        }
+        futures = {pool.submit(_wait, proc): step for step, proc in zip(stage, procs, strict=True)}
         outcomes = {}
         for future in as_completed(futures):
             step = futures[future]
-            output, code, seconds = future.result()
+            output, code, cpu = future.result()
+            seconds = time.perf_counter() - start
             print(f"== {step.name} output:\n{output}", end="" if output.endswith("\n") else "\n")
             print(f"== {step.name}: exit {code} after {seconds:.1f} s", flush=True)
-            outcomes[step.name] = Outcome(step.name, code, seconds)
+            outcomes[step.name] = Outcome(step.name, code, seconds, cpu)
     return [outcomes[step.name] for step in stage]
 
 
-def _finish(proc: subprocess.Popen[str], start: float) -> tuple[str, int, float]:
-    output, _ = proc.communicate()
-    return output, proc.returncode, time.perf_counter() - start
+def _wait(proc: subprocess.Popen[str]) -> tuple[str, int, float]:
+    """(output, exit code, CPU seconds) of ``proc``: its own rusage, from
+    wait4, counts every descendant it waited for (provers, xdist workers)."""
+    output = proc.stdout.read() if proc.stdout is not None else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return output, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
 def run(root: Path, out_dir: str = "proofs/out") -> list[Outcome]:
@@ -122,7 +130,7 @@ def summary(outcomes: list[Outcome], total: float) -> str:
     lines = ["== make prove summary"]
     for o in outcomes:
         verdict = "ok" if o.exit_code == 0 else f"FAILED (exit {o.exit_code})"
-        lines.append(f"  {o.name:<10} {o.seconds:7.1f} s  {verdict}")
+        lines.append(f"  {o.name:<10} {o.seconds:7.1f} s  (CPU {o.cpu_seconds:6.1f} s)  {verdict}")
     failed = [o.name for o in outcomes if o.exit_code != 0]
     lines.append(
         f"  {'total':<10} {total:7.1f} s  " + (f"FAILED: {', '.join(failed)}" if failed else "ok")
