@@ -363,3 +363,59 @@ def test_kernel_wrong_prod_fails(copy: Path) -> None:
     assert rc != 0
     assert unproved(report)
     assert all(e.startswith("goal not proved: src/sonnx_mul/kernel.py") for e in report["errors"])
+
+
+# Float format and rounding pinned independently of the definition: the
+# known-answer lemmas of floats.mlw hold only for RNE in the exact format.
+
+
+def module_block(text: str, module: str) -> tuple[int, int]:
+    start = text.index(f"module {module}")
+    return start, text.index("\nend", start)
+
+
+@pytest.mark.parametrize(
+    ("mode", "falsified"),
+    [
+        ("RNA", {"ka_tie_even_down#0", "ka_tie_even_neg#0", "ka_subnormal_halved#0"}),
+        ("RTZ", {"ka_tie_even_up#0", "ka_above_half#0", "ka_max_doubled#0"}),
+        ("RTP", {"ka_tie_even_down#0", "ka_below_half#0", "ka_subnormal_halved#0"}),
+        ("RTN", {"ka_tie_even_up#0", "ka_tie_even_neg#0", "ka_max_doubled#0"}),
+    ],
+)
+def test_float_instance_in_another_rounding_mode_fails(
+    copy: Path, mode: str, falsified: set[str]
+) -> None:
+    # A consistent switch: every RNE of the float16 instance (definition,
+    # rounding lemma, f_float) becomes another mode, statements re-pinned.
+    path = copy / "why3/floats.mlw"
+    text = path.read_text()
+    start, end = module_block(text, "Float16Mul")
+    path.write_text(text[:start] + text[start:end].replace("F.RNE", f"F.{mode}") + text[end:])
+    assert update_manifest(copy, files=["why3/floats.mlw"], statements_only=True) == 0
+    rc, report = check(copy, "floats.mlw", ["Float16Mul"])
+    assert rc != 0
+    assert {("Float16Mul", g) for g in falsified} <= unproved(report)
+
+
+def test_float16_driver_with_a_wider_format_fails(copy: Path) -> None:
+    # The driver maps float16 to SMT-LIB binary32, drivers re-pinned: the
+    # known answers (ties, subnormal, overflow) no longer hold.
+    gen = copy / "proofs/drivers/narrowfloat.gen"
+    text = gen.read_text()
+    start = text.index("theory narrowfloat.Float16")
+    end = text.index("end", start)
+    wide = (
+        text[start:end]
+        .replace("(_ FloatingPoint 5 11)", "(_ FloatingPoint 8 24)")
+        .replace("(_ to_fp 5 11)", "(_ to_fp 8 24)")
+        .replace("#b%e5b #b%m10b", "#b%e8b #b%m23b")
+        .replace("#x0000", "#x00000000")
+    )
+    gen.write_text(text[:start] + wide + text[end:])
+    assert update_manifest(copy, files=["why3/floats.mlw"], statements_only=True) == 0
+    rc, report = check(copy, "floats.mlw", ["Float16Mul"])
+    assert rc != 0
+    bad = unproved(report)
+    for goal in ("ka_tie_even_down#0", "ka_max_doubled#0", "ka_below_half#0"):
+        assert ("Float16Mul", goal) in bad
