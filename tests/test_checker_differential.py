@@ -168,12 +168,12 @@ def test_negative_control_planted_checker_faults_are_caught(
 ) -> None:
     """A checker that calls all shapes equal, or ignores element types, is
     contradicted by onnxruntime on the same generated models."""
-    from sonnx_mul.onnx import checker
+    from sonnx_mul.onnx import rules
 
     if fault == "equal_shapes":
-        monkeypatch.setattr(checker, "same_shape", lambda a, b: "equal")
+        monkeypatch.setattr(rules, "same_shape", lambda a, b: "equal")
     else:
-        monkeypatch.setattr(checker, "_element_types", lambda *args: [])
+        monkeypatch.setattr(rules, "_element_types", lambda *args: [])
     caught: list[str] = []
 
     @settings(max_examples=300, deadline=None, database=None)

@@ -17,8 +17,10 @@ Pipeline (each step in its own module):
    specialised with the call site's types (``functions``) and its Mul nodes
    are reported under ``<call site>-><function>/<function node>``. Functions
    that no reachable node calls are never run and are not checked.
-6. Each Mul is judged with the opset that applies to it; shapes are compared
+6. Each Mul is judged (``rules``) with the opset that applies to it, from
+   what the graph's scope knows (``scope``); shapes are compared
    symbolically (``shapes``: the same ``dim_param`` is the same size).
+   Findings are ``Violation`` objects gathered in a ``Report`` (``findings``).
 
 Verdicts are conservative: a property the model does not show is reported
 with ``definite=False``. "Conforms" means: for every binding of the free dims
@@ -30,11 +32,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 
 import onnx
 
-from ..dtypes import MAX_KNOWN_OPSET, allowed_types, by_onnx_name, mul_version
 from .declared import (
     Declared,
     GraphKey,
@@ -45,11 +46,13 @@ from .declared import (
     name_free_dims,
     strip_declarations,
 )
+from .findings import Report, Violation
 from .functions import FunctionId, body_index, specialise
 from .inference import infer, infer_alone, many_subgraphs
 from .reading import MAX_MODEL_BYTES, ModelReadError, read_limited
+from .rules import check_node
 from .sanitize import DEFAULT_DOMAINS, function_cycle, opsets, strip_payloads, subgraphs
-from .shapes import Shape, broadcasts, fmt, same_shape, shape_of
+from .scope import UNKNOWN, Info, Scope, type_info
 
 __all__ = [
     "ModelReadError",
@@ -64,109 +67,7 @@ __all__ = [
 ModelSource = onnx.ModelProto | str | os.PathLike[str] | bytes
 MAX_SPECIALISATIONS = 2000  # distinct (function, call-site types) pairs inlined per model
 MAX_CALL_DEPTH = 64  # nested function calls followed
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One requirement a node violates or cannot be shown to satisfy.
-
-    ``definite`` is True when the model certainly violates ``requirement``
-    and False when the static information cannot show that it holds.
-    """
-
-    requirement: str
-    node: str
-    path: str
-    message: str
-    definite: bool = True
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Report:
-    """The findings of one check and how many Mul nodes were judged."""
-
-    violations: tuple[Violation, ...]
-    mul_nodes: int
-
-    @property
-    def definite(self) -> tuple[Violation, ...]:
-        return tuple(v for v in self.violations if v.definite)
-
-    @property
-    def undecided(self) -> tuple[Violation, ...]:
-        return tuple(v for v in self.violations if not v.definite)
-
-    def nodes(self, definite: bool) -> list[tuple[str, str]]:
-        """(path, node) of the nodes with a definite finding, or with undecided ones only."""
-        bad = dict.fromkeys((v.path, v.node) for v in self.definite)
-        if definite:
-            return list(bad)
-        return list(
-            dict.fromkeys((v.path, v.node) for v in self.undecided if (v.path, v.node) not in bad)
-        )
-
-    @property
-    def verdict(self) -> str:
-        """One of: conforms; violates (a definite finding); undecided (undecided findings only)."""
-        if self.definite:
-            return "violates"
-        return "undecided" if self.violations else "conforms"
-
-
-@dataclass
-class _Info:
-    """What is statically known about one value name."""
-
-    elem_type: int | None = None  # TensorProto.DataType, None when unknown
-    shape: Shape = None
-    sparse: bool = False
-    kind: str = "tensor"  # or "sparse", "sequence", "map", "optional", "unknown"
-    type: onnx.TypeProto | None = field(default=None, compare=False)
-
-
-_UNKNOWN = _Info(kind="unknown")
 _GRAPH_ATTRS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-
-
-class _Scope:
-    """Values of one graph, then of the graphs around it (no copying)."""
-
-    __slots__ = ("local", "parent")
-
-    def __init__(self, local: dict[str, _Info], parent: _Scope | None) -> None:
-        self.local, self.parent = local, parent
-
-    def get(self, name: str) -> _Info:
-        scope: _Scope | None = self
-        while scope is not None:
-            found = scope.local.get(name)
-            if found is not None:
-                return found
-            scope = scope.parent
-        return _UNKNOWN
-
-    def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The tensor type known for ``name``, as a TypeProto (None when unknown)."""
-        info = self.get(name)
-        if info.type is not None:
-            return info.type
-        if info.kind != "tensor" or info.sparse or info.elem_type is None:
-            return None
-        tp = onnx.TypeProto()
-        tp.tensor_type.elem_type = info.elem_type
-        if info.shape is not None:
-            shape = tp.tensor_type.shape
-            shape.SetInParent()
-            for d in info.shape:
-                dim = shape.dim.add()
-                if isinstance(d, int):
-                    dim.dim_value = d
-                elif isinstance(d, str):
-                    dim.dim_param = d
-        return tp
 
 
 def _no_type(name: str) -> onnx.TypeProto | None:
@@ -323,7 +224,7 @@ class _Walker:
 
         With ``template``, the graphs are not inferred yet: each is inferred alone.
         """
-        stack: list[tuple[onnx.GraphProto, GraphKey, str, _Scope | None]] = [(root, (), path, None)]
+        stack: list[tuple[onnx.GraphProto, GraphKey, str, Scope | None]] = [(root, (), path, None)]
         while stack:
             graph, key, gpath, parent = stack.pop()
             need = 2 if not key else self._needs(graph)
@@ -333,11 +234,11 @@ class _Walker:
                 # outputs of nested graphs are unknown to the graph around them).
                 continue
             if template is None or need < 2:  # need 1: no claim about a node output is checked
-                scope = _Scope(self._local(graph), parent)
+                scope = Scope(self._local(graph), parent)
             else:
                 outer = parent.type_of if parent is not None else _no_type
                 facts, note = infer_alone(graph, template, outer)
-                scope = _Scope(self._local(facts), parent)
+                scope = Scope(self._local(facts), parent)
             for name, tp in declared.get(key, ()):
                 info = scope.get(name)
                 why = contradiction(tp, info.elem_type, info.shape)
@@ -384,16 +285,16 @@ class _Walker:
                 return _text(original.name) or f"{_text(original.op_type)}#{at}"
         return _text(node.name) or f"{_text(node.op_type)}#{index}"
 
-    def _local(self, graph: onnx.GraphProto) -> dict[str, _Info]:
+    def _local(self, graph: onnx.GraphProto) -> dict[str, Info]:
         """Facts about the names a graph defines (inferred types: declarations are gone)."""
-        local: dict[str, _Info] = {}
+        local: dict[str, Info] = {}
         for init in graph.initializer:
-            local[init.name] = _Info(init.data_type or None, tuple(int(d) for d in init.dims))
+            local[init.name] = Info(init.data_type or None, tuple(int(d) for d in init.dims))
         for sp in graph.sparse_initializer:
             dims = tuple(int(d) for d in sp.dims)
-            local[sp.values.name] = _Info(sp.values.data_type or None, dims, True, "sparse")
+            local[sp.values.name] = Info(sp.values.data_type or None, dims, True, "sparse")
         for vi in graph.input:
-            info = _type_info(vi.type)
+            info = type_info(vi.type)
             known = local.get(vi.name)
             if known is None or not (known.sparse or info.kind == "unknown"):
                 local[vi.name] = info
@@ -413,16 +314,16 @@ class _Walker:
                     if attr.name == "sparse_value":
                         sp = attr.sparse_tensor
                         dims = tuple(int(d) for d in sp.dims)
-                        info = _Info(sp.values.data_type or None, dims, True, "sparse")
+                        info = Info(sp.values.data_type or None, dims, True, "sparse")
                         local.update({out: info for out in node.output if out})
         for vi in (*graph.value_info, *graph.output):
             if vi.name in defined and vi.name not in local:
-                local[vi.name] = _type_info(vi.type)
+                local[vi.name] = type_info(vi.type)
         for name in defined:
-            local.setdefault(name, _UNKNOWN)  # never fall through to an outer name
+            local.setdefault(name, UNKNOWN)  # never fall through to an outer name
         return local
 
-    def _call(self, node: onnx.NodeProto, label: str, path: str, scope: _Scope, depth: int) -> None:
+    def _call(self, node: onnx.NodeProto, label: str, path: str, scope: Scope, depth: int) -> None:
         func = self.functions[(node.domain, node.op_type)]
         types = [scope.type_of(name) if name else None for name in node.input]
         func_opset = opsets(func.opset_import, f"function {_fname(func)!r}").get("")
@@ -482,132 +383,3 @@ class _Walker:
             return self.found, self.muls
         finally:
             self.found, self.muls = saved, saved_muls
-
-
-def _type_info(tp: onnx.TypeProto) -> _Info:
-    kind = tp.WhichOneof("value")
-    if kind == "tensor_type":
-        tt = tp.tensor_type
-        return _Info(tt.elem_type or None, shape_of(tt), type=tp)
-    if kind == "sparse_tensor_type":
-        return _Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
-    return _Info(kind=kind.replace("_type", "") if kind else "unknown")
-
-
-def check_node(
-    node: onnx.NodeProto, label: str, path: str, scope: _Scope, opset: int | None, note: str
-) -> list[Violation]:
-    """All violations of one Mul node, given what is known about its inputs."""
-
-    def v(req: str, msg: str, definite: bool = True) -> Violation:
-        return Violation(req, label, path, msg, definite)
-
-    inputs = list(node.input)
-    if len(inputs) != 2 or not all(inputs):
-        return [v("R1", f"Mul has inputs {inputs}; it takes exactly two, A and B")]
-    infos = [scope.get(name) for name in inputs]
-    found = [v(r, m) for r, m in _legacy_broadcast(node)]
-    found += [v(r, m) for r, m in _sparse(inputs, infos)]
-    found += [v(r, m, d) for r, m, d in _element_types(inputs, infos, opset, note)]
-    found += [v(r, m, d) for r, m, d in _shapes(inputs, infos, note)]
-    return found
-
-
-# @relation(R4, scope=function)
-def _legacy_broadcast(node: onnx.NodeProto) -> list[tuple[str, str]]:
-    """R4: the Mul-1/6 ``broadcast=1`` attribute (``axis`` matters only with it)."""
-    for attr in node.attribute:
-        if attr.name == "broadcast" and attr.i != 0:
-            axis = [a.i for a in node.attribute if a.name == "axis"]
-            where = f" with axis={axis[0]}" if axis else ""
-            return [("R4", f"legacy attribute broadcast={attr.i}{where} enables broadcasting")]
-    return []
-
-
-# @relation(R2, scope=function)
-def _sparse(inputs: list[str], infos: list[_Info]) -> list[tuple[str, str]]:
-    """R2: a sparse initializer, sparse Constant or sparse-typed input feeds Mul."""
-    return [
-        ("R2", f"input {'AB'[i]} ({name!r}) is a sparse tensor; only dense tensors are allowed")
-        for i, (name, info) in enumerate(zip(inputs, infos, strict=True))
-        if info.sparse
-    ]
-
-
-def _type_name(elem_type: int) -> str:
-    try:
-        return str(onnx.TensorProto.DataType.Name(elem_type)).lower()
-    except ValueError:  # a type code this onnx does not know
-        return f"<element type code {elem_type}>"
-
-
-# @relation(R3, R3-SAME, R3-OPSET, scope=function)
-def _element_types(
-    inputs: list[str], infos: list[_Info], opset: int | None, note: str
-) -> list[tuple[str, str, bool]]:
-    """R3: numeric, same, and allowed by the node's opset (Mul table in dtypes)."""
-    if opset is None:
-        return [("R3-OPSET", "the model imports no default-domain (ai.onnx) opset", True)]
-    if not 1 <= opset <= MAX_KNOWN_OPSET:
-        return [
-            ("R3-OPSET", f"opset {opset} is outside the checked range 1..{MAX_KNOWN_OPSET}", True)
-        ]
-    found: list[tuple[str, str, bool]] = []
-    for i, info in enumerate(infos):
-        if info.kind not in ("tensor", "sparse", "unknown"):
-            found.append(("R3", f"input {'AB'[i]} is a {info.kind}, not a numeric tensor", True))
-        elif info.elem_type is None:
-            why = f" ({note})" if note else ""
-            msg = f"element type of input {'AB'[i]} ({inputs[i]!r}) cannot be shown{why}"
-            found.append(("R3", msg, False))
-    if found:
-        return found
-    ta, tb = (_type_name(info.elem_type or 0) for info in infos)
-    for name in (ta, tb):
-        if by_onnx_name(name) is None:
-            return [("R3", f"element type {name} is not a numerical type of the profile", True)]
-    if ta != tb:
-        msg = f"A is {ta} and B is {tb}; Mul needs the same type, no promotion"
-        return [("R3", msg, True), ("R3-SAME", msg, True)]
-    etype = by_onnx_name(ta)
-    if etype not in allowed_types(opset):
-        msg = f"{ta} is not allowed by Mul-{mul_version(opset)} (opset {opset})"
-        return [("R3", msg, True), ("R3-OPSET", msg, True)]
-    return []
-
-
-# @relation(R1, R4, R1-DIMS, scope=function)
-def _shapes(inputs: list[str], infos: list[_Info], note: str) -> list[tuple[str, str, bool]]:
-    """R1/R4/R1-DIMS from shapes compared symbolically (shapes.py)."""
-    sa, sb = infos[0].shape, infos[1].shape
-    found: list[tuple[str, str, bool]] = []
-    for shape in (sa, sb):
-        if shape is not None and 0 in shape:
-            found.append(("R1-DIMS", f"shape {fmt(shape)} has a zero-size dimension", True))
-            break
-        if shape is not None and any(isinstance(d, int) and d < 0 for d in shape):
-            found.append(("R1-DIMS", f"shape {fmt(shape)} has a negative dimension", True))
-            break
-    if inputs[0] == inputs[1]:  # the same tensor: the same shape by construction
-        return found
-    same = same_shape(sa, sb)
-    if same == "equal":
-        return found
-    shapes = f"A has shape {fmt(sa)} and B {fmt(sb)}"
-    if same == "unknown":
-        why = f" ({note})" if note else ""
-        msg = (
-            f"{shapes}: equal shapes cannot be shown statically "
-            f"(different symbolic or unknown dims, or unknown rank){why}"
-        )
-        return [*found, ("R1", msg, False)]
-    bcast = broadcasts(sa, sb)
-    if bcast == "yes":
-        msg = f"{shapes}: different shapes that would be broadcast, which the profile forbids"
-        return [*found, ("R1", msg, True), ("R4", msg, True)]
-    msg = f"{shapes}: Mul requires the same shape"
-    if bcast == "maybe":
-        found.append(
-            ("R4", f"{shapes}: they would be broadcast for some sizes of their free dims", False)
-        )
-    return [*found, ("R1", msg, True)]

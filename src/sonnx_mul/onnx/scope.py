@@ -1,0 +1,71 @@
+"""What is statically known about value names: one scope per graph, chained."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import onnx
+
+from .shapes import Shape, shape_of
+
+
+@dataclass
+class Info:
+    """What is statically known about one value name."""
+
+    elem_type: int | None = None  # TensorProto.DataType, None when unknown
+    shape: Shape = None
+    sparse: bool = False
+    kind: str = "tensor"  # or "sparse", "sequence", "map", "optional", "unknown"
+    type: onnx.TypeProto | None = field(default=None, compare=False)
+
+
+UNKNOWN = Info(kind="unknown")
+
+
+class Scope:
+    """Values of one graph, then of the graphs around it (no copying)."""
+
+    __slots__ = ("local", "parent")
+
+    def __init__(self, local: dict[str, Info], parent: Scope | None) -> None:
+        self.local, self.parent = local, parent
+
+    def get(self, name: str) -> Info:
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope.local.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return UNKNOWN
+
+    def type_of(self, name: str) -> onnx.TypeProto | None:
+        """The tensor type known for ``name``, as a TypeProto (None when unknown)."""
+        info = self.get(name)
+        if info.type is not None:
+            return info.type
+        if info.kind != "tensor" or info.sparse or info.elem_type is None:
+            return None
+        tp = onnx.TypeProto()
+        tp.tensor_type.elem_type = info.elem_type
+        if info.shape is not None:
+            shape = tp.tensor_type.shape
+            shape.SetInParent()
+            for d in info.shape:
+                dim = shape.dim.add()
+                if isinstance(d, int):
+                    dim.dim_value = d
+                elif isinstance(d, str):
+                    dim.dim_param = d
+        return tp
+
+
+def type_info(tp: onnx.TypeProto) -> Info:
+    kind = tp.WhichOneof("value")
+    if kind == "tensor_type":
+        tt = tp.tensor_type
+        return Info(tt.elem_type or None, shape_of(tt), type=tp)
+    if kind == "sparse_tensor_type":
+        return Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
+    return Info(kind=kind.replace("_type", "") if kind else "unknown")
