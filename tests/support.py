@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 
 import numpy as np
 
+from sonnx_mul import contracts
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
+from sonnx_mul.proof.crosshair import conditions
 
 FLOAT_TYPES = tuple(t for t in ALL_TYPES if t.is_float)
 INT_TYPES = tuple(t for t in ALL_TYPES if not t.is_float)
@@ -141,3 +144,15 @@ def oracle_mul_bits(x: int, y: int, etype: ElementType) -> int | None:
         inf = ((1 << etype.eb) - 1) << (etype.sb - 1)
         return (1 << (etype.bits - 1)) | inf if negative else inf
     return round_to_format(vx * vy, negative, etype)
+
+
+def holds(fn, *args):
+    """Evaluate every pre:/post: docstring condition of a contracts.py function."""
+    pre, post = conditions(fn)
+    env = dict(vars(contracts))
+    env.update(inspect.signature(fn).bind(*args).arguments)
+    if not all(eval(p, env) for p in pre):
+        return
+    env["__return__"] = fn(*args)
+    for p in post:
+        assert eval(p, env), (fn.__name__, p, args)
