@@ -62,3 +62,41 @@ def test_F_FLOAT_rne_specification_rejects_every_neighbour():
                 if not softfloat.is_nan_bits(r, eb, sb):
                     for wrong in (r - 1, r + 1, r ^ (1 << (eb + sb - 1))):
                         assert not contracts.is_rne_product(x, y, wrong, eb, sb), (x, y, wrong)
+
+
+def test_F_FLOAT_quiet_nan_is_the_canonical_positive_quiet_nan():
+    # softfloat's NaN results: exponent all ones, the quiet bit, sign 0 (known answers).
+    assert softfloat.quiet_nan(5, 11) == 0x7E00
+    assert softfloat.quiet_nan(8, 8) == 0x7FC0
+    assert softfloat.quiet_nan(8, 24) == 0x7FC00000
+    assert softfloat.quiet_nan(11, 53) == 0x7FF8000000000000
+    assert softfloat.mul_bits(0x7C00, 0x0000, 5, 11) == 0x7E00  # inf * 0
+
+
+def test_F_FLOAT_is_nan_bits_known_answers():
+    for eb, sb in ((5, 11), (8, 8), (8, 24), (11, 53)):
+        inf = ((1 << eb) - 1) << (sb - 1)
+        sign = 1 << (eb + sb - 1)
+        assert not softfloat.is_nan_bits(inf, eb, sb) and not softfloat.is_nan_bits(
+            sign | inf, eb, sb
+        )
+        assert softfloat.is_nan_bits(inf | 1, eb, sb) and softfloat.is_nan_bits(
+            sign | inf | 1, eb, sb
+        )
+        assert softfloat.is_nan_bits(softfloat.quiet_nan(eb, sb), eb, sb)
+        assert not softfloat.is_nan_bits(inf - 1, eb, sb)  # the largest finite
+        assert not softfloat.is_nan_bits(0, eb, sb)
+
+
+@pytest.mark.parametrize(("eb", "sb"), [(5, 11), (8, 8)])
+def test_F_FLOAT_mul_bits_is_nearest_even_on_a_sweep(eb, sb):
+    """softfloat against the independent specification: a sweep of all magnitudes,
+    and operands near sqrt(2) and 1, whose products carry into the next binade."""
+    one = ((1 << (eb - 1)) - 1) << (sb - 1)
+    root2 = one | int(0.41421356 * (1 << (sb - 1)))
+    near = [*range(root2 - 6, root2 + 7), *range(one, one + 6), *range(2 * one - 6, 2 * one)]
+    sweep = list(range(0, 1 << 16, 509))
+    pairs = [(x, y) for x in near for y in near] + [(x, y) for x in sweep for y in sweep[::3]]
+    for x, y in pairs:
+        r = softfloat.mul_bits(x, y, eb, sb)
+        assert contracts.is_rne_product(x, y, r, eb, sb), (hex(x), hex(y), hex(r))

@@ -81,3 +81,15 @@ def test_kernel_file_stays_in_the_why3_python_subset():
             assert ast.get_docstring(node) is None
     assert ast.get_docstring(tree) is None
     assert "#@ ensures" in Path(kernel.__file__).read_text()
+
+
+@pytest.mark.parametrize("n", range(1, 7))
+def test_F_CHECKED_first_overflow_finds_a_single_overflow_at_every_index(n):
+    # Random inputs overflow at index 0 almost always; this reaches every index.
+    for position in range(n):
+        a, b = [1] * n, [1] * n
+        a[position] = 100
+        assert kernel.first_overflow(a, b, -128, 127) == -1
+        b[position] = 2
+        assert kernel.first_overflow(a, b, -128, 127) == position
+        assert kernel.first_overflow(b, a, -128, 127) == position
