@@ -72,6 +72,7 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/onnx/checker.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
+        "tests/test_checker_mutants.py",
     ),
 })  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted)."""
