@@ -392,10 +392,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--file", action="append", help="only these files (repeatable)")
+    parser.add_argument("--key", action="append", help="only these mutants (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     mutants = generate(root, args.max_py, args.max_mlw, args.file)
+    if args.key:
+        mutants = [m for m in mutants if m.key in args.key]
     if args.list:
         for m in mutants:
             print(f"{m.key} {m.file}:{m.line} {m.original!r} -> {m.replacement!r}  {m.context}")
