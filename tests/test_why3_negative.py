@@ -419,3 +419,41 @@ def test_float16_driver_with_a_wider_format_fails(copy: Path) -> None:
     bad = unproved(report)
     for goal in ("ka_tie_even_down#0", "ka_max_doubled#0", "ka_below_half#0"):
         assert ("Float16Mul", goal) in bad
+
+
+# The arithmetic facts of the production overflow scan (why3/overflow.mlw).
+
+OVERFLOW_CODE = (
+    "corners = (lo_a * lo_b, lo_a * hi_b, hi_a * lo_b, hi_a * hi_b)",
+    "return etype.lo <= min(corners) and max(corners) <= etype.hi",
+    "mag_a = np.abs(a).astype(np.uint64)",
+    "negative = np.signbit(a) != np.signbit(b)",
+    "limit = np.where(negative, np.uint64(2**63), np.uint64(2**63 - 1))",
+    "overflow = mag_b > limit // np.maximum(mag_a, np.uint64(1))",
+    "overflow = b > np.uint64(2**64 - 1) // np.maximum(ua, np.uint64(1))",
+)
+
+
+def test_overflow_facts_quote_the_code_they_justify() -> None:
+    # The lemmas are stated on these expressions: a change on either side
+    # (the code or the quoted statement) must be looked at again.
+    code = (REPO / "src/sonnx_mul/fastpath.py").read_text()
+    proof = (REPO / "why3/overflow.mlw").read_text()
+    for line in OVERFLOW_CODE:
+        assert line in code, line
+        assert line in proof, line
+
+
+def test_overflow_symmetric_int64_limit_fails(copy: Path) -> None:
+    # 2**63 - 1 as the limit of negative products too: -2**63 would be
+    # reported as an overflow; the magnitude lemmas no longer hold.
+    plant(
+        copy,
+        "overflow.mlw",
+        "then 0x8000000000000000 else 0x7FFFFFFFFFFFFFFF",
+        "then 0x7FFFFFFFFFFFFFFF else 0x7FFFFFFFFFFFFFFF",
+    )
+    assert update_manifest(copy, files=["why3/overflow.mlw"], statements_only=True) == 0
+    rc, report = check(copy, "overflow.mlw", ["DivisionTest"])
+    assert rc != 0
+    assert ("DivisionTest", "fits_iff_magnitude#0") in unproved(report)
