@@ -11,11 +11,11 @@ settings.register_profile("long", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # Files whose tests run provers or CrossHair to their time limits, longest
-# first (CPU and wall measured per test, see BENCHMARKS.md). They start first
-# so that the two xdist workers (``-n 2``; its default ``load`` scheduling
-# deals the first items round-robin) share them and finish together, instead
-# of one worker running the alphabetically last prover tests alone at the end.
-# Only the order changes: every test still runs, each file in its own order.
+# first (CPU and wall measured per test under load). They start first, and
+# ``-n 2 --dist worksteal`` (make test, make prove) lets the worker that runs
+# out of tests take queued ones from the other, so both finish together
+# instead of one running the alphabetically last prover tests alone at the
+# end. Only the order changes: every test runs, each file in its own order.
 SLOW_FIRST = (
     "test_why3_negative.py",
     "test_kernel_why3.py",

@@ -62,7 +62,17 @@ def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
         (
             Step(
                 "tests",
-                (python, "-m", "pytest", "-q", "-n", "2", f"--junitxml={out_dir}/pytest.xml"),
+                (
+                    python,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-n",
+                    "2",
+                    "--dist",
+                    "worksteal",
+                    f"--junitxml={out_dir}/pytest.xml",
+                ),
             ),
         ),
         (Step("report", (python, "-m", "sonnx_mul.trace", "report", "--out", out_dir)),),
