@@ -14,7 +14,7 @@ from onnx import helper as h
 
 from models import model, mul_model, vi
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.onnx import check_model, checker
+from sonnx_mul.onnx import ModelReadError, check_model, checker
 
 
 def test_R3_OPSET_first_and_newest_known_opsets_are_accepted_and_the_next_refused() -> None:
@@ -53,3 +53,17 @@ def test_R1_calls_beyond_the_depth_limit_are_undecided_not_violations(
     monkeypatch.setattr(checker, "MAX_CALL_DEPTH", 0)
     found = check_model(m)
     assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
+
+
+def test_R1_recursive_model_local_functions_are_refused() -> None:
+    body = [h.make_node("F", ["a", "b"], ["c"], domain="local", name="again")]
+    recursive = h.make_function(
+        "local", "F", ["a", "b"], ["c"], body, [h.make_opsetid("", 14), h.make_opsetid("local", 1)]
+    )
+    call = h.make_node("F", ["x", "y"], ["z"], domain="local", name="call")
+    m = model(
+        [call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3])], ["z"],
+        functions=[recursive], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    with pytest.raises(ModelReadError, match="recursively"):
+        check_model(m)
