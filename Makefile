@@ -16,7 +16,7 @@ install: $(STAMP)
 
 # The negative controls of the proofs need why3 and the provers too.
 test: provers $(STAMP)
-	$(PY) -m pytest -n 2 --dist worksteal -q
+	$(PY) -m pytest -n 2 --maxschedchunk 1 -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks examples

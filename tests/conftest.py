@@ -11,11 +11,13 @@ settings.register_profile("long", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # Files whose tests run provers or CrossHair to their time limits, longest
-# first (CPU and wall measured per test under load). They start first, and
-# ``-n 2 --dist worksteal`` (make test, make prove) lets the worker that runs
-# out of tests take queued ones from the other, so both finish together
-# instead of one running the alphabetically last prover tests alone at the
-# end. Only the order changes: every test runs, each file in its own order.
+# first (CPU and wall measured per test under load). They start first and
+# ``-n 2 --maxschedchunk 1`` (make test, make prove) hands tests out one at a
+# time as workers free up, so the long ones are spread over both workers
+# and short ones fill the end (measured: without it, xdist's first chunk of
+# 118 consecutive tests gave every prover test to one worker; with
+# ``--dist worksteal`` the 23 Why3 controls still stayed on one worker).
+# Only the order changes: every test runs, each file in its own order.
 SLOW_FIRST = (
     "test_why3_negative.py",
     "test_kernel_why3.py",
