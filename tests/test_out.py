@@ -187,3 +187,21 @@ def test_C1_OUT_undecided_overlap_is_refused(monkeypatch):
     with pytest.raises(ArgumentError, match="cannot be shown free of") as info:
         mul(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32), out=out)
     assert info.value.requirements == ("C1-OUT",)
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "nodes", "answer"),
+    [((2, 3), (12, 8), 3, False), ((3, 4, 5), (36, 20, 12), 7, True)],
+)
+def test_C1_OUT_overlap_search_budget_is_inclusive(monkeypatch, shape, strides, nodes, answer):
+    """A search needing exactly OVERLAP_WORK nodes decides; one node fewer gives up.
+
+    ``nodes`` was counted for these layouts (the smallest budget that decides);
+    it pins the boundary ``work > OVERLAP_WORK`` (``>=`` would give up here).
+    """
+    out = _strided(shape, strides)
+    monkeypatch.setattr(validation, "OVERLAP_WORK", nodes)
+    assert overlaps_itself(out) is answer
+    assert overlaps_itself(out) is _brute_force_overlap(out)
+    monkeypatch.setattr(validation, "OVERLAP_WORK", nodes - 1)
+    assert overlaps_itself(out) is None

@@ -3,7 +3,8 @@
 ``python -m sonnx_mul.proof.mutants [--max-py N] [--max-mlw N] [--jobs J]``
 generates mutants by operator, spread evenly over each target file:
 
-* Python (kernel, fastpath, validation, dtypes, softfloat, onnx/checker):
+* Python (kernel, fastpath, validation, dtypes, softfloat, onnx/checker and
+  the checker's rules, shapes and declared-type modules):
   comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
   ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
   ``&``/``|``, ``//``/``%``), ``and``/``or``, integer constants +1, ``True``/
@@ -70,6 +71,21 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/test_contracts_real.py",
     ),
     "src/sonnx_mul/onnx/checker.py": (
+        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
+        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
+        "tests/test_checker_mutants.py",
+    ),
+    "src/sonnx_mul/onnx/rules.py": (
+        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
+        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
+        "tests/test_checker_mutants.py",
+    ),
+    "src/sonnx_mul/onnx/shapes.py": (
+        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
+        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
+        "tests/test_checker_mutants.py",
+    ),
+    "src/sonnx_mul/onnx/declared.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
         "tests/test_checker_mutants.py",
