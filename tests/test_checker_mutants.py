@@ -14,7 +14,7 @@ from onnx import helper as h
 
 from models import model, mul_model, vi
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.onnx import ModelReadError, check_model, checker
+from sonnx_mul.onnx import ModelReadError, check_model, checker, inference
 
 
 def test_R3_OPSET_first_and_newest_known_opsets_are_accepted_and_the_next_refused() -> None:
@@ -67,3 +67,166 @@ def test_R1_recursive_model_local_functions_are_refused() -> None:
     )  # fmt: skip
     with pytest.raises(ModelReadError, match="recursively"):
         check_model(m)
+
+
+def _false_claims(count: int) -> onnx.ModelProto:
+    """``count`` node outputs whose declared shape (5, 5) contradicts the inferred (2, 3)."""
+    nodes = [h.make_node("Identity", ["x"], [f"t{i}"]) for i in range(count)]
+    nodes.append(h.make_node("Mul", ["x", "t0"], ["z"]))
+    m: onnx.ModelProto = model(nodes, [vi("x", T.FLOAT, [2, 3])])
+    m.graph.value_info.extend(vi(f"t{i}", T.FLOAT, [5, 5]) for i in range(count))
+    return m
+
+
+@pytest.mark.parametrize(
+    ("count", "tail"), [(1, ""), (3, ""), (4, " (and 1 more)"), (5, " (and 2 more)")]
+)
+def test_R1_contradictions_show_three_then_count_the_rest(count: int, tail: str) -> None:
+    with pytest.raises(ModelReadError) as info:
+        check_model(_false_claims(count))
+    message = str(info.value)
+    shown = min(count, 3)
+    assert [f"'t{i}' declared shape (5, 5)" in message for i in range(count)] == [
+        i < shown for i in range(count)
+    ]
+    assert message.endswith("the model gives (2, 3)" + tail)
+
+
+def _nested_calls(levels: int) -> onnx.ModelProto:
+    """main calls F1, F1 calls F2, ... F<levels> holds a conforming Mul."""
+    opsets = [h.make_opsetid("", 14), h.make_opsetid("local", 1)]
+    functions = []
+    for level in range(1, levels + 1):
+        inner = (
+            h.make_node("Mul", ["a", "b"], ["c"], name="m")
+            if level == levels
+            else h.make_node(f"F{level + 1}", ["a", "b"], ["c"], domain="local", name="next")
+        )
+        functions.append(h.make_function("local", f"F{level}", ["a", "b"], ["c"], [inner], opsets))
+    call = h.make_node("F1", ["x", "y"], ["z"], domain="local", name="call")
+    m: onnx.ModelProto = model(
+        [call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3])], ["z"],
+        functions=functions, extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    return m
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_R1_call_depth_limit_is_exact(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    """MAX_CALL_DEPTH nested calls are followed (main's call is depth 0); one more is not."""
+    monkeypatch.setattr(checker, "MAX_CALL_DEPTH", limit)
+    within = checker.check_report(_nested_calls(limit))
+    assert (within.violations, within.mul_nodes) == ((), 1)
+    beyond = checker.check_report(_nested_calls(limit + 1))
+    assert [(v.requirement, v.definite) for v in beyond.violations] == [("R1", False)]
+    assert beyond.mul_nodes == 0
+
+
+def test_R1_depth_grows_through_a_call_the_inliner_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """F1 takes one input but is called with two: onnx.inliner refuses, its body is walked
+    untyped one level deeper, so with MAX_CALL_DEPTH 1 its call of F2 is not followed."""
+    opsets = [h.make_opsetid("", 14), h.make_opsetid("local", 1)]
+    f1 = h.make_function(
+        "local", "F1", ["a"], ["c"],
+        [h.make_node("F2", ["a", "a"], ["c"], domain="local", name="next")], opsets,
+    )  # fmt: skip
+    f2 = h.make_function(
+        "local", "F2", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"], name="m")], opsets
+    )
+    call = h.make_node("F1", ["x", "y"], ["z"], domain="local", name="call")
+    m: onnx.ModelProto = model(
+        [call], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [2, 3])], ["z"],
+        functions=[f1, f2], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    monkeypatch.setattr(checker, "MAX_CALL_DEPTH", 2)
+    followed = checker.check_report(m)
+    assert followed.mul_nodes == 1
+    assert {(v.node, v.requirement, v.definite) for v in followed.violations} == {
+        ("m", "R3", False)
+    }
+    monkeypatch.setattr(checker, "MAX_CALL_DEPTH", 1)
+    cut = checker.check_report(m)
+    assert cut.mul_nodes == 0
+    assert [(v.node, v.path, v.requirement, v.definite) for v in cut.violations] == [
+        ("next", "main/call->local.F1", "R1", False)
+    ]
+
+
+def _distinct_calls(count: int) -> onnx.ModelProto:
+    """``count`` calls of F, each with its own input shape: ``count`` specialisations."""
+    opsets = [h.make_opsetid("", 14)]
+    f = h.make_function(
+        "local", "F", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"], name="m")], opsets
+    )
+    calls = [
+        h.make_node("F", [f"x{i}", f"x{i}"], [f"z{i}"], domain="local", name=f"call{i}")
+        for i in range(count)
+    ]
+    inputs = [vi(f"x{i}", T.FLOAT, [i + 1]) for i in range(count)]
+    m: onnx.ModelProto = model(
+        calls, inputs, [f"z{i}" for i in range(count)],
+        functions=[f], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    return m
+
+
+@pytest.mark.parametrize("budget", [1, 3])
+def test_R1_specialisation_budget_is_exact(monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
+    """MAX_SPECIALISATIONS distinct calls are all checked; the next one is undecided."""
+    monkeypatch.setattr(checker, "MAX_SPECIALISATIONS", budget)
+    within = checker.check_report(_distinct_calls(budget))
+    assert (within.violations, within.mul_nodes) == ((), budget)
+    beyond = checker.check_report(_distinct_calls(budget + 1))
+    assert beyond.mul_nodes == budget
+    assert [(v.node, v.requirement, v.definite) for v in beyond.violations] == [
+        (f"call{budget}", "R1", False)
+    ]
+
+
+def test_R1_R4_specialisation_budget_is_2000() -> None:
+    """The documented budget itself: 2000 distinct calls are checked, the 2001st is not."""
+    report = checker.check_report(_distinct_calls(2001))
+    assert report.mul_nodes == 2000
+    assert [(v.node, v.requirement, v.definite) for v in report.violations] == [
+        ("call2000", "R1", False)
+    ]
+
+
+def _one_if(then_nodes: list[onnx.NodeProto], else_nodes: list[onnx.NodeProto]) -> onnx.ModelProto:
+    then_g = h.make_graph(then_nodes, "then", [], [vi(then_nodes[-1].output[0])])
+    else_g = h.make_graph(else_nodes, "else", [], [vi(else_nodes[-1].output[0])])
+    node = h.make_node("If", ["c"], ["o"], name="if", then_branch=then_g, else_branch=else_g)
+    m: onnx.ModelProto = model([node], [vi("c", T.BOOL, []), vi("x", T.FLOAT, [2, 3])], ["o"])
+    return m
+
+
+def test_R1_R4_graph_by_graph_infers_a_mul_of_values_made_in_its_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both Mul inputs are made inside the branch: it is inferred alone and conforms."""
+    monkeypatch.setattr(inference, "FULL_INFERENCE_SUBGRAPHS", 0)
+    m = _one_if(
+        [h.make_node("Sigmoid", ["x"], ["s"]), h.make_node("Mul", ["s", "s"], ["t"], name="m")],
+        [h.make_node("Identity", ["x"], ["e"])],
+    )
+    assert check_model(m) == []
+
+
+def test_R1_graph_by_graph_skips_the_claims_of_a_graph_without_mul(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A false claim about an initializer of a Mul-free branch (its only node a Cast: an
+    attribute, default domain) refuses the model under whole-model inference; graph by
+    graph that branch is not judged at all (no verdict depends on it)."""
+    m = _one_if(
+        [h.make_node("Mul", ["x", "x"], ["t"], name="m")],
+        [h.make_node("Cast", ["w"], ["e"], to=T.FLOAT)],
+    )
+    else_branch = m.graph.node[0].attribute[0]
+    assert else_branch.name == "else_branch"
+    else_branch.g.initializer.append(h.make_tensor("w", T.FLOAT, [2, 3], [1.0] * 6))
+    else_branch.g.value_info.append(vi("w", T.FLOAT, [9, 9]))
+    with pytest.raises(ModelReadError, match="'w' declared shape"):
+        check_model(m)
+    monkeypatch.setattr(inference, "FULL_INFERENCE_SUBGRAPHS", 0)
+    assert check_model(m) == []
