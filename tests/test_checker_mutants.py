@@ -230,3 +230,53 @@ def test_R1_graph_by_graph_skips_the_claims_of_a_graph_without_mul(
         check_model(m)
     monkeypatch.setattr(inference, "FULL_INFERENCE_SUBGRAPHS", 0)
     assert check_model(m) == []
+
+
+@pytest.mark.parametrize(
+    ("attrs", "message"),
+    [
+        ({"broadcast": 1}, "legacy attribute broadcast=1 enables broadcasting"),
+        (
+            {"broadcast": 1, "axis": 0},
+            "legacy attribute broadcast=1 with axis=0 enables broadcasting",
+        ),
+        (
+            {"axis": 1, "broadcast": 2},
+            "legacy attribute broadcast=2 with axis=1 enables broadcasting",
+        ),
+        ({"broadcast": 0, "axis": 1}, None),
+        ({"axis": 1}, None),
+    ],
+)
+def test_R4_legacy_broadcast_attribute(attrs: dict[str, int], message: str | None) -> None:
+    """Mul-6 ``broadcast`` != 0 is a definite R4 naming ``axis``; ``axis`` alone is not."""
+    found = [
+        (v.requirement, v.definite, v.message) for v in check_model(mul_model(opset=6, **attrs))
+    ]
+    assert found == ([] if message is None else [("R4", True, message)])
+
+
+def test_R3_non_tensor_input_is_definite_and_unknown_element_type_is_not() -> None:
+    node = h.make_node("Mul", ["x", "y"], ["z"], name="the_mul")
+    seq = h.make_tensor_sequence_value_info("x", T.FLOAT, [2, 3])
+    found = check_model(model([node], [seq, vi("y", T.FLOAT, [2, 3])]))
+    assert ("R3", True, "input A is a sequence, not a numeric tensor") in [
+        (v.requirement, v.definite, v.message) for v in found
+    ]
+    untyped = h.make_tensor_value_info("x", T.UNDEFINED, [2, 3])
+    found = check_model(model([node], [untyped, vi("y", T.FLOAT, [2, 3])]))
+    assert [(v.requirement, v.definite) for v in found] == [("R3", False)]
+    assert found[0].message.startswith("element type of input A ('x') cannot be shown")
+
+
+@pytest.mark.parametrize(
+    ("elem_a", "elem_b", "expected"),
+    [
+        (T.STRING, T.STRING, [("R3", True)]),
+        (T.COMPLEX64, T.COMPLEX64, [("R3", True)]),
+        (T.FLOAT, T.DOUBLE, [("R3", True), ("R3-SAME", True)]),
+    ],
+)
+def test_R3_type_violations_are_definite(elem_a: int, elem_b: int, expected: object) -> None:
+    found = check_model(mul_model(elem_a=elem_a, elem_b=elem_b))
+    assert [(v.requirement, v.definite) for v in found] == expected
