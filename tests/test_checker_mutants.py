@@ -280,3 +280,54 @@ def test_R3_non_tensor_input_is_definite_and_unknown_element_type_is_not() -> No
 def test_R3_type_violations_are_definite(elem_a: int, elem_b: int, expected: object) -> None:
     found = check_model(mul_model(elem_a=elem_a, elem_b=elem_b))
     assert [(v.requirement, v.definite) for v in found] == expected
+
+
+def _mul_by_initializer(declared: list[int | str] | None, ir_version: int) -> onnx.ModelProto:
+    """x (2, 3) * w, w an initializer (2, 3) that is also a graph input declaring ``declared``."""
+    w = h.make_tensor("w", T.FLOAT, [2, 3], [1.0] * 6)
+    node = h.make_node("Mul", ["x", "w"], ["z"], name="the_mul")
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("w", T.FLOAT, declared)]
+    m: onnx.ModelProto = model([node], inputs, initializers=[w])
+    m.ir_version = ir_version
+    return m
+
+
+@pytest.mark.parametrize(
+    ("declared", "ir_version", "undecided"),
+    [
+        (None, 3, False),  # IR < 4: an initializer that is an input is a constant
+        (None, 4, True),  # IR >= 4: a caller may feed w, with any shape
+        (["N", 3], 3, False),
+        (["N", 3], 4, True),  # the declared symbolic dim is not the initializer's 2
+        (["N", 3], 8, True),
+        ([2, 3], 4, False),  # declared static dims that match the initializer hold
+        ([2, 3], 8, False),
+    ],
+)
+def test_R1_initializer_inputs_overridable_from_ir_version_4(
+    declared: list[int | str] | None, ir_version: int, undecided: bool
+) -> None:
+    found = check_model(_mul_by_initializer(declared, ir_version))
+    assert [(v.requirement, v.definite) for v in found] == ([("R1", False)] if undecided else [])
+
+
+def test_R1_declared_rank_differing_from_the_model_is_a_contradiction() -> None:
+    m = _false_claims(0)
+    m.graph.node.insert(0, h.make_node("Identity", ["x"], ["t0"]))
+    m.graph.value_info.append(vi("t0", T.FLOAT, [2, 3, 1]))
+    with pytest.raises(ModelReadError, match=r"'t0' declared shape \(2, 3, 1\), the model gives"):
+        check_model(m)
+
+
+@pytest.mark.parametrize(("sa", "sb"), [((1, 3), (2, 3)), ((2, 3), (1, 3))])
+def test_R1_R4_a_size_one_dim_on_either_side_broadcasts(
+    sa: tuple[int, ...], sb: tuple[int, ...]
+) -> None:
+    found = check_model(mul_model(sa, sb))
+    assert [(v.requirement, v.definite) for v in found] == [("R1", True), ("R4", True)]
+    assert "different shapes that would be broadcast" in found[0].message
+
+
+def test_R1_unknown_dims_print_as_a_question_mark() -> None:
+    (found,) = check_model(mul_model((None, 3), (2, 3)))
+    assert found.message.startswith("A has shape (?, 3) and B (2, 3): equal shapes cannot")
