@@ -457,3 +457,19 @@ def test_overflow_symmetric_int64_limit_fails(copy: Path) -> None:
     rc, report = check(copy, "overflow.mlw", ["DivisionTest"])
     assert rc != 0
     assert ("DivisionTest", "fits_iff_magnitude#0") in unproved(report)
+
+
+def test_widen_float16_product_in_bfloat16_fails(copy: Path) -> None:
+    # False: a float16 product needs up to 22 significand bits, bfloat16 has
+    # 8.  With the statement re-pinned, the provers alone must reject it.
+    plant(
+        copy,
+        "widen.mlw",
+        "repr 16777216 (-149) 104 (m1 * m2) (e1 + e2)",
+        "repr 256 (-133) 120 (m1 * m2) (e1 + e2)",
+        after="module Float16InFloat32",
+    )
+    assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
+    rc, report = check(copy, "widen.mlw", ["Float16InFloat32"])
+    assert rc != 0
+    assert ("Float16InFloat32", "float16_product_in_float32#0") in unproved(report)
