@@ -24,7 +24,6 @@ problem, or some failed evidence maps to no id.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import platform
 import re
 import subprocess
@@ -47,7 +46,7 @@ from .evidence import (
     testcase_items,
     why3_items,
 )
-from .hashes import binaries, claim_files, package_files, why3_library
+from .hashes import binaries, claim_files, package_files, sha256, why3_library
 from .markers import SCAN_DIRS, Marker, scan
 from .trusted import RUNNING_CODE, subject_of
 from .trusted import as_json as trusted_json
@@ -124,14 +123,6 @@ def _default_registry() -> Mapping[str, RequirementLike]:
     from ..requirements import REGISTRY
 
     return REGISTRY
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _run(cmd: Sequence[str], cwd: Path | None = None, timeout: float = 10) -> str | None:
@@ -374,7 +365,7 @@ def build_report(
     for rel in sorted(files - set(artifacts)):
         p = Path(rel) if Path(rel).is_absolute() else root / rel
         if p.is_file():
-            artifacts[rel] = _sha256(p)
+            artifacts[rel] = sha256(p)
     artifacts = dict(sorted(artifacts.items()))
     absent = [k for k, f in evidence_files.items() if f["status"] != "present"]
 
