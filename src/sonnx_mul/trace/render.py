@@ -154,6 +154,37 @@ def linked_files(report: Mapping[str, Any]) -> set[str]:
 
 
 # ----------------------------------------------------------------- Markdown
+Table = tuple[list[str], list[list[str]]]
+"""A table as header and rows of plain text, rendered by ``_md_table`` or ``_table``."""
+
+
+def _subjects_table(report: Mapping[str, Any]) -> Table:
+    rows = [[s["label"], s["meaning"]] for s in report.get("proof_subjects", {}).values()]
+    return ["subject", "meaning"], rows
+
+
+def _objectives_table(report: Mapping[str, Any]) -> Table:
+    rows = [
+        [o["standard"], o["objective"], o["output"], o["status"].upper(), o["note"]]
+        for o in report.get("objectives", [])
+    ]
+    return ["standard / objective", "what is asked", "project output", "status", "note"], rows
+
+
+def _binaries_table(report: Mapping[str, Any]) -> Table:
+    rows = [
+        [", ".join(b["names"]), b["path"], b.get("resolved") or "ABSENT",
+         b.get("version") or "-", b.get("sha256") or "ABSENT"]
+        for b in report.get("binaries", [])
+    ]  # fmt: skip
+    return ["names", "path", "resolved", "version", "sha256"], rows
+
+
+def _why3_library_table(report: Mapping[str, Any]) -> Table:
+    rows = [[p, h or "ABSENT"] for p, h in report.get("why3_library", {}).items()]
+    return ["Why3 library file", "sha256"], rows
+
+
 def _md_table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> list[str]:
     head = list(header)
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -211,36 +242,17 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     unmapped = report.get("unmapped", [])
     out += [f"- {i.get('location', '?')} · {_describe(i, report)}" for i in unmapped] or ["- none"]
     out += ["", "## What the proofs are about", "", str(report.get("running_code", "")), ""]
-    out += _md_table(
-        ["subject", "meaning"],
-        ([s["label"], s["meaning"]] for s in report.get("proof_subjects", {}).values()),
-    )
+    out += _md_table(*_subjects_table(report))
     out += ["", "## SONNX alignment", "", *_md_sonnx(report)]
     out += ["", "## Trusted base and tool qualification data", "", *_md_trusted(report)]
     out += ["", "## Objectives: DO-178C / DO-330 / ISO 26262-8", ""]
-    out += _md_table(
-        ["standard / objective", "what is asked", "project output", "status", "note"],
-        (
-            [o["standard"], o["objective"], o["output"], o["status"].upper(), o["note"]]
-            for o in report.get("objectives", [])
-        ),
-    )
+    out += _md_table(*_objectives_table(report))
     out += ["", "## Tool versions", ""]
     out += _md_table(["tool", "version"], _flat(report.get("tools", {})))
     out += ["", "## Tool binaries and Why3 library (SHA-256)", ""]
-    out += _md_table(
-        ["names", "path", "resolved", "version", "sha256"],
-        (
-            [", ".join(b["names"]), b["path"], b.get("resolved") or "ABSENT",
-             b.get("version") or "-", b.get("sha256") or "ABSENT"]
-            for b in report.get("binaries", [])
-        ),
-    )  # fmt: skip
+    out += _md_table(*_binaries_table(report))
     out.append("")
-    out += _md_table(
-        ["Why3 library file", "sha256"],
-        ([p, h or "ABSENT"] for p, h in report.get("why3_library", {}).items()),
-    )
+    out += _md_table(*_why3_library_table(report))
     out += ["", "## Semantics covered", ""]
     out += _md_table(["option", "values"], _flat(report.get("semantics", {})))
     out += ["", "## Hashed files (SHA-256)", ""]
@@ -427,10 +439,7 @@ def render_html(report: Mapping[str, Any], copied: set[str] | None = None) -> st
 
     section("proof-subjects")
     h.append(f"<p>{escape(str(report.get('running_code', '')))}</p>")
-    h += _table(
-        ["subject", "meaning"],
-        ([s["label"], s["meaning"]] for s in report.get("proof_subjects", {}).values()),
-    )
+    h += _table(*_subjects_table(report))
 
     section("sonnx")
     h += _html_sonnx(report)
@@ -438,28 +447,12 @@ def render_html(report: Mapping[str, Any], copied: set[str] | None = None) -> st
     h += _html_trusted(report)
 
     section("objectives")
-    h += _table(
-        ["standard / objective", "what is asked", "project output", "status", "note"],
-        (
-            [o["standard"], o["objective"], o["output"], o["status"].upper(), o["note"]]
-            for o in report.get("objectives", [])
-        ),
-    )
+    h += _table(*_objectives_table(report))
     section("tools")
     h += _table(["tool", "version"], _flat(report.get("tools", {})))
     section("binaries")
-    h += _table(
-        ["names", "path", "resolved", "version", "sha256"],
-        (
-            [", ".join(b["names"]), b["path"], b.get("resolved") or "ABSENT",
-             b.get("version") or "-", b.get("sha256") or "ABSENT"]
-            for b in report.get("binaries", [])
-        ),
-    )  # fmt: skip
-    h += _table(
-        ["Why3 library file", "sha256"],
-        ([p, hh or "ABSENT"] for p, hh in report.get("why3_library", {}).items()),
-    )
+    h += _table(*_binaries_table(report))
+    h += _table(*_why3_library_table(report))
     section("semantics")
     h += _table(["option", "values"], _flat(report.get("semantics", {})))
     section("artifacts")
