@@ -77,6 +77,23 @@ def test_real_files_pass(copy: Path) -> None:
     assert report["goals"] and not unproved(report)
 
 
+def test_selected_goals_of_the_real_files_prove(copy: Path) -> None:
+    # The positive side of ``refuted``: unplanted, the same goals with the
+    # same provers and limits are proved, so their failure is the fault's.
+    selected = frozenset({("Float16Mul", "ka_tie_even_down#0"), ("Float16Mul", "f_float#0")})
+    rc = run_check(copy, ["why3/floats.mlw"], portfolio=(), goals=selected)
+    report = json.loads((copy / "proofs/out/why3.json").read_text())
+    assert rc == 0, report["errors"]
+    assert {(g["module"], g["goal"]) for g in report["goals"]} == selected
+    assert not unproved(report)
+    rc = run_check(
+        copy, ["why3/floats.mlw"], portfolio=(), goals=selected | {("Float16Mul", "x#0")}
+    )
+    report = json.loads((copy / "proofs/out/why3.json").read_text())
+    assert rc != 0
+    assert "selected goal not in the manifest: why3/floats.mlw Float16Mul x#0" in report["errors"]
+
+
 def test_wrong_element_fails(copy: Path) -> None:
     plant(copy, "refine.mlw", "c[i] <- a.value[i] * b.value[i]", "c[i] <- a.value[i] * b.value[0]")
     report = refuted(copy, "refine.mlw", "Refine", {"mul_loop'vc#0"})
