@@ -69,7 +69,9 @@ def test_no_mutable_module_state():
         for name, value in vars(module).items()
         if not name.startswith("__") and isinstance(value, MUTABLE)
     ]
-    assert not found, f"module-level mutable containers: {found}"
+    # The one exception: the recycled result buffers, only read or changed
+    # with arena._lock held (tests/test_arena.py hammers it from threads).
+    assert found == ["sonnx_mul.arena._buffers"], f"module-level mutable containers: {found}"
 
 
 @pytest.mark.parametrize(("sender", "written"), [(0, False), (-1, True)])

@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from . import arena
 from .dtypes import ALL_TYPES, DEFAULT_OPSET, MAX_KNOWN_OPSET, allowed_types
 from .fastpath import (
     IGNORE_ALL,
@@ -136,6 +137,6 @@ def mul(
     a, b, etype = check_call(a, b, opset, overflow)
     if out is None and overflow == "error" and not etype.is_float:
         return checked_product(a, b, etype)  # one pass, nothing but the result kept
-    result = np.empty(a.shape, dtype=etype.dtype) if out is None else check_out(out, a, b, etype)
+    result = arena.fresh(a.shape, etype.dtype)[0] if out is None else check_out(out, a, b, etype)
     multiply_into(a, b, result, etype, overflow)
     return result

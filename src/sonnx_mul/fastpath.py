@@ -14,6 +14,7 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from . import arena
 from .dtypes import ElementType
 from .errors import IntegerOverflowError
 
@@ -48,12 +49,20 @@ def quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) 
     of a fresh output and the memory traffic are shared. Element-wise
     multiplication has no cross-element dependency: the bits are the same.
     """
+    if out is None and a.nbytes >= arena.MIN_BYTES:
+        out, recycled = arena.fresh(a.shape, a.dtype.newbyteorder("="))
+        if recycled:  # no page fault to share: one thread, no wait on another
+            return _quiet_multiply(a, b, out)
     if a.size >= PARALLEL_MIN_ELEMENTS and _THREADS > 1:
         if out is None:
             out = np.empty(a.shape, dtype=a.dtype.newbyteorder("="))
         if _all_c_contiguous(a, b, out):
             _threaded_multiply(a.reshape(-1), b.reshape(-1), out.reshape(-1))
             return out
+    return _quiet_multiply(a, b, out)
+
+
+def _quiet_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     result: np.ndarray
     if QUIET_STATE is None:
         with np.errstate(all="ignore"):
@@ -166,7 +175,7 @@ def checked_product(a: np.ndarray, b: np.ndarray, etype: ElementType) -> np.ndar
     overflow the partly written result is dropped (the caller never sees
     it). Memory: the result plus O(OVERFLOW_CHUNK), for every layout.
     """
-    result = np.empty(a.shape, dtype=etype.dtype)
+    result, _ = arena.fresh(a.shape, etype.dtype)
     if _products_bounded(a, b, etype):
         return quiet_multiply(a, b, result)
     flat = result.reshape(-1)
