@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,3 +155,51 @@ def test_F_NOLOSS_an_overflow_error_leaves_the_buffer_free() -> None:
     y = np.ones(N, np.int32)
     assert_same_bits(mul(x, y, overflow="error"), x)
     assert arena.held_bytes() == arena.MIN_BYTES
+
+
+def test_fresh_says_whether_the_buffer_was_recycled() -> None:
+    f32 = np.dtype(np.float32)
+    small, recycled = arena.fresh((N - 1,), f32)
+    assert not recycled and small.flags.owndata
+    first, recycled = arena.fresh((N,), f32)
+    assert not recycled and not first.flags.owndata
+    del first
+    again, recycled = arena.fresh((2, N // 2), np.dtype(np.int32))  # any shape, same bytes
+    assert recycled and again.shape == (2, N // 2) and again.dtype == np.int32
+    arena.set_capacity(arena.MIN_BYTES)  # full with `again`
+    over, recycled = arena.fresh((N,), f32)
+    assert not recycled and over.flags.owndata
+
+
+def test_small_results_of_every_path_are_numpys() -> None:
+    a, b = operands(7, n=N - 1)
+    x, y = operands(8, np.int32, n=N - 1)
+    for result in (mul(a, b, opset=13), mul(x, y, overflow="error"), mul(x, y, opset=13)):
+        assert result.flags.owndata
+    assert arena.held_bytes() == 0
+
+
+def test_free_buffers_make_room_least_recently_used_first() -> None:
+    arena.set_capacity(2 * arena.MIN_BYTES)
+    a, b = operands(9)
+    first, second = mul(a, b), mul(a, b)
+    del first, second  # two free buffers fill the capacity
+    c, d = operands(10, n=2 * N)
+    big = mul(c, d)  # needs both dropped
+    assert not big.flags.owndata
+    assert arena.held_bytes() == 2 * arena.MIN_BYTES
+
+
+def test_capacity_zero_recycles_nothing_even_a_buffer_freed_later() -> None:
+    a, b = operands(11)
+    held = mul(a, b)
+    arena.set_capacity(0)
+    del held  # its buffer is still listed, and now free
+    assert mul(a, b).flags.owndata
+
+
+def test_the_documented_capacity() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert arena.DEFAULT_CAPACITY == 256 * 2**20
+    assert "256 MiB" in readme and "32 MiB" in readme
+    assert arena.MIN_BYTES == 32 * 2**20

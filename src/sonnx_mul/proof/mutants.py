@@ -3,7 +3,7 @@
 ``python -m sonnx_mul.proof.mutants [--max-py N] [--max-mlw N] [--jobs J]``
 generates mutants by operator, spread evenly over each target file:
 
-* Python (kernel, fastpath, validation, dtypes, softfloat, onnx/checker and
+* Python (kernel, fastpath, arena, validation, dtypes, softfloat, onnx/checker and
   the checker's rules, shapes and declared-type modules):
   comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
   ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
@@ -58,6 +58,7 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/test_fastpath.py", "tests/test_overflow_boundaries.py",
         "tests/test_float_lanes.py", "tests/test_out.py", "tests/test_layout.py",
     ),
+    "src/sonnx_mul/arena.py": ("tests/test_arena.py",),
     "src/sonnx_mul/validation.py": (
         "tests/test_tables.py", "tests/test_arguments.py", "tests/test_dense.py",
         "tests/test_shapes.py", "tests/test_types.py", "tests/test_out.py",
