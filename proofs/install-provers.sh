@@ -1,14 +1,15 @@
 #!/bin/sh
 # Install Why3 and the provers the proofs use (Debian/Ubuntu packages):
-# why3 (1.5.1 on bookworm), z3, cvc4, cvc5.  The PyPI z3 (z3-solver in the
-# project's virtualenv) is installed by the Python requirements.
+# why3 (1.5.1 on bookworm), z3, cvc4, cvc5, gappa (1.4.1).  The PyPI z3
+# (z3-solver in the project's virtualenv) is installed by the Python
+# requirements.
 set -eu
 missing=""
-for tool in why3 z3 cvc4 cvc5; do
+for tool in why3 z3 cvc4 cvc5 gappa; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 if [ -z "$missing" ]; then
-    echo "why3, z3, cvc4 and cvc5 are installed"
+    echo "why3, z3, cvc4, cvc5 and gappa are installed"
     exit 0
 fi
 cmd="apt-get update && apt-get install -y --no-install-recommends$missing"

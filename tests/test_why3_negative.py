@@ -487,3 +487,25 @@ def test_widen_float16_product_in_bfloat16_fails(copy: Path) -> None:
     )
     assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
     refuted(copy, "widen.mlw", "Float16InFloat32", {"float16_product_in_float32#0"})
+
+
+def test_widen_gappa_wrong_wide_format_fails(copy: Path) -> None:
+    # False twice (statements re-pinned; Gappa, the manifest's prover, must
+    # reject both): a float16 product needs 22 significand bits, bfloat16
+    # has 8; and a bfloat16 product below 2^-134 can fall off binary32's
+    # subnormal grid.
+    plant(
+        copy,
+        "widen.mlw",
+        "F32.round F32.RNE (a *. b) = a *. b",
+        "BF16.round BF16.RNE (a *. b) = a *. b",
+        after="lemma float16_product_exact_float32",
+    )
+    plant(copy, "widen.mlw", "0x1p-134 <=.", "0x1p-150 <=.", after="module ExactProducts")
+    assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
+    refuted(
+        copy,
+        "widen.mlw",
+        "ExactProducts",
+        {"float16_product_exact_float32#0", "bfloat16_product_exact_float32#0"},
+    )
