@@ -169,3 +169,26 @@ def test_F_threaded_in_place_product_is_computed_once():
     b = np.full(n, 3, np.int64)
     assert mul(a, b, out=a) is a
     assert np.array_equal(a, np.arange(n, dtype=np.int64) * 3)
+
+
+def test_F_NOLOSS_a_worker_error_is_raised_in_the_caller(monkeypatch):
+    """An exception in a worker thread is the one mul raises, once every worker ended."""
+
+    class WorkerFault(Exception):
+        pass
+
+    real_multiply = np.multiply
+
+    def multiply(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            raise WorkerFault
+        return real_multiply(*args, **kwargs)
+
+    monkeypatch.setattr(fastpath, "_THREADS", 2)
+    n = fastpath.PARALLEL_MIN_ELEMENTS
+    a, out = np.ones(n, np.float32), np.zeros(n, np.float32)
+    monkeypatch.setattr(np, "multiply", multiply)
+    with pytest.raises(WorkerFault):
+        mul(a, a, out=out)
+    monkeypatch.undo()
+    assert_same_bits(out[: n // 2], np.ones(n // 2, np.float32))  # the caller's own chunk

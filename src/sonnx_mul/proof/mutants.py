@@ -57,7 +57,7 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/fastpath.py": (
         "tests/test_fastpath.py", "tests/test_overflow_boundaries.py",
         "tests/test_float_lanes.py", "tests/test_out.py", "tests/test_layout.py",
-        "tests/test_arena.py",
+        "tests/test_arena.py", "tests/test_concurrency.py",
     ),
     "src/sonnx_mul/arena.py": ("tests/test_arena.py",),
     "src/sonnx_mul/validation.py": (
