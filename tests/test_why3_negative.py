@@ -509,3 +509,33 @@ def test_widen_gappa_wrong_wide_format_fails(copy: Path) -> None:
         "ExactProducts",
         {"float16_product_exact_float32#0", "bfloat16_product_exact_float32#0"},
     )
+
+
+def test_widen_mul_narrow_wrong_conversion_fails(copy: Path) -> None:
+    # The end-to-end statements depend on the conversions being IEEE's:
+    # float16 narrowing toward zero instead of to nearest, and a bfloat16
+    # narrowing that may lose the sign (of a zero), must each fail.
+    plant(
+        copy,
+        "widen.mlw",
+        "F16.round F16.RNE (F32.t'real z)",
+        "F16.round F16.RTZ (F32.t'real z)",
+        after="module WidenMulNarrow16",
+    )
+    plant(
+        copy,
+        "widen.mlw",
+        "(F32.is_negative z <-> BF16.is_negative n)",
+        "true",
+        after="module WidenMulNarrowBF16",
+    )
+    plant(
+        copy,
+        "widen.mlw",
+        "(F32.is_positive z <-> BF16.is_positive n)",
+        "true",
+        after="module WidenMulNarrowBF16",
+    )
+    assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
+    refuted(copy, "widen.mlw", "WidenMulNarrow16", {"finite_case'vc#5"})
+    refuted(copy, "widen.mlw", "WidenMulNarrowBF16", {"widen_mul_narrow_parts'vc#9"})
