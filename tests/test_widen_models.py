@@ -1,0 +1,54 @@
+"""widen.mlw mixes two models of ieee_float's `round`: Gappa's (unbounded,
+as Why3 states it) and the native SMT-LIB one of the cvc5/Z3 drivers, where
+an overflowing rounding is an infinity whose real value is unspecified (so
+`F16.round RNE 1e6 = F16.round RNE 2e6` proves there, measured with cvc5
+1.0.3 and Z3 4.8/5.4).  A lemma proved in the native model and used as a
+hypothesis next to Gappa's lemmas could make the context inconsistent.  So
+in widen.mlw only the integer modules (no floats) and the witness modules
+(goals, never hypotheses) may name a native-float prover in the manifest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+WIDEN = "why3/widen.mlw"
+NATIVE_FLOATS = {"z3", "z3-debian", "cvc5"}
+INTEGER_MODULES = {"Representable", "Float16InFloat32", "BFloat16InFloat32", "Float32InFloat64"}
+
+
+def native_float_lemmas(manifest: dict[str, Any]) -> list[str]:
+    """Goals of widen.mlw outside the integer and witness modules that a
+    native-float prover proves: each one is a defect."""
+    (entry,) = [e for e in manifest["files"] if e["path"] == WIDEN]
+    return [
+        f"{g['module']}.{g['goal']} ({g['prover']})"
+        for g in entry["goals"]
+        if g["module"] not in INTEGER_MODULES
+        and not g["module"].endswith("Witnesses")
+        and g["prover"] in NATIVE_FLOATS
+    ]
+
+
+def load() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((REPO / "proofs/manifest.json").read_text())
+    return data
+
+
+def test_widen_float_lemmas_avoid_native_float_provers() -> None:
+    manifest = load()
+    (entry,) = [e for e in manifest["files"] if e["path"] == WIDEN]
+    assert any(g["prover"] == "gappa" for g in entry["goals"])
+    assert native_float_lemmas(manifest) == []
+
+
+def test_widen_native_float_lemma_is_flagged() -> None:
+    # Negative control: the same manifest with one Gappa lemma moved to cvc5.
+    manifest = load()
+    (entry,) = [e for e in manifest["files"] if e["path"] == WIDEN]
+    goal = next(g for g in entry["goals"] if g["module"] == "ExactProducts")
+    goal["prover"] = "cvc5"
+    assert native_float_lemmas(manifest) == [f"ExactProducts.{goal['goal']} (cvc5)"]
