@@ -52,3 +52,46 @@ def test_widen_native_float_lemma_is_flagged() -> None:
     goal = next(g for g in entry["goals"] if g["module"] == "ExactProducts")
     goal["prover"] = "cvc5"
     assert native_float_lemmas(manifest) == [f"ExactProducts.{goal['goal']} (cvc5)"]
+
+
+def test_widen_fallback_provers_avoid_native_floats() -> None:
+    (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
+    assert entry["fallback"] and not set(entry["fallback"]) & NATIVE_FLOATS
+
+
+def provers_tried(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
+    """Module -> provers the check runs when every attempt fails."""
+    from sonnx_mul.proof import why3
+
+    tried: dict[str, set[str]] = {}
+
+    def fail_all(root, conf, entry_, module, prover, limit, goals=()):  # type: ignore[no-untyped-def]
+        tried.setdefault(module, set()).add(prover)
+        names = set(goals)
+        return [
+            (g["goal"], why3.Result(prover, "Timeout", float(limit)))
+            for g in entry_["goals"]
+            if g["module"] == module and (not names or why3.base_name(g["goal"]) in names)
+        ]
+
+    monkeypatch.setattr(why3, "run_why3", fail_all)
+    monkeypatch.setattr(why3, "file_statements", lambda root, entry_, order: {})
+    why3.prove_file(REPO, REPO, entry, why3.PORTFOLIO, why3.Report())
+    return tried
+
+
+def test_widen_check_never_falls_back_to_native_floats(monkeypatch: Any) -> None:
+    (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
+    tried = provers_tried(entry, monkeypatch)
+    assert tried["ExactProducts"] <= {"gappa", "cvc5-axioms"}, tried["ExactProducts"]
+    for module, provers in tried.items():
+        named = {g["prover"] for g in entry["goals"] if g["module"] == module}
+        assert provers <= named | set(entry["fallback"]), (module, provers)
+
+
+def test_negative_control_without_the_fallback_list_native_floats_are_tried(
+    monkeypatch: Any,
+) -> None:
+    (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
+    del entry["fallback"]
+    assert "z3" in provers_tried(entry, monkeypatch)["ExactProducts"]
