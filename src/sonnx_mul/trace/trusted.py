@@ -46,6 +46,9 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "the test suite and the agreement tests run on it",
             "kernel.py is the very file Why3 proves (the Python frontend reads what CPython "
             "imports), so only CPython's execution of that subset is trusted",
+            "the arena of recycled results (sonnx_mul.arena) relies on its reference "
+            "counts: tested with nine kinds of holders and four threads, with a negative "
+            "control (tests/test_arena.py); off in a free-threaded build",
         ),
     ),
     Component(
@@ -134,6 +137,20 @@ TRUSTED_BASE: tuple[Component, ...] = (
                 "refutational unsoundness mixing Float32 and reals, the shape of the "
                 "rounding lemma; reported on a debug build of a development commit",
             ),
+        ),
+    ),
+    Component(
+        "Gappa 1.4.1 (Debian)",
+        ("recorded_by_why3/versions/gappa",),
+        "proves the exactness and range goals of why3/widen.mlw on Why3's real-valued "
+        "rounding: float16 and bfloat16 products exact in binary32, float32 products in "
+        "binary64, bfloat16 tiny products and overflow threshold",
+        (
+            "negative controls: a wrong wide format and a lowered bfloat16 bound make the "
+            "Gappa goals fail (tests/test_why3_negative.py)",
+            "native-float provers, whose overflowing `round` has an unspecified value, "
+            "never prove or back up widen.mlw's float lemmas (tests/test_widen_models.py)",
+            "the exhaustive float16/bfloat16 runs check the same algorithm by execution",
         ),
     ),
     Component(
