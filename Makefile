@@ -6,10 +6,10 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean
 
-$(STAMP): pyproject.toml requirements/dev.lock
+$(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]'
+	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]' -e ./assurance
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -19,10 +19,10 @@ test: provers $(STAMP)
 	$(PY) -m pytest -n 2 --maxschedchunk 1 -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks examples
-	$(VENV)/bin/ruff format --check src tests benchmarks examples
+	$(VENV)/bin/ruff check src assurance tests benchmarks examples
+	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples
 	$(VENV)/bin/mypy
-	$(PY) -m sonnx_mul.trace lint
+	$(PY) -m sonnx_mul_assurance.report lint
 
 # Why3 and the Debian provers (apt-get as root; otherwise it prints the command).
 provers:
@@ -31,17 +31,17 @@ provers:
 # The main job: Why3 proofs, CrossHair contracts, tests and agreement checks,
 # then the traceability report into proofs/out/ with its gate.
 prove: provers $(STAMP)
-	$(PY) -m sonnx_mul.proof.pipeline
+	$(PY) -m sonnx_mul_assurance.pipeline
 
 # Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)
 # against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
 verify-exhaustive: $(STAMP)
-	$(PY) -m sonnx_mul.proof.exhaustive
+	$(PY) -m sonnx_mul_assurance.exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).
 report-release: $(STAMP)
-	$(PY) -m sonnx_mul.trace report --out proofs/out --require exhaustive
+	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
 # table of contents and of the page an evidence link opens (after make prove).
@@ -52,7 +52,7 @@ report-screenshot:
 # file's fast checks; see the README for the kill rate and the equivalent
 # survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
 mutants: provers $(STAMP)
-	$(PY) -m sonnx_mul.proof.mutants
+	$(PY) -m sonnx_mul_assurance.mutants
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
@@ -66,4 +66,4 @@ fuzz: $(STAMP)
 
 STRICTDOC ?= strictdoc
 trace-html: $(STAMP)
-	$(PY) -m sonnx_mul.trace strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)
+	$(PY) -m sonnx_mul_assurance.report strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
-from sonnx_mul.onnx import ModelReadError, Report, check_report
+from sonnx_mul.models import ModelReadError, Report, check_report
 
 DEFAULT = ("", "ai.onnx")
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from sonnx_mul import contracts
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
-from sonnx_mul.proof.crosshair import conditions
+from sonnx_mul_assurance import contracts
+from sonnx_mul_assurance.crosshair import conditions
 
 FLOAT_TYPES = tuple(t for t in ALL_TYPES if t.is_float)
 INT_TYPES = tuple(t for t in ALL_TYPES if not t.is_float)
@@ -83,7 +83,7 @@ def int_edge_values(etype: ElementType) -> list[int]:
 
 
 # An oracle for IEEE multiplication built from exact rationals, written
-# independently of sonnx_mul.softfloat (which works on integer significands).
+# independently of sonnx_mul.oracle.softfloat (which works on integer significands).
 def decode(x: int, etype: ElementType) -> Fraction | str:
     """The exact value of a bit pattern, or "inf", "-inf", "nan"."""
     p, bias = etype.sb - 1, (1 << (etype.eb - 1)) - 1

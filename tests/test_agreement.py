@@ -5,7 +5,7 @@ import pytest
 
 from sonnx_mul import IntegerOverflowError, mul
 from sonnx_mul.dtypes import ALL_TYPES
-from sonnx_mul.reference import mul_reference
+from sonnx_mul.oracle.reference import mul_reference
 from support import assert_same_bits, float_edge_bits, from_bits, int_edge_values
 
 IDS = [t.onnx_name for t in ALL_TYPES]

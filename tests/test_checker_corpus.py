@@ -120,7 +120,7 @@ def test_R1_R4_onnxscript_models_agree_with_onnxruntime(name: str) -> None:
 def test_R1_R4_onnxscript_function_call_site_binding() -> None:
     """calls_bcast: undecided for N free; bound to N=2 it is R4 at the call site
     of `times`, and onnxruntime indeed broadcasts (1, 3) to (2, 3) there."""
-    from sonnx_mul.onnx import check_model
+    from sonnx_mul.models import check_model
 
     model, _ = onnxscript_models.models()["calls_bcast"]
     found = check_model(model, dims={"N": 2})
@@ -137,7 +137,7 @@ def test_negative_control_a_lenient_checker_is_caught(
     node_cases: list[object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A checker that calls every pair of shapes equal disagrees with the runtime."""
-    from sonnx_mul.onnx import rules
+    from sonnx_mul.models import rules
 
     monkeypatch.setattr(rules, "same_shape", lambda a, b: "equal")
     bcast = next(c for c in node_cases if c.name == "test_mul_bcast")  # type: ignore[attr-defined]

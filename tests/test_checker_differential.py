@@ -168,7 +168,7 @@ def test_negative_control_planted_checker_faults_are_caught(
 ) -> None:
     """A checker that calls all shapes equal, or ignores element types, is
     contradicted by onnxruntime on the same generated models."""
-    from sonnx_mul.onnx import rules
+    from sonnx_mul.models import rules
 
     if fault == "equal_shapes":
         monkeypatch.setattr(rules, "same_shape", lambda a, b: "equal")

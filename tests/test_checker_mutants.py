@@ -1,6 +1,6 @@
 """Checker behaviours that mutation testing (make mutants) found unchecked.
 
-Each test pins one decision of sonnx_mul.onnx.checker that a surviving
+Each test pins one decision of sonnx_mul.models.checker that a surviving
 mutant changed without any test failing: the last known opset, which
 violations are definite, the depth limit's verdict, the contradiction count.
 """
@@ -14,7 +14,7 @@ from onnx import helper as h
 
 from models import model, mul_model, vi
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.onnx import ModelReadError, check_model, checker, inference
+from sonnx_mul.models import ModelReadError, check_model, checker, inference
 
 
 def test_R3_OPSET_first_and_newest_known_opsets_are_accepted_and_the_next_refused() -> None:

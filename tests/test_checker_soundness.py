@@ -15,7 +15,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 from models import model, vi
-from sonnx_mul.onnx import ModelReadError, check_model
+from sonnx_mul.models import ModelReadError, check_model
 
 ort = pytest.importorskip("onnxruntime")
 

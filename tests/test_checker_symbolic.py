@@ -13,7 +13,7 @@ from onnx import TensorProto as T
 from onnx import helper as h
 
 from models import model, mul_model, vi
-from sonnx_mul.onnx import ShapeBindingError, Violation, check_model, check_report
+from sonnx_mul.models import ShapeBindingError, Violation, check_model, check_report
 
 
 def reqs(violations: list[Violation]) -> set[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul.proof import crosshair
+from sonnx_mul_assurance import crosshair
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "sonnx_mul"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sonnx_mul import softfloat
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8
-from sonnx_mul.proof import exhaustive
+from sonnx_mul.oracle import softfloat
+from sonnx_mul_assurance import exhaustive
 from support import float_edge_bits, oracle_mul_bits
 
 TYPES = [FLOAT16, BFLOAT16]

@@ -5,7 +5,7 @@ import pytest
 
 from sonnx_mul import api, fastpath, mul
 from sonnx_mul.dtypes import ALL_TYPES
-from sonnx_mul.reference import mul_reference
+from sonnx_mul.oracle.reference import mul_reference
 from support import assert_same_bits
 
 

@@ -30,7 +30,7 @@ from onnx import helper as h
 from models import model, mul_model, nested_if_in_loop, vi
 from sonnx_mul.cli import main
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.onnx import ModelReadError, Violation, check_model
+from sonnx_mul.models import ModelReadError, Violation, check_model
 from sonnx_mul.requirements import REGISTRY
 
 TIME_LIMIT = 10.0  # seconds per example: far above the ~ms a check takes

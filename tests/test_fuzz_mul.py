@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 from sonnx_mul import ProfileError, mul
 from sonnx_mul.dtypes import ALL_TYPES
-from sonnx_mul.reference import mul_reference
+from sonnx_mul.oracle.reference import mul_reference
 from support import assert_same_bits
 
 REFUSED = [

@@ -21,8 +21,8 @@ from onnx import helper as h
 
 from models import ir_xml, many_ifs, model, mul_model, vi
 from sonnx_mul.cli import main
-from sonnx_mul.onnx import ModelReadError, check_model, check_report, inference, openvino, reading
-from sonnx_mul.onnx import checker as checker_module
+from sonnx_mul.models import ModelReadError, check_model, check_report, inference, openvino, reading
+from sonnx_mul.models import checker as checker_module
 
 
 def cli(argv: list[str]) -> tuple[int, str, str]:

@@ -40,8 +40,8 @@ from onnx import helper as h
 from models import external_initializer, model, mul_model, vi
 from sonnx_mul import ProfileError
 from sonnx_mul.cli import main
-from sonnx_mul.onnx import Backend, ModelReadError, check_model
-from sonnx_mul.onnx import checker as checker_module
+from sonnx_mul.models import Backend, ModelReadError, check_model
+from sonnx_mul.models import checker as checker_module
 
 TESTS = Path(__file__).parent
 
@@ -177,8 +177,8 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np, onnx
 from sonnx_mul import ProfileError
 from sonnx_mul.cli import main
-from sonnx_mul.onnx import Backend, check_model
-from sonnx_mul.onnx import sanitize, shapes
+from sonnx_mul.models import Backend, check_model
+from sonnx_mul.models import sanitize, shapes
 import onnx.reference  # imported before the baseline, like the rest
 def status_mb(key):  # VmHWM is this process image's peak (ru_maxrss survives fork+exec)
     with open("/proc/self/status") as f:

@@ -1,9 +1,9 @@
 """Why3 proves the kernel file CPython runs; planted faults leave goals unproved.
 
-Uses the project's Why3 configuration (``sonnx_mul.proof.why3.render_config``)
+Uses the project's Why3 configuration (``sonnx_mul_assurance.why3.render_config``)
 and Why3's Python frontend directly: ``why3 prove -a split_vc -a
 eliminate_definition --json`` (the transformations kernel.py is proved with)
-on pieces of ``src/sonnx_mul/kernel.py`` cut out verbatim, so that the tests
+on pieces of ``src/sonnx_mul/oracle/integers.py`` cut out verbatim, so that the tests
 stay fast; the whole file is proved by ``make prove`` from the manifest. A
 missing why3 or prover makes these tests fail, never skip.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul.proof import why3 as why3_driver
+from sonnx_mul_assurance import why3 as why3_driver
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL = ROOT / "src" / "sonnx_mul" / "kernel.py"

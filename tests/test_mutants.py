@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sonnx_mul.proof import mutants
-from sonnx_mul.proof.mutants import Outcome, mlw_mutants, python_mutants, report
+from sonnx_mul_assurance import mutants
+from sonnx_mul_assurance.mutants import Outcome, mlw_mutants, python_mutants, report
 
 PY = '''
 from __future__ import annotations

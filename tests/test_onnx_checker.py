@@ -1,4 +1,4 @@
-"""sonnx_mul.onnx.check_model on hand-built models (R1–R4)."""
+"""sonnx_mul.models.check_model on hand-built models (R1–R4)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from onnx import helper as h
 
 from models import external_initializer, model, mul_model, nested_if_in_loop, vi
 from sonnx_mul import requirements
-from sonnx_mul.onnx import ModelReadError, Violation, check_model
+from sonnx_mul.models import ModelReadError, Violation, check_model
 
 
 def reqs(violations: list[Violation]) -> set[str]:
@@ -117,7 +117,7 @@ def test_R4_function_call_site_is_named() -> None:
 
 
 def test_function_call_site_specialisation_counts_each_call() -> None:
-    from sonnx_mul.onnx import check_report
+    from sonnx_mul.models import check_report
 
     assert check_report(_nested_function_model([2, 3])).mul_nodes == 2
 

@@ -19,11 +19,11 @@ from onnx import helper as h
 from onnx.backend.test.loader import load_model_tests
 from onnx.reference import ReferenceEvaluator
 
-import sonnx_mul.onnx.executor as executor
+import sonnx_mul.models.executor as executor
 from models import model, mul_model, nested_if_in_loop, vi
 from sonnx_mul import ProfileError
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
-from sonnx_mul.onnx import Backend, Mul
+from sonnx_mul.models import Backend, Mul
 
 # ---------------------------------------------------------------- official node tests
 PASSING = ("", "_example", "_int8", "_int16", "_uint8", "_uint16", "_uint32", "_uint64")

@@ -1,4 +1,4 @@
-"""sonnx_mul.onnx.openvino.check_ir on OpenVINO IR Multiply-1 layers."""
+"""sonnx_mul.models.openvino.check_ir on OpenVINO IR Multiply-1 layers."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
-from sonnx_mul.onnx import ModelReadError, Violation
-from sonnx_mul.onnx.openvino import check_ir, check_ir_report
+from sonnx_mul.models import ModelReadError, Violation
+from sonnx_mul.models.openvino import check_ir, check_ir_report
 
 
 def reqs(violations: list[Violation]) -> set[str]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul.proof import pipeline
-from sonnx_mul.proof.pipeline import Outcome, Step
+from sonnx_mul_assurance import pipeline
+from sonnx_mul_assurance.pipeline import Outcome, Step
 
 PY = sys.executable
 

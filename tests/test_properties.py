@@ -7,7 +7,7 @@ from hypothesis.extra import numpy as hnp
 
 from sonnx_mul import ProfileError, ShapeError, mul
 from sonnx_mul.dtypes import ALL_TYPES
-from sonnx_mul.reference import mul_reference
+from sonnx_mul.oracle.reference import mul_reference
 from support import assert_same_bits
 
 shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=5)

@@ -1,6 +1,6 @@
 """One source for the tables of why3/ and Python, and one check order.
 
-``python -m sonnx_mul.proof.tables check`` is a ``make prove`` step; these
+``python -m sonnx_mul_assurance.tables check`` is a ``make prove`` step; these
 tests are its negative controls: a Why3 constant or a Python constant
 changed alone, and a check order swapped on either side, must each fail.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul import api, dtypes, validation
-from sonnx_mul.proof import tables
-from sonnx_mul.proof.check_order import check_order, why3_order
-from sonnx_mul.proof.tables import check_generated, cross_check, run_checks
+from sonnx_mul_assurance import tables
+from sonnx_mul_assurance.check_order import check_order, why3_order
+from sonnx_mul_assurance.tables import check_generated, cross_check, run_checks
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,9 +13,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from sonnx_mul.requirements import REGISTRY, SONNX_DECISIONS, SONNX_TAGS
-from sonnx_mul.trace import build_report, report_main, write_report
-from sonnx_mul.trace.render import SECTIONS
-from sonnx_mul.trace.trusted import OBJECTIVES, STATUSES, TRUSTED_BASE
+from sonnx_mul_assurance.report import build_report, report_main, write_report
+from sonnx_mul_assurance.report.render import SECTIONS
+from sonnx_mul_assurance.report.trusted import OBJECTIVES, STATUSES, TRUSTED_BASE
 from test_trace_report import FIXTURE_REGISTRY, make_tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -228,20 +228,22 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     tmp_path: Path,
 ) -> None:
     root = make_tree(tmp_path / "tree")
-    kernel = root / "src/sonnx_mul/kernel.py"
+    kernel = root / "src/sonnx_mul/oracle/integers.py"
     kernel.write_text(
         "# @relation(R1, scope=range_start)\ndef prod(x: int, y: int) -> int:\n"
         "    return x * y\n# @relation(R1, scope=range_end)\n"
     )
     why3 = json.loads((root / "proofs/out/why3.json").read_text())
     why3["goals"].append(
-        {"file": "src/sonnx_mul/kernel.py", "module": "Kernel", "goal": "main'vc#0",
+        {"file": "src/sonnx_mul/oracle/integers.py", "module": "Integers", "goal": "main'vc#0",
          "prover": "z3", "time": 0.1, "status": "Valid"}
     )  # fmt: skip
     (root / "proofs/out/why3.json").write_text(json.dumps(why3))
     report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     proofs = report["requirements"]["R1"]["evidence"]["proof"]
-    kernel_items = [p for p in proofs if p["location"].startswith("src/sonnx_mul/kernel.py")]
+    kernel_items = [
+        p for p in proofs if p["location"].startswith("src/sonnx_mul/oracle/integers.py")
+    ]
     assert [p["about"] for p in kernel_items] == ["python-kernel"]
     out = tmp_path / "out"
     write_report(report, out, root)
@@ -297,7 +299,7 @@ def test_hashes_cover_every_file_the_claim_depends_on(
         assert path.relative_to(REPO).as_posix() in artifacts
     for path in (REPO / "why3").glob("*.mlw"):
         assert path.relative_to(REPO).as_posix() in artifacts
-    assert report["package"]["files"]["kernel.py"] == artifacts["src/sonnx_mul/kernel.py"]
+    assert report["package"]["files"]["kernel.py"] == artifacts["src/sonnx_mul/oracle/integers.py"]
     assert isinstance(report["binaries"], list)
     for entry in report["binaries"]:
         assert entry["sha256"] is None or len(entry["sha256"]) == 64
@@ -342,10 +344,10 @@ def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
 
 
 def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
-    """An exhaustive.json in the layout sonnx_mul.proof.exhaustive writes."""
+    """An exhaustive.json in the layout sonnx_mul_assurance.exhaustive writes."""
     return json.dumps(
         {
-            "tool": "sonnx_mul.proof.exhaustive",
+            "tool": "sonnx_mul_assurance.exhaustive",
             "complete": complete,
             "results": [
                 {"type": "int8", "pairs": 65536, "modes": ["wrap", "error"],

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul.requirements import REGISTRY
-from sonnx_mul.trace import lint_main
-from sonnx_mul.trace.markers import lint, scan
+from sonnx_mul_assurance.report import lint_main
+from sonnx_mul_assurance.report.markers import lint, scan
 
 AT = "@"  # markers are spelt by concatenation so that this file holds none
 IDS = {"R1", "R4", "C1", "F", "F-WRAP"}
@@ -124,7 +124,7 @@ def test_lint_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_strictdoc_export_files_without_strictdoc(tmp_path: Path) -> None:
-    from sonnx_mul.trace.strictdoc import export, sdoc_uid
+    from sonnx_mul_assurance.report.strictdoc import export, sdoc_uid
 
     root = Path(__file__).resolve().parents[1]
     assert export(root, tmp_path, run=False) == 0

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from sonnx_mul.requirements import REGISTRY, Requirement
-from sonnx_mul.trace import build_report, report_main, write_report
-from sonnx_mul.trace.evidence import ids_in_test_name
+from sonnx_mul_assurance.report import build_report, report_main, write_report
+from sonnx_mul_assurance.report.evidence import ids_in_test_name
 
 AT = "@"  # markers are spelt by concatenation so that this file holds none
 REPO = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul.trace import build_report
-from sonnx_mul.trace.install import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE, compare, verify
+from sonnx_mul.install_check import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE, compare, verify
+from sonnx_mul_assurance.report import build_report
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from sonnx_mul.proof import statements
-from sonnx_mul.proof.why3 import file_statements, load_manifest, run_check, update_manifest
+from sonnx_mul_assurance import statements
+from sonnx_mul_assurance.why3 import file_statements, load_manifest, run_check, update_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 FAST_PORTFOLIO = ("cvc5",)
@@ -37,7 +37,9 @@ def copy(tmp_path: Path) -> Path:
     for name in ("manifest.json", "why3.conf.in"):
         shutil.copy(REPO / "proofs" / name, tmp_path / "proofs" / name)
     (tmp_path / "src/sonnx_mul").mkdir(parents=True)
-    shutil.copy(REPO / "src/sonnx_mul/kernel.py", tmp_path / "src/sonnx_mul/kernel.py")
+    shutil.copy(
+        REPO / "src/sonnx_mul/oracle/integers.py", tmp_path / "src/sonnx_mul/oracle/integers.py"
+    )
     return tmp_path
 
 
@@ -297,7 +299,7 @@ def test_invariant_weakened_fails(copy: Path) -> None:
 def test_kernel_invariant_weakened_fails(copy: Path) -> None:
     # kernel.py is proved with split_vc: the invariant becomes a hypothesis
     # of the split goals, which the task hash pins.
-    kernel = copy / "src/sonnx_mul/kernel.py"
+    kernel = copy / "src/sonnx_mul/oracle/integers.py"
     text = kernel.read_text()
     start = text.index("def first_overflow(")
     old = "#@ invariant 0 <= i <= len(a)"
@@ -364,11 +366,11 @@ def test_kernel_wrong_prod_fails(copy: Path) -> None:
     # The kernel's postconditions are stated on the mathematical product
     # x * y: a wrong `prod` is rejected by the provers alone, even with its
     # statements re-pinned (as an update-manifest run would).
-    kernel = copy / "src/sonnx_mul/kernel.py"
+    kernel = copy / "src/sonnx_mul/oracle/integers.py"
     text = kernel.read_text()
     assert text.count("    return x * y\n") == 1
     kernel.write_text(text.replace("    return x * y\n", "    return x * y + 1\n"))
-    path = "src/sonnx_mul/kernel.py"
+    path = "src/sonnx_mul/oracle/integers.py"
     assert update_manifest(copy, files=[path], statements_only=True) == 0
     # One cvc5 pass at 1 s over the 66 goals (the split goals share one name,
     # so a retry would run them all again) keeps the control fast: the
@@ -382,8 +384,10 @@ def test_kernel_wrong_prod_fails(copy: Path) -> None:
     report = json.loads((copy / "proofs/out/why3.json").read_text())
     assert rc != 0
     # main'vc#28: mul_exact's postcondition result[i] == a[i] * b[i]
-    assert ("Kernel", "main'vc#28") in unproved(report)
-    assert all(e.startswith("goal not proved: src/sonnx_mul/kernel.py") for e in report["errors"])
+    assert ("Integers", "main'vc#28") in unproved(report)
+    assert all(
+        e.startswith("goal not proved: src/sonnx_mul/oracle/integers.py") for e in report["errors"]
+    )
 
 
 # Float format and rounding pinned independently of the definition: the

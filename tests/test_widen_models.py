@@ -61,7 +61,7 @@ def test_widen_fallback_provers_avoid_native_floats() -> None:
 
 def provers_tried(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
     """Module -> provers the check runs when every attempt fails."""
-    from sonnx_mul.proof import why3
+    from sonnx_mul_assurance import why3
 
     tried: dict[str, set[str]] = {}
 

@@ -17,7 +17,7 @@ import numpy as np
 from .api import mul
 from .dtypes import by_onnx_name
 from .errors import IntegerOverflowError
-from .softfloat import is_nan_bits
+from .oracle.softfloat import is_nan_bits
 
 NAN = -1
 """Expected value meaning "any NaN" (ONNX leaves the payload unspecified)."""

@@ -1,8 +1,8 @@
 """``mul_reference``: Mul through the pure-Python reference kernel.
 
 Same contract as :func:`sonnx_mul.mul` (it validates with the same checks),
-but the values are computed by :mod:`sonnx_mul.kernel` (integers) and
-:mod:`sonnx_mul.softfloat` (floats, on bit patterns) instead of numpy. It is
+but the values are computed by :mod:`sonnx_mul.oracle.integers` (integers) and
+:mod:`sonnx_mul.oracle.softfloat` (floats, on bit patterns) instead of numpy. It is
 the oracle the fast path is compared with, bit for bit; it is slow.
 """
 
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernel, softfloat
-from .dtypes import DEFAULT_OPSET, ElementType
-from .errors import IntegerOverflowError
-from .validation import check_call
+from ..dtypes import DEFAULT_OPSET, ElementType
+from ..errors import IntegerOverflowError
+from ..validation import check_call
+from . import integers as kernel
+from . import softfloat
 
 
 def mul_reference(

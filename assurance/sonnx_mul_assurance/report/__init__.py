@@ -1,7 +1,7 @@
 """Traceability: requirement markers, evidence collection, the report and its gate.
 
-Entry points: ``python -m sonnx_mul.trace lint`` (marker lint) and
-``python -m sonnx_mul.trace report --out DIR [--evidence DIR]`` (the report
+Entry points: ``python -m sonnx_mul_assurance.report lint`` (marker lint) and
+``python -m sonnx_mul_assurance.report report --out DIR [--evidence DIR]`` (the report
 and gate), or :func:`main` / :func:`report_main` / :func:`lint_main` from Python.
 """
 

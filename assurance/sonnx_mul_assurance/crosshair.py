@@ -1,6 +1,6 @@
-"""CrossHair driver: checks the PEP 316 contracts of ``sonnx_mul.contracts``.
+"""CrossHair driver: checks the PEP 316 contracts of ``sonnx_mul_assurance.contracts``.
 
-``python -m sonnx_mul.proof.crosshair check`` runs ``crosshair check
+``python -m sonnx_mul_assurance.crosshair check`` runs ``crosshair check
 --analysis_kind=PEP316`` once per contract function (two at a time), parses
 its findings (``file:line: error: ... when calling f(args)``), re-runs every
 counterexample as plain Python to confirm it, and writes
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import importlib
 import inspect
 import json
@@ -32,6 +31,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from sonnx_mul.digest import sha256
 
 DEFAULT_TIMEOUT = 8.0
 FINDING = re.compile(
@@ -238,10 +239,6 @@ def check_module(
         return [f.result() for f in futures]
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def verdict(results: list[FunctionResult]) -> int:
     """0 when nothing was confirmed and CrossHair ran cleanly, else 1."""
     bad = {"counterexample", "error"}
@@ -249,7 +246,7 @@ def verdict(results: list[FunctionResult]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.crosshair")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.crosshair")
     parser.add_argument("command", choices=("check",))
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per condition, s")
     parser.add_argument("--jobs", type=int, default=2)
@@ -260,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     package = Path(__file__).resolve().parent.parent
     contracts = package / "contracts.py"
     start = time.monotonic()
-    results = check_module(contracts, "sonnx_mul.contracts", args.timeout, args.jobs, args.function)
+    results = check_module(
+        contracts, "sonnx_mul_assurance.contracts", args.timeout, args.jobs, args.function
+    )
     elapsed = round(time.monotonic() - start, 2)
     code = verdict(results)
     report = {
@@ -270,11 +269,11 @@ def main(argv: list[str] | None = None) -> int:
         "analysis_kind": "PEP316",
         "per_condition_timeout": args.timeout,
         "artifacts": {
-            "src/sonnx_mul/contracts.py": sha256(contracts),
-            "src/sonnx_mul/kernel.py": sha256(package / "kernel.py"),
+            "assurance/sonnx_mul_assurance/contracts.py": sha256(contracts),
+            "src/sonnx_mul/oracle/integers.py": sha256(package / "kernel.py"),
             "src/sonnx_mul/validation.py": sha256(package / "validation.py"),
             "src/sonnx_mul/dtypes.py": sha256(package / "dtypes.py"),
-            "src/sonnx_mul/softfloat.py": sha256(package / "softfloat.py"),
+            "src/sonnx_mul/oracle/softfloat.py": sha256(package / "softfloat.py"),
         },
         "functions": [asdict(r) for r in results],
         "conditions": sum(r.conditions for r in results),

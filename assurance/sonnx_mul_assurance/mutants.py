@@ -1,6 +1,6 @@
 """Mutation testing behind ``make mutants``: do the checks kill planted faults?
 
-``python -m sonnx_mul.proof.mutants [--max-py N] [--max-mlw N] [--jobs J]``
+``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--jobs J]``
 generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, fastpath, arena, validation, dtypes, softfloat, onnx/checker and
@@ -50,7 +50,7 @@ from queue import Queue
 from types import MappingProxyType
 
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "src/sonnx_mul/kernel.py": (
+    "src/sonnx_mul/oracle/integers.py": (
         "tests/test_kernel_contracts.py", "tests/test_semantics_int.py",
         "tests/test_semantics_float.py",
     ),
@@ -68,26 +68,26 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/dtypes.py": (
         "tests/test_dtypes.py", "tests/test_types.py", "tests/test_tables.py",
     ),
-    "src/sonnx_mul/softfloat.py": (
+    "src/sonnx_mul/oracle/softfloat.py": (
         "tests/test_semantics_float.py", "tests/test_float_lanes.py",
         "tests/test_contracts_real.py",
     ),
-    "src/sonnx_mul/onnx/checker.py": (
+    "src/sonnx_mul/models/checker.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
         "tests/test_checker_mutants.py",
     ),
-    "src/sonnx_mul/onnx/rules.py": (
+    "src/sonnx_mul/models/rules.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
         "tests/test_checker_mutants.py",
     ),
-    "src/sonnx_mul/onnx/shapes.py": (
+    "src/sonnx_mul/models/shapes.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
         "tests/test_checker_mutants.py",
     ),
-    "src/sonnx_mul/onnx/declared.py": (
+    "src/sonnx_mul/models/declared.py": (
         "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
         "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
         "tests/test_checker_mutants.py",
@@ -341,11 +341,11 @@ def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], in
         return [(argv, PY_TIMEOUT)]
     modules = [module] if module else None
     prove = (
-        "import sys; from pathlib import Path; from sonnx_mul.proof.why3 import run_check; "
+        "import sys; from pathlib import Path; from sonnx_mul_assurance.why3 import run_check; "
         f"sys.exit(run_check(Path('.'), [{mutant_file!r}], modules={modules!r}))"
     )
     return [
-        ([python, "-m", "sonnx_mul.proof.tables", "check"], PY_TIMEOUT),
+        ([python, "-m", "sonnx_mul_assurance.tables", "check"], PY_TIMEOUT),
         ([python, "-c", prove], MLW_TIMEOUT),
     ]
 
@@ -404,7 +404,7 @@ def generate(root: Path, max_py: int, max_mlw: int, only: list[str] | None) -> l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.mutants")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.mutants")
     parser.add_argument("--root", type=Path, default=Path.cwd())
     parser.add_argument("--max-py", type=int, default=25, help="mutants per Python file")
     parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")

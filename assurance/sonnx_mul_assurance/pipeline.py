@@ -17,7 +17,7 @@ when the longer of the two does instead of after their sum. Neither reads
 what the other writes; each keeps its own exit code, time and output, which
 is printed in one block when the step ends.
 
-    python -m sonnx_mul.proof.pipeline [--root DIR]
+    python -m sonnx_mul_assurance.pipeline [--root DIR]
 """
 
 from __future__ import annotations
@@ -54,10 +54,12 @@ def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
     """
     python = sys.executable
     return (
-        (Step("tables", (python, "-m", "sonnx_mul.proof.tables", "check")),),
+        (Step("tables", (python, "-m", "sonnx_mul_assurance.tables", "check")),),
         (
-            Step("why3", (python, "-m", "sonnx_mul.proof.why3", "check")),
-            Step("crosshair", (python, "-m", "sonnx_mul.proof.crosshair", "check", "--jobs", "1")),
+            Step("why3", (python, "-m", "sonnx_mul_assurance.why3", "check")),
+            Step(
+                "crosshair", (python, "-m", "sonnx_mul_assurance.crosshair", "check", "--jobs", "1")
+            ),
         ),
         (
             Step(
@@ -75,7 +77,7 @@ def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
                 ),
             ),
         ),
-        (Step("report", (python, "-m", "sonnx_mul.trace", "report", "--out", out_dir)),),
+        (Step("report", (python, "-m", "sonnx_mul_assurance.report", "report", "--out", out_dir)),),
     )
 
 

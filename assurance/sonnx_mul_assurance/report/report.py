@@ -7,9 +7,9 @@ its own evidence of four kinds and a verdict:
   (``[R1]``, ``(C1)``, the formula for F); derived ids their ``Requirement``
   entry in the registry module. WhyML markers (``why3/*.mlw``) that name an
   id are listed too.
-- ``code``: markers in ``src/`` (see :mod:`sonnx_mul.trace.markers`).
+- ``code``: markers in ``src/`` (see :mod:`sonnx_mul_assurance.report.markers`).
 - ``test``: JUnit test cases mapped by name or marker (see
-  :func:`sonnx_mul.trace.evidence.testcase_items`), with pass/fail.
+  :func:`sonnx_mul_assurance.report.evidence.testcase_items`), with pass/fail.
 - ``proof``: Why3 goals, CrossHair conditions and exhaustive runs, mapped
   through markers.
 
@@ -34,6 +34,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from sonnx_mul.digest import package_files, sha256
+
 from .evidence import (
     PASS_STATUSES,
     Item,
@@ -46,7 +48,7 @@ from .evidence import (
     testcase_items,
     why3_items,
 )
-from .hashes import binaries, claim_files, package_files, sha256, why3_library
+from .hashes import binaries, claim_files, why3_library
 from .markers import SCAN_DIRS, Marker, scan
 from .trusted import RUNNING_CODE, subject_of
 from .trusted import as_json as trusted_json
@@ -120,7 +122,7 @@ class RequirementLike(Protocol):
 
 
 def _default_registry() -> Mapping[str, RequirementLike]:
-    from ..requirements import REGISTRY
+    from sonnx_mul.requirements import REGISTRY
 
     return REGISTRY
 
@@ -182,8 +184,14 @@ def git_state(root: Path) -> dict[str, Any]:
 
 def semantics() -> dict[str, Any]:
     """The options the evidence covers: opsets, overflow modes, element types."""
-    from ..dtypes import ALL_TYPES, DEFAULT_OPSET, MAX_KNOWN_OPSET, MUL_VERSIONS, allowed_types
-    from ..validation import OVERFLOW_MODES
+    from sonnx_mul.dtypes import (
+        ALL_TYPES,
+        DEFAULT_OPSET,
+        MAX_KNOWN_OPSET,
+        MUL_VERSIONS,
+        allowed_types,
+    )
+    from sonnx_mul.validation import OVERFLOW_MODES
 
     return {
         "mul_versions": list(MUL_VERSIONS),
@@ -435,7 +443,7 @@ def _subject_counts(items: Sequence[Item]) -> dict[str, int]:
 def _sonnx_alignment() -> dict[str, Any]:
     from dataclasses import asdict
 
-    from .. import requirements
+    from sonnx_mul import requirements
 
     return {
         "source": dict(requirements.SONNX_SOURCE),

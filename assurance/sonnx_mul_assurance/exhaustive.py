@@ -1,6 +1,6 @@
 """Exhaustive agreement of the fast path with exact oracles on the small types.
 
-``python -m sonnx_mul.proof.exhaustive`` (``make verify-exhaustive``):
+``python -m sonnx_mul_assurance.exhaustive`` (``make verify-exhaustive``):
 
 * int8 and uint8, both overflow modes: every one of the 65,536 pairs, the
   fast path :func:`sonnx_mul.mul` against the exact product in Python ints
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernel
-from ..api import mul
-from ..dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
-from ..errors import IntegerOverflowError
+from sonnx_mul.api import mul
+from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
+from sonnx_mul.errors import IntegerOverflowError
+from sonnx_mul.oracle import integers as kernel
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
 ROWS_PER_CHUNK = 16  # first operands per chunk: 16 * 65536 = 1 Mi pairs
@@ -267,7 +267,7 @@ def check_int(etype: ElementType, rows: int | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.exhaustive")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.exhaustive")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rows", type=int, default=1 << 16, help="first operands (float types)")
     parser.add_argument("--types", default="int8,uint8,float16,bfloat16")
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             print(_line(results[-1]), flush=True)
     ok = bool(results) and all(r["mismatches"] == 0 for r in results)
     report = {
-        "tool": "sonnx_mul.proof.exhaustive",
+        "tool": "sonnx_mul_assurance.exhaustive",
         "numpy": np.__version__,
         "complete": args.rows == 1 << 16,
         "results": results,

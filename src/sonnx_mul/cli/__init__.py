@@ -1,10 +1,11 @@
 """The ``sonnx-mul`` command line.
 
-Subcommands live in the ``COMMANDS`` table: each is a ``Command`` with a
-``configure`` function (adds its arguments) and a ``run`` function (returns
-the exit code, or raises ``CliError`` / ``UsageError``). A subcommand
-imports what it needs when it runs, so that ``--help`` and the light
-subcommands stay fast.
+The product's subcommands (check, run, selftest, verify-install) live in the
+``COMMANDS`` table: each is a ``Command`` with a ``configure`` function (adds
+its arguments) and a ``run`` function (returns the exit code, or raises
+``CliError`` / ``UsageError``). Other distributions add subcommands through
+the ``sonnx_mul.commands`` entry-point group (the assurance tooling's
+``prove`` and ``report``); the product imports none of them.
 
 Error contract, for every subcommand (``main`` enforces it): a failure is ONE
 line on stderr, ``sonnx-mul: error: MESSAGE``, or a one-line JSON object
@@ -23,48 +24,39 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
 
-from .errors import ProfileError
+import numpy as np
+import onnx
 
-if TYPE_CHECKING:  # keep `sonnx-mul --help` and other subcommands light
-    import onnx
-
-    from .onnx.checker import Report, Violation
-
-EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    help: str
-    description: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
-
-
-class CliError(Exception):
-    """A failure reported by ``main`` as one line with ``exit_code``."""
-
-    exit_code = EXIT_VIOLATIONS
-
-
-class UsageError(CliError):
-    """A wrong call, an unreadable input or an unwritable output (exit 2)."""
-
-    exit_code = EXIT_USAGE
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError instead of printing usage and exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+from .. import __version__
+from ..errors import ProfileError
+from ..install_check import verify
+from ..known_answers import selftest
+from ..models.checker import (
+    ModelReadError,
+    Report,
+    ShapeBindingError,
+    Violation,
+    check_report,
+    load_model,
+)
+from ..models.executor import Backend
+from ..models.openvino import check_ir_report
+from .errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_VIOLATIONS,
+    CliError,
+    Command,
+    UsageError,
+    _Parser,
+)
+from .files import failing_node, input_files, output_files, read_inputs
 
 
 # ---------------------------------------------------------------- check
@@ -135,9 +127,6 @@ def _check_summary(path: str, report: Report, unit: str) -> str:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from .onnx.checker import ModelReadError, ShapeBindingError, check_report
-    from .onnx.openvino import check_ir_report
-
     path = str(args.model)
     is_ir = path.lower().endswith(".xml")
     try:
@@ -197,12 +186,6 @@ def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
 
 def _run_run(args: argparse.Namespace) -> int:
     """Inputs and output names are checked before anything runs or is written."""
-    import numpy as np
-
-    from .onnx.checker import ModelReadError, load_model
-    from .onnx.executor import Backend
-    from .runio import failing_node, input_files, output_files, read_inputs
-
     files = input_files(args.input)
     try:
         model = load_model(args.model)
@@ -235,8 +218,6 @@ def _configure_selftest(p: argparse.ArgumentParser) -> None:
 
 
 def _run_selftest(args: argparse.Namespace) -> int:
-    from .known_answers import selftest
-
     report = selftest()
     for failure in report.failures:
         print(f"FAIL {failure}")
@@ -245,70 +226,16 @@ def _run_selftest(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_VIOLATIONS
 
 
-# ---------------------------------------------------------------- report
-def is_checkout(root: Path) -> bool:
-    """True when ``root`` is a checkout of sonnx-mul (sources, Why3 theories, proofs)."""
-    return (
-        (root / "src" / "sonnx_mul" / "requirements.py").is_file()
-        and (root / "why3").is_dir()
-        and (root / "proofs").is_dir()
-    )
-
-
-def checkout_root(given: Path | None, command: str) -> Path:
-    """``given`` or the nearest checkout above the current directory, else UsageError."""
-    if given is not None:
-        root = given.resolve()
-        if not is_checkout(root):
-            raise UsageError(f"{command}: {root} is not a checkout of sonnx-mul")
-        return root
-    here = Path.cwd().resolve()
-    for candidate in (here, *here.parents):
-        if is_checkout(candidate):
-            return candidate
-    raise UsageError(
-        f"{command} runs in a checkout of sonnx-mul (with src/sonnx_mul, why3/ and "
-        f"proofs/); {here} is not inside one (use --root)"
-    )
-
-
-def _configure_report(p: argparse.ArgumentParser) -> None:
-    from .trace.cli import configure_report
-
-    configure_report(p)
-
-
-def _run_report(args: argparse.Namespace) -> int:
-    from .trace.cli import run_report
-
-    args.root = checkout_root(args.root, "report")
-    return run_report(args)
-
-
 # ---------------------------------------------------------------- verify-install
 def _configure_verify_install(p: argparse.ArgumentParser) -> None:
-    from .trace.cli import configure_verify_install
-
-    configure_verify_install(p)
+    p.add_argument("report", help="traceability.json written by 'sonnx-mul report'")
 
 
 def _run_verify_install(args: argparse.Namespace) -> int:
-    from .trace.cli import run_verify_install
-
-    return run_verify_install(args)
+    return verify(Path(args.report))
 
 
-# ---------------------------------------------------------------- prove
-def _configure_prove(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", type=Path, default=None, help="repository root (default: found)")
-
-
-def _run_prove(args: argparse.Namespace) -> int:
-    from .proof.pipeline import main as pipeline_main
-
-    root = checkout_root(args.root, "prove")
-    return pipeline_main(["--root", str(root)])
-
+PLUGIN_GROUP = "sonnx_mul.commands"
 
 COMMANDS: tuple[Command, ...] = (
     Command(
@@ -335,17 +262,6 @@ COMMANDS: tuple[Command, ...] = (
         _configure_selftest, _run_selftest,
     ),
     Command(
-        "report", "write the traceability report and run its gate",
-        "Collect the evidence of proofs/out (Why3 goals, CrossHair conditions, pytest "
-        "JUnit, exhaustive agreement) and the requirement markers of the sources, and write "
-        "DIR/traceability.json, .md and .html (and DIR/sources/, the files it links to): per "
-        "requirement its spec, code, test and proof evidence and a verdict; absent evidence, "
-        "trusted base, objectives, SONNX alignment, hashes. --require exhaustive (release "
-        "builds) fails the gate without exhaustive.json. Exit 0: every requirement passes; "
-        "1: the gate failed.",
-        _configure_report, _run_report,
-    ),
-    Command(
         "verify-install", "check that the imported package is the code a report covers",
         "Hash every file of the sonnx_mul package this Python imports and compare with the "
         "package block of REPORT.json (written by 'sonnx-mul report'). Exit 0: the same "
@@ -353,19 +269,21 @@ COMMANDS: tuple[Command, ...] = (
         "report.",
         _configure_verify_install, _run_verify_install,
     ),
-    Command(
-        "prove", "run the whole proof pipeline (what make prove runs)",
-        "In a checkout of the project: the Why3 proofs, the CrossHair contract checks, the "
-        "tests with the agreement checks, then the traceability report into proofs/out/ "
-        "and its gate. Exit 0: every step passed; 1: a step failed (all steps still run).",
-        _configure_prove, _run_prove,
-    ),
 )  # fmt: skip
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+def plugin_commands() -> tuple[Command, ...]:
+    """Subcommands other installed distributions register (``sonnx_mul.commands``)."""
+    found = []
+    for entry in entry_points(group=PLUGIN_GROUP):
+        command = entry.load()
+        if not isinstance(command, Command):
+            raise TypeError(f"entry point {entry.value} is not a sonnx_mul.cli.errors.Command")
+        found.append(command)
+    return tuple(sorted(found, key=lambda c: c.name))
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sonnx-mul",
         description="Certified ONNX Mul under the SONNX profile (R1-R4).",
@@ -376,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sonnx-mul {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    for command in COMMANDS:
+    for command in (*COMMANDS, *plugin_commands()):
         p = sub.add_parser(command.name, help=command.help, description=command.description)
         command.configure(p)
         p.set_defaults(_run=command.run)

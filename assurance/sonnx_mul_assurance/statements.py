@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul.digest import sha256
+
 STATEMENT_DRIVER = Path("proofs/drivers/statement.drv")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
 DRIVERS = Path("proofs/drivers")
@@ -197,7 +199,7 @@ def _driver_closure(start: Path, seen: dict[str, str]) -> None:
     key = str(start)
     if key in seen:
         return
-    seen[key] = hashlib.sha256(start.read_bytes()).hexdigest()
+    seen[key] = sha256(start)
     for name in _IMPORT_RE.findall(start.read_text()):
         target = Path(name)
         if not target.is_absolute():
@@ -212,7 +214,7 @@ def pinned_files(root: Path) -> dict[str, str]:
     root = root.resolve()
     seen: dict[str, str] = {}
     conf = root / CONF_TEMPLATE
-    seen[str(conf)] = hashlib.sha256(conf.read_bytes()).hexdigest()
+    seen[str(conf)] = sha256(conf)
     for drv in sorted((root / DRIVERS).iterdir()):
         if drv.is_file():
             _driver_closure(drv, seen)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .cli import UsageError
-from .dtypes import element_type
+from ..dtypes import element_type
+from .errors import UsageError
 
 if TYPE_CHECKING:
     import onnx
@@ -160,7 +160,7 @@ def type_label(dtype: np.dtype) -> str:
     import onnx
     from onnx import helper
 
-    from .validation import describe_dtype
+    from ..validation import describe_dtype
 
     if element_type(dtype) is not None:
         return describe_dtype(dtype)

@@ -1,8 +1,4 @@
-"""ONNX integration: model checker, certified executor, OpenVINO IR checker.
-
-Inside this package ``import onnx`` is the real ``onnx`` distribution
-(absolute imports); this package is ``sonnx_mul.onnx``.
-"""
+"""Models: the profile checker for ONNX models and OpenVINO IR, and the certified executor."""
 
 from .checker import (
     ModelReadError,

@@ -1,6 +1,6 @@
 """Run the Why3 proofs of the project against ``proofs/manifest.json``.
 
-``python -m sonnx_mul.proof.why3 check`` proves every goal of every proof
+``python -m sonnx_mul_assurance.why3 check`` proves every goal of every proof
 file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
 be added the same way), first with the prover the manifest names, then with
 a portfolio of the other provers, writes ``proofs/out/why3.json`` and exits
@@ -12,7 +12,6 @@ missing from the manifest, a file yields no goal, or a prover is missing.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -28,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sonnx_mul.proof import statements
+from sonnx_mul.digest import sha256
+from sonnx_mul_assurance import statements
 
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
@@ -301,10 +301,6 @@ def file_statements(
     return statements.print_tasks(root, entry, order, trans)
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def run_check(
     root: Path,
     files: list[str] | None = None,
@@ -499,7 +495,7 @@ def update_manifest(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul.proof.why3")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.why3")
     parser.add_argument("command", choices=("check", "update-manifest"))
     parser.add_argument("--root", type=Path, default=Path.cwd())
     parser.add_argument(

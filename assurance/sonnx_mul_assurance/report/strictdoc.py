@@ -21,7 +21,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..requirements import REGISTRY, Requirement
+from sonnx_mul.requirements import REGISTRY, Requirement
+
 from .markers import iter_files
 
 _SDOC_UID = re.compile(r"[A-Za-z][A-Za-z0-9_/.\\-]+\Z")

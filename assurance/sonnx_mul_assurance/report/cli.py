@@ -58,16 +58,6 @@ def run_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def configure_verify_install(p: argparse.ArgumentParser) -> None:
-    p.add_argument("report", type=Path, help="traceability.json written by sonnx-mul report")
-
-
-def run_verify_install(args: argparse.Namespace) -> int:
-    from .install import verify
-
-    return verify(args.report)
-
-
 def configure_lint(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", type=Path, default=None, help="repository root (default: found)")
 
@@ -123,7 +113,7 @@ def lint_main(argv: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m sonnx_mul.trace {lint,report,strictdoc} ...``."""
+    """``python -m sonnx_mul_assurance.report {lint,report,strictdoc} ...``."""
     args = list(sys.argv[1:] if argv is None else argv)
     commands: dict[str, Callable[[list[str]], int]] = {
         "lint": lint_main,
@@ -131,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         "strictdoc": lambda a: _sub(a, "strictdoc", configure_strictdoc, run_strictdoc),
     }
     if not args or args[0] not in commands:
-        print("usage: python -m sonnx_mul.trace {lint,report,strictdoc} [options]", file=sys.stderr)
+        print(
+            "usage: python -m sonnx_mul_assurance.report {lint,report,strictdoc} [options]",
+            file=sys.stderr,
+        )
         return 2
     return commands[args[0]](args[1:])

@@ -6,7 +6,7 @@ of contents; a matrix with one row (``<tr class="req">``) per registry
 requirement whose id links to the requirement's details
 (``id="detail-<ID>"``); in the details, links to the parent and children
 and, for every evidence location, a link to the rendered copy of the file
-in ``sources/`` (see :mod:`sonnx_mul.trace.sources`).
+in ``sources/`` (see :mod:`sonnx_mul_assurance.report.sources`).
 """
 
 from __future__ import annotations

@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import api, reference
-from .. import errors as error_classes
-from ..errors import ProfileError
+from sonnx_mul import api
+from sonnx_mul import errors as error_classes
+from sonnx_mul.errors import ProfileError
+from sonnx_mul.oracle import reference
+
 from .tables import modules
 
 API = Path("why3/api.mlw")

@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -21,8 +19,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul.digest import sha256, walk
+
 CLAIM_PATHS: tuple[str, ...] = (
     "src/sonnx_mul",
+    "assurance/sonnx_mul_assurance",
     "why3",
     "proofs/drivers",
     "proofs/why3.conf.in",
@@ -34,42 +35,15 @@ CLAIM_PATHS: tuple[str, ...] = (
 
 WHY3_DATADIR = Path("/usr/share/why3")
 WHY3_THEORIES: tuple[str, ...] = ("stdlib/ieee_float.mlw", "stdlib/bv.mlw")
-_SKIP_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-_SKIP_SUFFIXES = (".pyc", ".pyo")
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 16), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _walk(base: Path) -> list[Path]:
-    if base.is_file():
-        return [base]
-    found: list[Path] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in _SKIP_DIRS and not d.endswith(".egg-info")
-        )
-        found += [Path(dirpath) / f for f in sorted(filenames) if not f.endswith(_SKIP_SUFFIXES)]
-    return found
 
 
 def claim_files(root: Path, paths: tuple[str, ...] = CLAIM_PATHS) -> dict[str, str]:
     """SHA-256 of every file under ``paths`` (relative to ``root``), by relative path."""
     out: dict[str, str] = {}
     for rel in paths:
-        for path in _walk(root / rel):
+        for path in walk(root / rel):
             out[path.relative_to(root).as_posix()] = sha256(path)
     return out
-
-
-def package_files(package_dir: Path) -> dict[str, str]:
-    """SHA-256 of every file of a package directory, by path relative to it."""
-    return {p.relative_to(package_dir).as_posix(): sha256(p) for p in _walk(package_dir)}
 
 
 def _version(exe: str) -> str | None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .hashes import package_files
+from .digest import package_files
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNREADABLE = 0, 1, 2
 

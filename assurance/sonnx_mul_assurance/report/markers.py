@@ -336,7 +336,7 @@ def lint(
 ) -> list[Problem]:
     """Lint problems of every marker under ``root/dirs`` (default: the registry ids)."""
     if known_ids is None:
-        from ..requirements import REGISTRY
+        from sonnx_mul.requirements import REGISTRY
 
         known_ids = REGISTRY.keys()
     return scan(root, known_ids, dirs)[1]

@@ -1,12 +1,12 @@
 """PEP 316 contracts on the pure-Python kernel and validators, checked by CrossHair.
 
 Why3's Python frontend rejects docstrings, so the contracts CrossHair reads
-cannot sit in :mod:`sonnx_mul.kernel`; they sit here, on thin wrappers that
+cannot sit in :mod:`sonnx_mul.oracle.integers`; they sit here, on thin wrappers that
 call the very functions the package runs (``kernel.*``,
 ``validation.check_shapes``, ``validation.broadcastable``,
 ``validation.check_arguments``, ``dtypes.allowed_types``/``mul_version``).
 CrossHair explores the called code symbolically. Run them with
-``python -m sonnx_mul.proof.crosshair check``.
+``python -m sonnx_mul_assurance.crosshair check``.
 
 Conventions for CrossHair 0.0.112: lists and tuples are compared element by
 element (its symbolic ``==`` on sequences gave false counterexamples), sizes
@@ -21,10 +21,11 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from . import kernel, softfloat
-from .dtypes import ALL_TYPES, INT16, MAX_KNOWN_OPSET, allowed_types, mul_version  # noqa: F401
-from .errors import ProfileError
-from .validation import (
+from sonnx_mul.dtypes import ALL_TYPES, INT16, MAX_KNOWN_OPSET, allowed_types, mul_version  # noqa: F401
+from sonnx_mul.errors import ProfileError
+from sonnx_mul.oracle import integers as kernel
+from sonnx_mul.oracle import softfloat
+from sonnx_mul.validation import (
     broadcastable,
     check_arguments,
     check_dense,

@@ -1,8 +1,8 @@
 """Trusted base, tool qualification data and objectives: DATA for the report.
 
 One place for what the report's "Trusted base", "Proof subjects" and
-"Objectives" sections say; :mod:`sonnx_mul.trace.render` renders it into
-Markdown and HTML and :mod:`sonnx_mul.trace.report` copies it into the JSON.
+"Objectives" sections say; :mod:`sonnx_mul_assurance.report.render` renders it into
+Markdown and HTML and :mod:`sonnx_mul_assurance.report.report` copies it into the JSON.
 Known issues are public bug reports found by searching the tools' trackers;
 each is cited by its address, none is invented. An assessor must still check
 the trackers for issues filed later.
@@ -240,7 +240,7 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
             Subject(
                 "python-kernel",
                 "Python kernel (runs)",
-                "a verification condition of src/sonnx_mul/kernel.py, the integer kernel "
+                "a verification condition of src/sonnx_mul/oracle/integers.py, the integer kernel "
                 "that mul_reference runs: Why3's Python frontend proves the file CPython "
                 "imports",
             ),

@@ -1,0 +1,45 @@
+"""What every ``sonnx-mul`` subcommand shares: the command record, its errors, exit codes.
+
+A subcommand is a :class:`Command`; the product's own are listed in
+:mod:`sonnx_mul.cli`, others (the assurance tooling's ``prove``, ``report``,
+``conform``) are found through the ``sonnx_mul.commands`` entry-point group,
+so that the product never imports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NoReturn
+
+EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    description: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+class CliError(Exception):
+    """A failure reported by ``main`` as one line with ``exit_code``."""
+
+    exit_code = EXIT_VIOLATIONS
+
+
+class UsageError(CliError):
+    """A wrong call, an unreadable input or an unwritable output (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")

@@ -1,0 +1,35 @@
+"""The stable names of SPEC.md's interface: ``sonnx_mul.onnx.check_model`` and ``.Backend``.
+
+The implementation is :mod:`sonnx_mul.models` (the ONNX and OpenVINO IR
+checker and the certified executor); this module only re-exports it, so
+tools written against the specified names keep working. Inside the project,
+import from :mod:`sonnx_mul.models`.
+"""
+
+from .models import (
+    Backend,
+    BackendRep,
+    CertifiedEvaluator,
+    ModelReadError,
+    Mul,
+    Report,
+    ShapeBindingError,
+    Violation,
+    check_model,
+    check_report,
+    load_model,
+)
+
+__all__ = [
+    "Backend",
+    "BackendRep",
+    "CertifiedEvaluator",
+    "ModelReadError",
+    "Mul",
+    "Report",
+    "ShapeBindingError",
+    "Violation",
+    "check_model",
+    "check_report",
+    "load_model",
+]
