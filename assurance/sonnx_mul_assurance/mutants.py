@@ -51,46 +51,46 @@ from types import MappingProxyType
 
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
-        "tests/test_kernel_contracts.py", "tests/test_semantics_int.py",
-        "tests/test_semantics_float.py",
+        "tests/assurance/test_kernel_contracts.py", "tests/operator/test_semantics_int.py",
+        "tests/operator/test_semantics_float.py",
     ),
     "src/sonnx_mul/fastpath.py": (
-        "tests/test_fastpath.py", "tests/test_overflow_boundaries.py",
-        "tests/test_float_lanes.py", "tests/test_out.py", "tests/test_layout.py",
-        "tests/test_arena.py", "tests/test_concurrency.py",
+        "tests/operator/test_fastpath.py", "tests/operator/test_overflow_boundaries.py",
+        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py", "tests/operator/test_layout.py",
+        "tests/operator/test_arena.py", "tests/operator/test_concurrency.py",
     ),
-    "src/sonnx_mul/arena.py": ("tests/test_arena.py",),
+    "src/sonnx_mul/arena.py": ("tests/operator/test_arena.py",),
     "src/sonnx_mul/validation.py": (
-        "tests/test_tables.py", "tests/test_arguments.py", "tests/test_dense.py",
-        "tests/test_shapes.py", "tests/test_types.py", "tests/test_out.py",
-        "tests/test_contracts_real.py",
+        "tests/assurance/test_tables.py", "tests/operator/test_arguments.py", "tests/operator/test_dense.py",
+        "tests/operator/test_shapes.py", "tests/operator/test_types.py", "tests/operator/test_out.py",
+        "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/dtypes.py": (
-        "tests/test_dtypes.py", "tests/test_types.py", "tests/test_tables.py",
+        "tests/operator/test_dtypes.py", "tests/operator/test_types.py", "tests/assurance/test_tables.py",
     ),
     "src/sonnx_mul/oracle/softfloat.py": (
-        "tests/test_semantics_float.py", "tests/test_float_lanes.py",
-        "tests/test_contracts_real.py",
+        "tests/operator/test_semantics_float.py", "tests/operator/test_float_lanes.py",
+        "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/models/checker.py": (
-        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
-        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
-        "tests/test_checker_mutants.py",
+        "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",
+        "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
+        "tests/checker/test_checker_mutants.py",
     ),
     "src/sonnx_mul/models/rules.py": (
-        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
-        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
-        "tests/test_checker_mutants.py",
+        "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",
+        "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
+        "tests/checker/test_checker_mutants.py",
     ),
     "src/sonnx_mul/models/shapes.py": (
-        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
-        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
-        "tests/test_checker_mutants.py",
+        "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",
+        "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
+        "tests/checker/test_checker_mutants.py",
     ),
     "src/sonnx_mul/models/declared.py": (
-        "tests/test_onnx_checker.py", "tests/test_checker_soundness.py",
-        "tests/test_checker_symbolic.py", "tests/test_checker_corpus.py",
-        "tests/test_checker_mutants.py",
+        "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",
+        "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
+        "tests/checker/test_checker_mutants.py",
     ),
 })  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted)."""

@@ -178,7 +178,7 @@ def prove_file(
         (g["module"], g["goal"]): g for g in entry.get("goals", [])
     }
     # A file may narrow the fallback provers (widen.mlw: none whose native
-    # floats give an overflowing `round` an arbitrary value; tests/test_widen_models.py).
+    # floats give an overflowing `round` an arbitrary value; tests/assurance/test_widen_models.py).
     portfolio = tuple(p for p in portfolio if p in entry.get("fallback", portfolio))
     if selected is not None:
         prove_selected(root, conf, entry, portfolio, report, expected, selected)

@@ -1,7 +1,7 @@
 """The numpy fast path: writes C = A * B into a validated output array.
 
 Shown equal to the reference kernel bit for bit by the agreement tests
-(``tests/test_agreement.py``); every change here must keep them green.
+(``tests/operator/test_agreement.py``); every change here must keep them green.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .errors import IntegerOverflowError
 # warnings or errors, whatever np.seterr says. np.errstate costs about a
 # microsecond per call, several times a 16-element multiply, so the "ignore
 # all" state is set through the context variable np.errstate itself uses
-# (numpy >= 2.0); tests/test_fastpath.py checks both ways agree.
+# (numpy >= 2.0); tests/operator/test_fastpath.py checks both ways agree.
 QUIET_STATE: ContextVar[object] | None
 IGNORE_ALL: object = None
 try:

@@ -5,7 +5,7 @@ denormals-are-zero when they are loaded (code built with -ffast-math does
 this for the whole process). The vectors include subnormal products and
 subnormal operands, so such a process fails the self-test instead of
 silently computing a different Mul. The expected results are literals,
-checked against an exact rational oracle by ``tests/test_selftest.py``.
+checked against an exact rational oracle by ``tests/operator/test_selftest.py``.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "imports), so only CPython's execution of that subset is trusted",
             "the arena of recycled results (sonnx_mul.arena) relies on its reference "
             "counts: tested with nine kinds of holders and four threads, with a negative "
-            "control (tests/test_arena.py); off in a free-threaded build",
+            "control (tests/operator/test_arena.py); off in a free-threaded build",
         ),
     ),
     Component(
@@ -89,7 +89,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "could make a false statement provable or drop a goal",
         (
             "negative controls: planted faults in copies of the .mlw files and kernel.py "
-            "must make the proof fail (tests/test_why3_negative.py)",
+            "must make the proof fail (tests/assurance/test_why3_negative.py)",
             "the proof driver fails on a file with zero goals and on any goal missing "
             "from, or added to, proofs/manifest.json",
             "every goal is re-proved from scratch by `make prove` (replay of the manifest)",
@@ -147,9 +147,9 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "binary64, bfloat16 tiny products and overflow threshold",
         (
             "negative controls: a wrong wide format and a lowered bfloat16 bound make the "
-            "Gappa goals fail (tests/test_why3_negative.py)",
+            "Gappa goals fail (tests/assurance/test_why3_negative.py)",
             "native-float provers, whose overflowing `round` has an unspecified value, "
-            "never prove or back up widen.mlw's float lemmas (tests/test_widen_models.py)",
+            "never prove or back up widen.mlw's float lemmas (tests/assurance/test_widen_models.py)",
             "the exhaustive float16/bfloat16 runs check the same algorithm by execution",
         ),
     ),
@@ -201,7 +201,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "checks PEP 316 contracts on the Python kernel and validators; a BOUNDED search "
         "within per-condition time budgets, not a proof",
         (
-            "planted-bug negative controls must be found (tests/test_crosshair.py)",
+            "planted-bug negative controls must be found (tests/assurance/test_crosshair.py)",
             "any counterexample is re-run as plain Python before it is trusted",
         ),
     ),

@@ -70,7 +70,7 @@ def test_no_mutable_module_state():
         if not name.startswith("__") and isinstance(value, MUTABLE)
     ]
     # The one exception: the recycled result buffers, only read or changed
-    # with arena._lock held (tests/test_arena.py hammers it from threads).
+    # with arena._lock held (tests/operator/test_arena.py hammers it from threads).
     assert found == ["sonnx_mul.arena._buffers"], f"module-level mutable containers: {found}"
 
 

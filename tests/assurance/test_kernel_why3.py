@@ -18,7 +18,9 @@ import pytest
 
 from sonnx_mul_assurance import why3 as why3_driver
 
-ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
+
+ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "src" / "sonnx_mul" / "kernel.py"
 PROVER = "cvc5"
 TRANSFORMS = ("split_vc", "eliminate_definition")

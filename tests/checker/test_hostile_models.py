@@ -43,7 +43,7 @@ from sonnx_mul.cli import main
 from sonnx_mul.models import Backend, ModelReadError, check_model
 from sonnx_mul.models import checker as checker_module
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]  # tests/: support modules
 
 
 def _cli(argv: list[str]) -> tuple[int, str, str]:

@@ -14,7 +14,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+import pytest
+
+pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
+
+REPO = Path(__file__).resolve().parents[2]
 WIDEN = "why3/widen.mlw"
 NATIVE_FLOATS = {"z3", "z3-debian", "cvc5"}
 INTEGER_MODULES = {"Representable", "Float16InFloat32", "BFloat16InFloat32", "Float32InFloat64"}

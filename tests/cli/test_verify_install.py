@@ -14,7 +14,7 @@ import pytest
 from sonnx_mul.install_check import EXIT_MISMATCH, EXIT_OK, EXIT_UNREADABLE, compare, verify
 from sonnx_mul_assurance.report import build_report
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -199,7 +199,7 @@ def test_capacity_zero_recycles_nothing_even_a_buffer_freed_later() -> None:
 
 
 def test_the_documented_capacity() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert arena.DEFAULT_CAPACITY == 256 * 2**20
     assert "256 MiB" in readme and "32 MiB" in readme
     assert arena.MIN_BYTES == 32 * 2**20

@@ -14,7 +14,7 @@ from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.evidence import ids_in_test_name
 
 AT = "@"  # markers are spelt by concatenation so that this file holds none
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 FIXTURE_REGISTRY = {
     "R1": Requirement("R1", "Same shape", "A and B have the same shape [R1]", None, "s"),

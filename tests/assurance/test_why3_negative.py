@@ -25,7 +25,9 @@ import pytest
 from sonnx_mul_assurance import statements
 from sonnx_mul_assurance.why3 import file_statements, load_manifest, run_check, update_manifest
 
-REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
+
+REPO = Path(__file__).resolve().parents[2]
 FAST_PORTFOLIO = ("cvc5",)
 
 

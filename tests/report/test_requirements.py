@@ -57,4 +57,6 @@ def test_errors_subclass_profile_error_and_the_natural_builtin(cls, builtin):
 def _seed_path() -> str:
     import os
 
-    return os.path.join(os.path.dirname(__file__), "..", "docs", "seeds", "sonnx_mul_profile.md")
+    return os.path.join(
+        os.path.dirname(__file__), "..", "..", "docs", "seeds", "sonnx_mul_profile.md"
+    )

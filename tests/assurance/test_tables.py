@@ -18,7 +18,7 @@ from sonnx_mul_assurance import tables
 from sonnx_mul_assurance.check_order import check_order, why3_order
 from sonnx_mul_assurance.tables import check_generated, cross_check, run_checks
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def test_the_repository_markers_are_clean() -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert lint(root, REGISTRY.keys()) == []
 
 
@@ -126,7 +126,7 @@ def test_lint_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_strictdoc_export_files_without_strictdoc(tmp_path: Path) -> None:
     from sonnx_mul_assurance.report.strictdoc import export, sdoc_uid
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert export(root, tmp_path, run=False) == 0
     sdoc = (tmp_path / "sdoc" / "requirements.sdoc").read_text(encoding="utf-8")
     assert sdoc.count("[REQUIREMENT]") == len(REGISTRY)

@@ -18,7 +18,7 @@ from onnx import helper as h
 from models import model, mul_model, vi
 from sonnx_mul.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(argv: list[str]) -> tuple[int, str, str]:

@@ -11,14 +11,14 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from test_trace_report import FIXTURE_REGISTRY, make_tree
 
 from sonnx_mul.requirements import REGISTRY, SONNX_DECISIONS, SONNX_TAGS
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.render import SECTIONS
 from sonnx_mul_assurance.report.trusted import OBJECTIVES, STATUSES, TRUSTED_BASE
-from test_trace_report import FIXTURE_REGISTRY, make_tree
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class _Links(HTMLParser):

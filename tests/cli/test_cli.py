@@ -206,7 +206,7 @@ def test_prove_report_outside_a_checkout(
 def test_report_into_unwritable_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file, not a directory")
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     argv = ["report", "--root", str(root), "--out", str(blocker / "rep"), "--no-probe"]
     assert main(argv) == 2
     assert str(blocker) in one_line_error(capsys.readouterr().err)
