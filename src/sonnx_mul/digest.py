@@ -11,15 +11,21 @@ import hashlib
 import os
 from pathlib import Path
 
+from .regular import open_regular
+
 SKIP_DIRS = frozenset({"__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 SKIP_SUFFIXES = (".pyc", ".pyo")
 BLOCK = 1 << 16
 
 
 def sha256(path: Path) -> str:
-    """Hex SHA-256 of the whole content of the regular file ``path``."""
+    """Hex SHA-256 of the whole content of the regular file ``path``.
+
+    Opened by :func:`sonnx_mul.regular.open_regular`: a FIFO or a device is
+    refused (``NotRegularFileError``), never waited on or read forever.
+    """
     digest = hashlib.sha256()
-    with path.open("rb") as f:
+    with open_regular(path) as f:
         for block in iter(lambda: f.read(BLOCK), b""):
             digest.update(block)
     return digest.hexdigest()

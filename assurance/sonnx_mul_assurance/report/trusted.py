@@ -149,7 +149,8 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "negative controls: a wrong wide format and a lowered bfloat16 bound make the "
             "Gappa goals fail (tests/assurance/test_why3_negative.py)",
             "native-float provers, whose overflowing `round` has an unspecified value, "
-            "never prove or back up widen.mlw's float lemmas (tests/assurance/test_widen_models.py)",
+            "never prove or back up widen.mlw's float lemmas "
+            "(tests/assurance/test_widen_models.py)",
             "the exhaustive float16/bfloat16 runs check the same algorithm by execution",
         ),
     ),

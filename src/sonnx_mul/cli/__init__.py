@@ -5,14 +5,18 @@ The product's subcommands (check, run, selftest, verify-install) live in the
 its arguments) and a ``run`` function (returns the exit code, or raises
 ``CliError`` / ``UsageError``). Other distributions add subcommands through
 the ``sonnx_mul.commands`` entry-point group (the assurance tooling's
-``prove`` and ``report``); the product imports none of them.
+``prove`` and ``report``); the product imports none of them: their names
+and help come from the entry-point metadata, and only the subcommand that is
+invoked is imported (``sonnx-mul check`` never loads ``sonnx_mul_assurance``).
 
 Error contract, for every subcommand (``main`` enforces it): a failure is ONE
 line on stderr, ``sonnx-mul: error: MESSAGE``, or a one-line JSON object
 ``{"error": MESSAGE, "exit_code": N}`` when the call has ``--format json``;
 never a traceback. Exit codes: 0 success / conforms; 1 violations found, a
-profile error or a failed step; 2 wrong call, unreadable model or input,
-unwritable output; 130 interrupted; 141 the reader of stdout went away
+profile error or a failed step; 2 wrong call, unreadable model or input
+(also a FIFO, a device or anything but a regular file: refused, never waited
+on), unwritable output (also a standard output closed at start, ``>&-``), a
+plugin subcommand that cannot be loaded; 130 interrupted; 141 the reader of stdout went away
 (``sonnx-mul check m.onnx | head``), silently, as a SIGPIPE'd Unix tool.
 """
 
@@ -25,7 +29,8 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from importlib.metadata import entry_points
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
@@ -229,10 +234,15 @@ def _run_selftest(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- verify-install
 def _configure_verify_install(p: argparse.ArgumentParser) -> None:
     p.add_argument("report", help="traceability.json written by 'sonnx-mul report'")
+    p.add_argument(
+        "--allow-hook", action="append", default=[], metavar="SHA256",
+        help="allow the start-up hook file (.pth, sitecustomize) with this SHA-256 "
+        "(repeatable)",
+    )  # fmt: skip
 
 
 def _run_verify_install(args: argparse.Namespace) -> int:
-    return verify(Path(args.report))
+    return verify(Path(args.report), allow_hooks=args.allow_hook)
 
 
 PLUGIN_GROUP = "sonnx_mul.commands"
@@ -263,27 +273,73 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "verify-install", "check that the imported package is the code a report covers",
-        "Hash every file of the sonnx_mul package this Python imports and compare with the "
-        "package block of REPORT.json (written by 'sonnx-mul report'). Exit 0: the same "
-        "files, byte for byte; 1: a file changed, is missing or is extra; 2: unreadable "
-        "report.",
+        "Hash every file of the sonnx_mul package this Python imports (sources and native "
+        "binaries) and compare with the package block of REPORT.json (written by "
+        "'sonnx-mul report'); check that every cached .pyc is the compilation of its "
+        "verified source, that no start-up hook (.pth import line, sitecustomize) could "
+        "patch it, that every loaded sonnx_mul module comes from a verified file, and "
+        "print the report's own gate verdict. Exit 0: all of that holds and the gate "
+        "passed; 1: a file, cache, hook or module does not match; 2: unreadable report; "
+        "3: the files match but the report's gate failed.",
         _configure_verify_install, _run_verify_install,
     ),
 )  # fmt: skip
 
 
-def plugin_commands() -> tuple[Command, ...]:
-    """Subcommands other installed distributions register (``sonnx_mul.commands``)."""
-    found = []
+@dataclass(frozen=True)
+class Plugin:
+    """A subcommand another distribution registers, known from its metadata only."""
+
+    name: str
+    entry: EntryPoint
+    distribution: str
+
+    @property
+    def help(self) -> str:
+        return f"(from {self.distribution}; 'sonnx-mul {self.name} --help' for its options)"
+
+
+def plugin_commands() -> tuple[Plugin, ...]:
+    """Subcommands of the ``sonnx_mul.commands`` group, from metadata: nothing is imported.
+
+    A plugin may not take the name of a product subcommand (it could
+    otherwise stand in for ``verify-install``): such an entry is ignored.
+    """
+    product = {c.name for c in COMMANDS}
+    found: dict[str, Plugin] = {}
     for entry in entry_points(group=PLUGIN_GROUP):
-        command = entry.load()
-        if not isinstance(command, Command):
-            raise TypeError(f"entry point {entry.value} is not a sonnx_mul.cli.errors.Command")
-        found.append(command)
-    return tuple(sorted(found, key=lambda c: c.name))
+        if entry.name in product or entry.name in found:
+            continue
+        dist = entry.dist
+        label = f"{dist.name} {dist.version}" if dist is not None else entry.value
+        found[entry.name] = Plugin(entry.name, entry, label)
+    return tuple(sorted(found.values(), key=lambda p: p.name))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def load_plugin(plugin: Plugin) -> Command:
+    """Import the plugin's command (only when it is invoked); UsageError if it cannot be."""
+    try:
+        command = plugin.entry.load()
+    except Exception as exc:  # ImportError, an error in the plugin's module: one line, exit 2
+        raise UsageError(
+            f"cannot load subcommand {plugin.name!r} ({plugin.entry.value}, from "
+            f"{plugin.distribution}): {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(command, Command) or command.name != plugin.name:
+        raise UsageError(
+            f"cannot load subcommand {plugin.name!r}: {plugin.entry.value} is not a "
+            f"sonnx_mul.cli.errors.Command named {plugin.name!r}"
+        )
+    return command
+
+
+def _invoked(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser; of the plugins only the one ``argv`` invokes is imported and configured."""
     parser = _Parser(
         prog="sonnx-mul",
         description="Certified ONNX Mul under the SONNX profile (R1-R4).",
@@ -294,7 +350,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sonnx-mul {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    for command in (*COMMANDS, *plugin_commands()):
+    invoked = _invoked(argv)
+    commands: list[Command | Plugin] = [*COMMANDS, *plugin_commands()]
+    for command in commands:
+        if isinstance(command, Plugin) and command.name == invoked:
+            command = load_plugin(command)
+        if isinstance(command, Plugin):  # listed for --help, never parsed
+            sub.add_parser(command.name, help=command.help, add_help=False)
+            continue
         p = sub.add_parser(command.name, help=command.help, description=command.description)
         command.configure(p)
         p.set_defaults(_run=command.run)
@@ -310,8 +373,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     as_json = _json_requested(argv)
     try:
+        if sys.stdout is None:  # started with fd 1 closed (`>&-`): nothing could be reported
+            raise UsageError(
+                "standard output is closed; nothing could be reported (redirect it to "
+                "/dev/null to discard the output)"
+            )
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser(argv).parse_args(argv)
         except SystemExit as exc:  # --help or --version (errors raise UsageError)
             code = int(exc.code) if isinstance(exc.code, int) else EXIT_OK
         else:
@@ -346,12 +414,14 @@ def _fail(message: str, code: int, as_json: bool) -> int:
     line = " ".join(message.split())  # one line, whatever the exception said
     doc = {"error": line, "exit_code": code}
     text = json.dumps(doc) if as_json else f"sonnx-mul: error: {line}"
-    with contextlib.suppress(OSError):  # stderr closed too: the exit code is all that is left
-        print(text, file=sys.stderr, flush=True)
-    try:
-        sys.stdout.flush()
-    except OSError:
-        _silence_stdout()
+    if sys.stderr is not None:  # None: started with fd 2 closed; the exit code is all that is left
+        with contextlib.suppress(OSError, ValueError):
+            print(text, file=sys.stderr, flush=True)
+    if sys.stdout is not None:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            _silence_stdout()
     return code
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import element_type
+from ..regular import open_regular
 from .errors import UsageError
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def _read_input(
 ) -> np.ndarray:
     dtype, shape = _declared(name, info)
     try:
-        with open(file, "rb") as f:
+        with open_regular(file) as f:  # a FIFO or a device is refused, never waited on
             found_dtype, found_shape, fortran = _header(name, file, f)
             if dtype is not None and found_dtype.newbyteorder("=") != dtype:
                 raise UsageError(
@@ -70,7 +71,8 @@ def _read_input(
             f.seek(0)
             array: np.ndarray = np.lib.format.read_array(f, allow_pickle=False)
     except OSError as exc:
-        raise UsageError(f"cannot read input {name!r} from {file}: {exc.strerror or exc}") from exc
+        why = exc.strerror or str(exc)
+        raise UsageError(f"cannot read input {name!r} from {file}: {why}") from exc
     del fortran
     return array
 

@@ -1,8 +1,7 @@
 """Reading untrusted model files: regular files only, a byte cap, no blocking.
 
-The file is opened with ``O_NONBLOCK`` (a FIFO then opens without waiting
-for a writer) and judged by ``fstat`` on the open descriptor (no race with a
-rename between check and read): anything but a regular file — FIFO,
+Files are opened through :mod:`sonnx_mul.regular` (``O_NONBLOCK``, judged by
+``fstat`` on the open descriptor): anything but a regular file — FIFO,
 character or block device such as ``/dev/zero``, directory, socket — is
 refused before a single byte is read. At most ``limit + 1`` bytes are read,
 so a file that grows while being read cannot exceed the cap either.
@@ -11,7 +10,8 @@ so a file that grows while being read cannot exceed the cap either.
 from __future__ import annotations
 
 import os
-import stat
+
+from ..regular import read_bytes
 
 
 class ModelReadError(ValueError):
@@ -26,46 +26,12 @@ MAX_IR_BYTES = 256 << 20
 
 
 def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; ModelReadError otherwise."""
-    name = os.fspath(path)
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise ModelReadError(f"cannot read {what}: {exc}") from exc
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = _kind(info.st_mode)
-            raise ModelReadError(f"cannot read {what}: {name!r} is {kind}, not a regular file")
-        if info.st_size > limit:
-            raise ModelReadError(
-                f"cannot read {what}: {info.st_size} bytes, over the {limit}-byte cap"
-            )
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise ModelReadError(f"cannot read {what}: it grew over the {limit}-byte cap")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise ModelReadError(f"cannot read {what}: {exc}") from exc
-    finally:
-        os.close(fd)
+    """The bytes of a regular file of at most ``limit`` bytes; ModelReadError otherwise.
 
-
-def _kind(mode: int) -> str:
-    for test, kind in (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return kind
-    return "not a regular file"
+    Opened by :func:`sonnx_mul.regular.open_regular` (non-blocking, refused
+    unless a regular file), the one helper for every file a user names.
+    """
+    try:
+        return read_bytes(path, limit)
+    except (OSError, ValueError) as exc:
+        raise ModelReadError(f"cannot read {what}: {exc}") from exc
