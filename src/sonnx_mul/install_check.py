@@ -271,11 +271,11 @@ def check_caches(package_dir: Path, caches: Iterable[Path], verified: Iterable[s
                     if cached.exists() or cached.is_symlink():
                         todo[cached] = base / rel
     problems: list[str] = []
-    for cache, source in sorted(todo.items(), key=lambda kv: str(kv[0])):
-        why = _regular_or_why(cache) or cache_problem(cache, source)
+    for cached_file, verified_source in sorted(todo.items(), key=lambda kv: str(kv[0])):
+        why = _regular_or_why(cached_file) or cache_problem(cached_file, verified_source)
         if why:
-            inside = cache.is_relative_to(base)
-            shown = cache.relative_to(base).as_posix() if inside else str(cache)
+            inside = cached_file.is_relative_to(base)
+            shown = cached_file.relative_to(base).as_posix() if inside else str(cached_file)
             problems.append(f"{shown} ({why})")
     return problems
 
