@@ -30,7 +30,7 @@ from sonnx_mul import errors as error_classes
 from sonnx_mul.errors import ProfileError
 from sonnx_mul.oracle import reference
 
-from .tables import modules
+from .whyml import modules
 
 API = Path("why3/api.mlw")
 REFINE = Path("why3/refine.mlw")

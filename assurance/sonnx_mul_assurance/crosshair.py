@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -73,9 +74,7 @@ def crosshair_executable() -> str:
 
 def crosshair_version() -> str:
     try:
-        from importlib.metadata import version
-
-        return version("crosshair-tool")
+        return metadata.version("crosshair-tool")
     except Exception:  # pragma: no cover - reported, never fatal here
         return "unknown"
 

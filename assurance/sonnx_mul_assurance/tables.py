@@ -32,6 +32,9 @@ from types import MappingProxyType
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
 
+from .check_order import check_order
+from .whyml import modules, strip_comments
+
 GENERATED = Path("why3/profile.mlw")
 DRIVER = Path("proofs/drivers/narrowfloat.gen")
 
@@ -161,20 +164,6 @@ def generate() -> str:
         "",
     ]
     return "\n".join(parts)
-
-
-_COMMENT = re.compile(r"\(\*.*?\*\)", re.S)
-_MODULE = re.compile(r"^module\s+(\w+)(.*?)^end\b", re.M | re.S)
-
-
-def strip_comments(text: str) -> str:
-    """WhyML text without comments (they do not nest in the project's files)."""
-    return _COMMENT.sub(" ", text)
-
-
-def modules(text: str) -> dict[str, str]:
-    """Module name -> body (comments removed) of a WhyML file."""
-    return {m.group(1): m.group(2) for m in _MODULE.finditer(strip_comments(text))}
 
 
 def check_generated(root: Path) -> list[str]:
@@ -353,8 +342,7 @@ def cross_check(root: Path) -> list[str]:
 
 
 def run_checks(root: Path) -> list[str]:
-    from .check_order import check_order
-
+    """Every check of ``tables check``: generated file, cross-check, order of the checks."""
     return check_generated(root) + cross_check(root) + check_order(root)
 
 

@@ -130,10 +130,12 @@ class Outcome:
 
 
 def installed_package_dir() -> Path:
-    """The directory of the ``sonnx_mul`` package this interpreter imports."""
-    import sonnx_mul  # the package that contains this module: no import cost
+    """The directory of the ``sonnx_mul`` package this interpreter imports.
 
-    return Path(sonnx_mul.__file__).resolve().parent
+    It is the package of this module (``foreign_modules`` checks that this
+    module, like every loaded one, comes from a verified file of it).
+    """
+    return Path(__file__).resolve().parent
 
 
 # ---------------------------------------------------------------- files

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .markers import lint
 from .report import OPTIONAL_EVIDENCE, build_report, write_report
+from .strictdoc import export
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -81,8 +82,6 @@ def configure_strictdoc(p: argparse.ArgumentParser) -> None:
 
 
 def run_strictdoc(args: argparse.Namespace) -> int:
-    from .strictdoc import export
-
     root = args.root.resolve() if args.root else find_root()
     return export(root, args.out, args.strictdoc, run=not args.no_export)
 

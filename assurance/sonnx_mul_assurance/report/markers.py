@@ -30,6 +30,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from sonnx_mul.requirements import REGISTRY
+
 SCOPES: tuple[str, ...] = ("function", "class", "file", "line", "range_start", "range_end")
 SCAN_DIRS: tuple[str, ...] = ("src", "tests", "why3")
 SCAN_SUFFIXES: tuple[str, ...] = (".py", ".mlw")
@@ -336,7 +338,5 @@ def lint(
 ) -> list[Problem]:
     """Lint problems of every marker under ``root/dirs`` (default: the registry ids)."""
     if known_ids is None:
-        from sonnx_mul.requirements import REGISTRY
-
         known_ids = REGISTRY.keys()
     return scan(root, known_ids, dirs)[1]

@@ -14,16 +14,17 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import onnx
+from onnx import helper
+from onnx.reference.op_run import OpRun
 
 from ..dtypes import element_type
 from ..regular import open_regular
+from ..validation import describe_dtype
 from .errors import UsageError
-
-if TYPE_CHECKING:
-    import onnx
 
 Dim = int | str | None
 """A declared dimension: a size, a symbol, or unknown."""
@@ -110,8 +111,6 @@ def _header(name: str, file: str, f: Any) -> tuple[np.dtype, tuple[int, ...], bo
 
 def _declared(name: str, info: onnx.ValueInfoProto) -> tuple[np.dtype | None, list[Dim] | None]:
     """The element type and shape the model declares for input ``name`` (None: unknown)."""
-    from onnx import helper
-
     kind = info.type.WhichOneof("value")
     if kind is None:
         return None, None
@@ -159,11 +158,6 @@ def type_label(dtype: np.dtype) -> str:
     Types outside the profile (a model input may be bool or string) get
     their ONNX name by the same rule when ONNX has one.
     """
-    import onnx
-    from onnx import helper
-
-    from ..validation import describe_dtype
-
     if element_type(dtype) is not None:
         return describe_dtype(dtype)
     native = dtype.newbyteorder("=")
@@ -199,8 +193,6 @@ def safe_filename(name: str) -> str:
 
 def failing_node(exc: BaseException) -> str | None:
     """``'name' (OpType)`` of the innermost operator whose frame raised ``exc`` (or its causes)."""
-    from onnx.reference.op_run import OpRun
-
     seen: set[int] = set()
     current: BaseException | None = exc
     found: str | None = None
