@@ -300,7 +300,10 @@ def test_hashes_cover_every_file_the_claim_depends_on(
         assert path.relative_to(REPO).as_posix() in artifacts
     for path in (REPO / "why3").glob("*.mlw"):
         assert path.relative_to(REPO).as_posix() in artifacts
-    assert report["package"]["files"]["oracle/integers.py"] == artifacts["src/sonnx_mul/oracle/integers.py"]
+    assert (
+        report["package"]["files"]["oracle/integers.py"]
+        == artifacts["src/sonnx_mul/oracle/integers.py"]
+    )
     assert isinstance(report["binaries"], list)
     for entry in report["binaries"]:
         assert entry["sha256"] is None or len(entry["sha256"]) == 64
