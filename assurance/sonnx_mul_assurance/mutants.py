@@ -1,10 +1,12 @@
 """Mutation testing behind ``make mutants``: do the checks kill planted faults?
 
-``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--jobs J]``
+``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--jobs J]
+[--file F ...] [--under DIR ...] [--out FILE]``
 generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, fastpath, arena, validation, dtypes, softfloat, onnx/checker and
-  the checker's rules, shapes and declared-type modules):
+  the checker's rules, shapes and declared-type modules, and the report's modules,
+  the audit machinery: ``--under assurance/sonnx_mul_assurance/report`` runs those only):
   comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
   ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
   ``&``/``|``, ``//``/``%``), ``and``/``or``, integer constants +1, ``True``/
@@ -49,6 +51,14 @@ from pathlib import Path
 from queue import Queue
 from types import MappingProxyType
 
+REPORT_TESTS: tuple[str, ...] = (
+    "tests/report/test_trace_report.py", "tests/report/test_gate_rules.py",
+    "tests/report/test_outcome_reading.py", "tests/report/test_hashing.py",
+    "tests/report/test_trace_markers.py", "tests/report/test_requirements.py",
+    "tests/report/test_trace_audit.py",
+)  # fmt: skip
+"""The tests of the audit machinery (``sonnx_mul_assurance.report``)."""
+
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
         "tests/assurance/test_kernel_contracts.py", "tests/operator/test_semantics_int.py",
@@ -56,17 +66,20 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
     "src/sonnx_mul/fastpath.py": (
         "tests/operator/test_fastpath.py", "tests/operator/test_overflow_boundaries.py",
-        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py", "tests/operator/test_layout.py",
-        "tests/operator/test_arena.py", "tests/operator/test_concurrency.py",
+        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py",
+        "tests/operator/test_layout.py", "tests/operator/test_arena.py",
+        "tests/operator/test_concurrency.py",
     ),
     "src/sonnx_mul/arena.py": ("tests/operator/test_arena.py",),
     "src/sonnx_mul/validation.py": (
-        "tests/assurance/test_tables.py", "tests/operator/test_arguments.py", "tests/operator/test_dense.py",
-        "tests/operator/test_shapes.py", "tests/operator/test_types.py", "tests/operator/test_out.py",
+        "tests/assurance/test_tables.py", "tests/operator/test_arguments.py",
+        "tests/operator/test_dense.py", "tests/operator/test_shapes.py",
+        "tests/operator/test_types.py", "tests/operator/test_out.py",
         "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/dtypes.py": (
-        "tests/operator/test_dtypes.py", "tests/operator/test_types.py", "tests/assurance/test_tables.py",
+        "tests/operator/test_dtypes.py", "tests/operator/test_types.py",
+        "tests/assurance/test_tables.py",
     ),
     "src/sonnx_mul/oracle/softfloat.py": (
         "tests/operator/test_semantics_float.py", "tests/operator/test_float_lanes.py",
@@ -92,8 +105,21 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
         "tests/checker/test_checker_mutants.py",
     ),
+    **{
+        f"assurance/sonnx_mul_assurance/report/{name}.py": REPORT_TESTS
+        for name in (
+            "__init__", "cli", "evidence", "hashes", "markers", "render", "report",
+            "sources", "strictdoc", "trusted",
+        )
+    },
 })  # fmt: skip
-"""Each Python target and the tests that check it (fast, targeted)."""
+"""Each Python target and the tests that check it (fast, targeted).
+
+The report modules (the audit machinery) face every test of ``tests/report``,
+fastest first: the gate rules, the outcome reading and the hashing negative
+controls are written to kill their mutants. ``report/__main__.py`` holds only
+the call of ``main``.
+"""
 
 EQUIVALENT = Path("proofs/mutants-equivalent.json")
 OUT = Path("proofs/out/mutants.json")
@@ -351,20 +377,25 @@ def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], in
 
 
 def _env(copy: Path) -> dict[str, str]:
+    """The copy's product and tooling first on the path (before the editable installs)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(copy / "src")
+    env["PYTHONPATH"] = os.pathsep.join([str(copy / "src"), str(copy / "assurance")])
     env.pop("PYTEST_XDIST_WORKER", None)
     return env
 
 
 def _make_copy(root: Path, into: Path) -> Path:
     shutil.copytree(root, into, ignore=COPY_IGNORE)
+    code = (
+        "import sonnx_mul, sonnx_mul_assurance.report; "
+        "print(sonnx_mul.__file__); print(sonnx_mul_assurance.report.__file__)"
+    )
     probe = subprocess.run(
-        [sys.executable, "-c", "import sonnx_mul; print(sonnx_mul.__file__)"],
+        [sys.executable, "-c", code],
         cwd=into, env=_env(into), capture_output=True, text=True, check=True,
     )  # fmt: skip
-    if not probe.stdout.strip().startswith(str(into)):
-        raise RuntimeError(f"the copy's package is not the one imported: {probe.stdout}")
+    if not all(line.startswith(str(into)) for line in probe.stdout.split()):
+        raise RuntimeError(f"the copy's packages are not the ones imported: {probe.stdout}")
     return into
 
 
@@ -391,14 +422,24 @@ def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcom
     )  # fmt: skip
 
 
-def generate(root: Path, max_py: int, max_mlw: int, only: list[str] | None) -> list[Mutant]:
+def generate(
+    root: Path, max_py: int, max_mlw: int, only: list[str] | None, under: list[str] | None = None
+) -> list[Mutant]:
+    """Mutants of every target, or of the ``only`` files and the targets ``under`` folders."""
+
+    def wanted(file: str) -> bool:
+        if only is None and under is None:
+            return True
+        folders = [u.rstrip("/") + "/" for u in under or []]
+        return file in (only or []) or any(file.startswith(f) for f in folders)
+
     mutants: list[Mutant] = []
     for file in PY_TESTS:
-        if only is None or file in only:
+        if wanted(file):
             mutants += spread(python_mutants(file, (root / file).read_text()), max_py)
     for mlw in sorted((root / "why3").glob("*.mlw")):
         file = f"why3/{mlw.name}"
-        if only is None or file in only:
+        if wanted(file):
             mutants += spread(mlw_mutants(file, mlw.read_text()), max_mlw)
     return mutants
 
@@ -410,11 +451,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--file", action="append", help="only these files (repeatable)")
+    parser.add_argument(
+        "--under", action="append", metavar="DIR",
+        help="only the targets under DIR, e.g. assurance/sonnx_mul_assurance/report (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--out", type=Path, default=OUT, help=f"results file, relative to --root (default {OUT})"
+    )
     parser.add_argument("--key", action="append", help="only these mutants (repeatable)")
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    mutants = generate(root, args.max_py, args.max_mlw, args.file)
+    mutants = generate(root, args.max_py, args.max_mlw, args.file, args.under)
     if args.key:
         mutants = [m for m in mutants if m.key in args.key]
     if args.list:
@@ -461,10 +509,10 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             outcomes = list(pool.map(work, mutants))
     elapsed = time.monotonic() - start
-    return report(root, outcomes, elapsed)
+    return report(root, outcomes, elapsed, args.out)
 
 
-def report(root: Path, outcomes: list[Outcome], elapsed: float) -> int:
+def report(root: Path, outcomes: list[Outcome], elapsed: float, out: Path = OUT) -> int:
     by_file: dict[str, dict[str, int]] = {}
     for o in outcomes:
         counts = by_file.setdefault(o.file, {})
@@ -479,8 +527,8 @@ def report(root: Path, outcomes: list[Outcome], elapsed: float) -> int:
         "kill_rate": round(rate, 4), "seconds": round(elapsed, 1), "by_file": by_file,
         "outcomes": [asdict(o) for o in outcomes],
     }  # fmt: skip
-    (root / OUT).parent.mkdir(parents=True, exist_ok=True)
-    (root / OUT).write_text(json.dumps(data, indent=1) + "\n")
+    (root / out).parent.mkdir(parents=True, exist_ok=True)
+    (root / out).write_text(json.dumps(data, indent=1) + "\n")
     for file, counts in sorted(by_file.items()):
         print(f"  {file}: {counts}")
     for o in survivors:
