@@ -482,13 +482,15 @@ def main(argv: list[str] | None = None) -> int:
             copies.put(_make_copy(root, Path(tmp) / f"copy{j}"))
         files = sorted({m.file for m in mutants})
         baseline_copy = copies.get()
-        for file in files:  # the unmutated files must pass their checks
-            module = None
-            for argv_, timeout in checks_for(file, module):
-                verdict, tail = _run(argv_, baseline_copy, _env(baseline_copy), timeout)
-                if verdict != "pass":
-                    print(f"baseline fails for {file}: {tail}", file=sys.stderr)
-                    return 2
+        baseline: dict[tuple[str, ...], tuple[str, int]] = {}
+        for file in files:  # the unmutated files must pass their checks (each set once)
+            for argv_, timeout in checks_for(file, None):
+                baseline.setdefault(tuple(argv_), (file, timeout))
+        for argv_t, (file, timeout) in baseline.items():
+            verdict, tail = _run(list(argv_t), baseline_copy, _env(baseline_copy), timeout)
+            if verdict != "pass":
+                print(f"baseline fails for {file}: {tail}", file=sys.stderr)
+                return 2
         copies.put(baseline_copy)
         print(
             f"{len(mutants)} mutants; baseline passes ({time.monotonic() - start:.0f} s)",
