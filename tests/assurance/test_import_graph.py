@@ -252,3 +252,36 @@ def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:
     assert find_cycle(import_graph(pkg)) is None
     (pkg / "b.py").write_text("def f() -> None:\n    from .a import x\n")
     assert find_cycle(import_graph(pkg)) == ["p.a", "p.b", "p.a"]
+
+
+# ---------------------------------------------------------------- imports at module top
+def hidden_imports(package_dir: Path) -> list[str]:
+    """Imports inside functions, unless their line carries a ``measured`` comment."""
+    found: list[str] = []
+    for path in sorted(package_dir.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                hidden = isinstance(node, ast.Import | ast.ImportFrom)
+                if hidden and "measured" not in lines[node.lineno - 1]:
+                    rel = path.relative_to(package_dir).as_posix()
+                    found.append(f"{rel}:{node.lineno} in {fn.name}()")
+    return found
+
+
+def test_the_product_imports_at_module_top() -> None:
+    assert hidden_imports(PRODUCT) == []
+
+
+def test_negative_control_a_function_level_import_is_found(product_copy: Path) -> None:
+    plant(product_copy / "errors.py", "def f() -> None:\n    import json\n")
+    plant(product_copy / "dtypes.py", "def g() -> None:\n    import json  # measured: 40 ms\n")
+    assert hidden_imports(product_copy) == [
+        f"errors.py:{_last_line(product_copy / 'errors.py')} in f()"
+    ]
+
+
+def _last_line(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
