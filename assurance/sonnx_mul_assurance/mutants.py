@@ -55,7 +55,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_trace_report.py", "tests/report/test_gate_rules.py",
     "tests/report/test_outcome_reading.py", "tests/report/test_hashing.py",
     "tests/report/test_trace_markers.py", "tests/report/test_requirements.py",
-    "tests/report/test_trace_audit.py",
+    "tests/report/test_report_cli.py", "tests/report/test_trace_audit.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``)."""
 
