@@ -53,11 +53,29 @@ from types import MappingProxyType
 
 REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_trace_report.py", "tests/report/test_gate_rules.py",
-    "tests/report/test_outcome_reading.py", "tests/report/test_hashing.py",
-    "tests/report/test_trace_markers.py", "tests/report/test_requirements.py",
-    "tests/report/test_report_cli.py", "tests/report/test_trace_audit.py",
+    "tests/report/test_report_internals.py", "tests/report/test_outcome_reading.py",
+    "tests/report/test_hashing.py", "tests/report/test_trace_markers.py",
+    "tests/report/test_requirements.py", "tests/report/test_report_cli.py",
+    "tests/report/test_trace_audit.py",
 )  # fmt: skip
-"""The tests of the audit machinery (``sonnx_mul_assurance.report``)."""
+"""The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
+
+REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "__init__": REPORT_TESTS,
+    "evidence": REPORT_TESTS,
+    "report": REPORT_TESTS,
+    "markers": REPORT_TESTS,
+    "hashes": (
+        "tests/report/test_report_internals.py", "tests/report/test_hashing.py",
+        "tests/report/test_trace_audit.py",
+    ),
+    "cli": ("tests/report/test_report_cli.py", "tests/report/test_trace_report.py"),
+    "strictdoc": ("tests/report/test_report_cli.py", "tests/report/test_trace_markers.py"),
+    "sources": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
+    "render": ("tests/report/test_trace_report.py", "tests/report/test_trace_audit.py"),
+    "trusted": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
+})  # fmt: skip
+"""Each report module and the tests that face it (all of ``tests/report`` for the core)."""
 
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
@@ -106,19 +124,16 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_checker_mutants.py",
     ),
     **{
-        f"assurance/sonnx_mul_assurance/report/{name}.py": REPORT_TESTS
-        for name in (
-            "__init__", "cli", "evidence", "hashes", "markers", "render", "report",
-            "sources", "strictdoc", "trusted",
-        )
+        f"assurance/sonnx_mul_assurance/report/{name}.py": tests
+        for name, tests in REPORT_TARGETS.items()
     },
 })  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted).
 
-The report modules (the audit machinery) face every test of ``tests/report``,
-fastest first: the gate rules, the outcome reading and the hashing negative
-controls are written to kill their mutants. ``report/__main__.py`` holds only
-the call of ``main``.
+The report modules (the audit machinery) face the tests of ``tests/report``
+(``REPORT_TARGETS``): the gate rules, the outcome reading, the hashing
+negative controls and the helpers' tests are written to kill their mutants.
+``report/__main__.py`` holds only the call of ``main``.
 """
 
 EQUIVALENT = Path("proofs/mutants-equivalent.json")

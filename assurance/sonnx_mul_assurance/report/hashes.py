@@ -66,7 +66,7 @@ def prover_executables(root: Path) -> dict[str, str]:
     z3_pypi = Path(sys.executable).parent / "z3"
     if conf.is_file():
         for section in conf.read_text(encoding="utf-8").split("[prover]")[1:]:
-            cmd = re.search(r'^command = "(\S+)', section, re.M)
+            cmd = re.search(r'^command = "([^"\s]+)', section, re.M)  # not the closing quote
             short = re.search(r'^shortcut = "([^"]+)"', section, re.M)
             if cmd and short:
                 exe = cmd.group(1).replace("@Z3_PYPI@", str(z3_pypi))

@@ -174,7 +174,8 @@ def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True)
 def git_state(root: Path) -> dict[str, Any]:
     commit = _run(["git", "rev-parse", "HEAD"], cwd=root)
     status = _run(["git", "status", "--porcelain"], cwd=root)
-    changed = [line[3:] for line in (status or "").splitlines() if line.strip()]
+    # "XY PATH" lines; _run strips the first line's leading blank, so split, not slice
+    changed = [line.split(None, 1)[-1] for line in (status or "").splitlines() if line.strip()]
     return {
         "commit": commit if commit and re.fullmatch(r"[0-9a-f]{40}", commit) else None,
         "dirty": bool(changed) if status is not None else None,

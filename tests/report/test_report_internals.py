@@ -1,0 +1,270 @@
+"""The report's helpers pinned one behaviour each (against the mutants of ``make mutants``).
+
+Tool and prover identification (``hashes``), the git and tool state
+(``report``), the rendered source copies and their size cap (``sources``),
+the goal-to-id mapping rules (``evidence.map_goal``), and the records that
+must stay immutable (``trusted``, ``markers``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_trace_report import FIXTURE_REGISTRY, make_tree
+
+from sonnx_mul_assurance.report import hashes, report, sources, trusted
+from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
+from sonnx_mul_assurance.report.markers import Marker, scan
+
+
+def script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+# ---------------------------------------------------------------- hashes: tools
+def test_version_line_from_stdout_or_stderr_whatever_the_exit_code(tmp_path: Path) -> None:
+    out = script(tmp_path / "a", 'echo "banner"; echo "Tool version 1.2.3 (x)"')
+    err = script(tmp_path / "b", 'echo "tool 4.5" >&2; exit 3')
+    none = script(tmp_path / "c", 'echo "no digits here"')
+    assert hashes._version(str(out)) == "Tool version 1.2.3 (x)"
+    assert hashes._version(str(err)) == "tool 4.5"
+    assert hashes._version(str(none)) is None
+    assert hashes._version(str(tmp_path / "missing")) is None
+
+
+CONF = """[main]
+[prover]
+command = "{a} --x %f"
+shortcut = "alpha"
+[prover]
+command = "@Z3_PYPI@ -smt2"
+shortcut = "zed"
+[prover]
+command = "{a} --other"
+[prover]
+command = "{b}"
+shortcut = "beta"
+"""
+
+
+def prover_tree(tmp_path: Path) -> tuple[Path, Path, Path]:
+    a = script(tmp_path / "bin" / "alpha", 'echo "Alpha 1.0"')
+    b = tmp_path / "bin" / "beta-missing"
+    root = tmp_path / "repo"
+    (root / "proofs").mkdir(parents=True)
+    (root / "proofs" / "why3.conf.in").write_text(CONF.format(a=a, b=b))
+    return root, a, b
+
+
+def test_prover_executables_reads_every_prover_section(tmp_path: Path) -> None:
+    root, a, b = prover_tree(tmp_path)
+    found = hashes.prover_executables(root)
+    assert found["alpha"] == str(a) and found["beta"] == str(b)
+    assert found["zed"].endswith("/z3") and "@Z3_PYPI@" not in found["zed"]
+    assert set(found) - {"why3", "gappa"} == {"alpha", "zed", "beta"}  # no shortcut: skipped
+
+
+def test_binaries_hash_probe_and_absence(tmp_path: Path) -> None:
+    root, a, _ = prover_tree(tmp_path)
+    by_name = {e["names"][0]: e for e in hashes.binaries(root)}  # probes by default
+    assert by_name["alpha"]["sha256"] == hashes.sha256(a) and by_name["alpha"]["version"] == (
+        "Alpha 1.0"
+    )
+    assert by_name["beta"]["sha256"] is None and by_name["beta"]["resolved"] is None
+    assert by_name["beta"]["version"] is None
+    quiet = {e["names"][0]: e for e in hashes.binaries(root, probe=False)}
+    assert quiet["alpha"]["version"] is None and quiet["alpha"]["sha256"] == hashes.sha256(a)
+
+
+def test_why3_library_follows_driver_imports_once(tmp_path: Path) -> None:
+    datadir = tmp_path / "why3data"
+    script(datadir / "drivers" / "base.drv", "")
+    (datadir / "drivers" / "base.drv").write_text('import "more.drv"\n')
+    (datadir / "drivers" / "more.drv").write_text('import "base.drv"\n')  # a cycle
+    (datadir / "stdlib").mkdir()
+    (datadir / "stdlib" / "ieee_float.mlw").write_text("theory T end\n")
+    root = tmp_path / "repo"
+    (root / "proofs" / "drivers").mkdir(parents=True)
+    (root / "proofs" / "drivers" / "own.gen").write_text('import "base.drv"\n')
+    found = hashes.why3_library(root, datadir)
+    assert found[str(datadir / "drivers" / "base.drv")] is not None
+    assert found[str(datadir / "drivers" / "more.drv")] is not None
+    assert found[str(datadir / "stdlib" / "ieee_float.mlw")] is not None
+    assert found[str(datadir / "stdlib" / "bv.mlw")] is None  # listed, absent
+    assert str(root / "proofs" / "drivers" / "own.gen") not in found  # hashed as a claim file
+
+
+# ---------------------------------------------------------------- report: git and tools
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_git_state_commit_and_dirty_files(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "f.txt").write_text("1\n")
+    git(tmp_path, "add", "f.txt")
+    git(tmp_path, "commit", "-q", "-m", "one")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    assert report.git_state(tmp_path) == {"commit": head, "dirty": False, "changed": []}
+    (tmp_path / "f.txt").write_text("2\n")
+    assert report.git_state(tmp_path) == {"commit": head, "dirty": True, "changed": ["f.txt"]}
+
+
+def test_git_state_outside_a_repository(tmp_path: Path) -> None:
+    state = report.git_state(tmp_path)
+    assert state["commit"] is None
+
+
+def test_tool_versions_probes_by_default_and_not_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], cwd: Path | None = None, timeout: float = 10) -> str:
+        calls.append(list(cmd))
+        return "Prover 9.9 (build)"
+
+    monkeypatch.setattr(report, "_run", fake_run)
+    tools = report.tool_versions()
+    assert tools["why3"] == "Prover 9.9 (build)" and calls
+    calls.clear()
+    assert "why3" not in report.tool_versions(probe=False) and not calls
+
+
+def test_why3_recorded_tools_are_carried_into_the_report(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    data = json.loads((root / "proofs/out/why3.json").read_text())
+    data["why3_version"] = "1.5.1"
+    (root / "proofs/out/why3.json").write_text(json.dumps(data))
+    built = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
+    assert built["tools"]["recorded_by_why3"] == {"why3_version": "1.5.1"}
+    plain = report.build_report(make_tree(tmp_path / "b"), registry=FIXTURE_REGISTRY,
+                                probe_tools=False)  # fmt: skip
+    assert "recorded_by_why3" not in plain["tools"]
+
+
+def test_write_report_into_a_new_nested_folder_and_again(tmp_path: Path) -> None:
+    built = report.build_report(make_tree(tmp_path / "t"), registry=FIXTURE_REGISTRY,
+                                probe_tools=False)  # fmt: skip
+    out = tmp_path / "a" / "b" / "c"
+    report.write_report(built, out)
+    paths = report.write_report(built, out)  # the folder exists now
+    assert [p.name for p in paths] == ["traceability.json", "traceability.md", "traceability.html"]
+    assert list(json.loads(paths[0].read_text())) == list(built)  # keys in the report's order
+
+
+# ---------------------------------------------------------------- sources: copies and the cap
+def test_source_copies_cap_nested_and_back_links(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "a" / "b").mkdir(parents=True)
+    cap = 8 << 20  # the documented cap: a larger file is linked by name only
+    assert cap == sources.MAX_BYTES
+    (root / "a" / "b" / "at_cap.txt").write_bytes(b"x" * cap)
+    (root / "a" / "over_cap.txt").write_bytes(b"x" * (cap + 1))
+    (root / "a" / "b" / "small.py").write_text("one\ntwo\n")
+    (root / "empty.txt").write_text("")
+    (tmp_path / "outside.txt").write_text("no")
+    files = ["a/b/at_cap.txt", "a/over_cap.txt", "a/b/small.py", "empty.txt", "../outside.txt"]
+    written = sources.write_copies(root, tmp_path / "out", files, "traceability.html")
+    assert written == {"a/b/at_cap.txt", "a/b/small.py", "empty.txt"}
+    page = (tmp_path / "out" / sources.copy_name("a/b/small.py")).read_text()
+    assert 'href="../../../traceability.html"' in page
+    assert 'id="L1"' in page and 'id="L2"' in page and 'id="L3"' not in page
+    assert '<span class="line" id="L1"><a class="ln" href="#L1">1</a>one</span>' in page
+    empty = (tmp_path / "out" / sources.copy_name("empty.txt")).read_text()
+    assert 'id="L1"' in empty and 'href="../traceability.html"' in empty
+    assert sources.href("a/b/small.py", 2, written) == sources.copy_name("a/b/small.py") + "#L2"
+    assert sources.href("a/b/small.py", None, written) == sources.copy_name("a/b/small.py")
+    assert sources.href("a/over_cap.txt", 1, written) is None
+
+
+# ---------------------------------------------------------------- evidence: goal mapping
+MLW = """module M
+  lemma a: true
+  lemma b: true
+  (* @relation(R1, scope=range_start) *)
+  lemma c: true
+  (* @relation(R1, scope=range_end) *)
+  lemma d: true
+  (* @relation(R2, scope=range_start) *)
+  lemma e: true
+  (* @relation(R2, scope=range_end) *)
+end
+"""
+
+
+def goal_tree(tmp_path: Path) -> tuple[Path, dict[str, list[Marker]]]:
+    (tmp_path / "why3").mkdir()
+    (tmp_path / "why3" / "m.mlw").write_text(MLW)
+    markers, problems = scan(tmp_path, {"R1", "R2"}, ("why3",))
+    assert problems == []
+    by_file: dict[str, list[Marker]] = {}
+    for m in markers:
+        by_file.setdefault(m.path, []).append(m)
+    return tmp_path, by_file
+
+
+def test_map_goal_by_a_two_element_loc(tmp_path: Path) -> None:
+    root, by_file = goal_tree(tmp_path)
+    record = {"loc": ["why3/m.mlw", 5], "goal": "zzz", "status": "Valid"}
+    assert map_goal(record, root, by_file) == (("R1",), "why3/m.mlw", 5)
+
+
+def test_map_goal_by_declaration_extent(tmp_path: Path) -> None:
+    """A declaration runs to the line before the next one; the module is the last resort."""
+    root, by_file = goal_tree(tmp_path)
+    expected = {
+        "a": ("R1", "R2"),  # its extent (line 2) overlaps no range: the whole module's ids
+        "b": ("R1",),  # lines 3-4 hold R1's start marker
+        "c": ("R1",),
+        "d": ("R2",),  # lines 7-8: R2's start marker is on 8
+        "e": ("R2",),
+    }
+    for goal, ids in expected.items():
+        record = {"file": "why3/m.mlw", "module": "M", "goal": f"M.{goal}'vc"}
+        found = map_goal(record, root, by_file)
+        assert set(found[0]) == set(ids), (goal, found)
+
+
+def test_map_goal_without_a_goal_name_or_term(tmp_path: Path) -> None:
+    root, by_file = goal_tree(tmp_path)
+    found = map_goal({"file": "why3/m.mlw", "module": "M", "status": "Valid"}, root, by_file)
+    assert found == (("R1", "R2"), "why3/m.mlw", None)  # the module overlaps both ranges
+
+
+def test_exhaustive_direct_ids_win_over_the_dtype_guess(tmp_path: Path) -> None:
+    path = tmp_path / "exhaustive.json"
+    path.write_text(
+        json.dumps([{"dtype": "float16", "requirements": ["F-WRAP"], "status": "agree"}])
+    )
+    mapped, lost = exhaustive_items(path, tmp_path, {"F-WRAP", "F-FLOAT"})
+    assert [i.ids for i in mapped] == [("F-WRAP",)] and lost == []
+
+
+# ---------------------------------------------------------------- immutable records
+def test_trusted_records_and_markers_are_immutable() -> None:
+    records = [
+        trusted.TRUSTED_BASE[0],
+        trusted.PROOF_SUBJECTS["unknown"],
+        trusted.KnownIssue("t", "u", "r"),
+        trusted.OBJECTIVES[0],
+        Marker("p", 1, ("R1",), "file", 1, 1),
+    ]
+    for record in records:
+        field = dataclasses.fields(record)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, field, None)
