@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean
+.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ report-screenshot:
 # survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
 mutants: provers $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants
+
+# The audit machinery only (the report's modules against tests/report): no
+# provers needed; writes proofs/out/mutants-report.json.
+mutants-report: $(STAMP)
+	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report --max-py 10 --out proofs/out/mutants-report.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
