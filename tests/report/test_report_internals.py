@@ -122,6 +122,9 @@ def test_git_state_commit_and_dirty_files(tmp_path: Path) -> None:
     assert report.git_state(tmp_path) == {"commit": head, "dirty": False, "changed": []}
     (tmp_path / "f.txt").write_text("2\n")
     assert report.git_state(tmp_path) == {"commit": head, "dirty": True, "changed": ["f.txt"]}
+    (tmp_path / "a b.txt").write_text("new\n")
+    changed = report.git_state(tmp_path)["changed"]
+    assert changed == ["f.txt", '"a b.txt"'] or changed == ["f.txt", "a b.txt"]
 
 
 def test_git_state_outside_a_repository(tmp_path: Path) -> None:
@@ -268,3 +271,18 @@ def test_trusted_records_and_markers_are_immutable() -> None:
         field = dataclasses.fields(record)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(record, field, None)
+
+
+@pytest.mark.parametrize("function", ["f", "sonnx_mul.a.f", "sonnx_mul.a:f", "f(x=1)"])
+def test_crosshair_function_names_in_every_spelling_map_to_the_marker(
+    tmp_path: Path, function: str
+) -> None:
+    root = make_tree(tmp_path)
+    (root / "proofs/out/crosshair.json").write_text(
+        json.dumps([{"function": function, "file": "src/sonnx_mul/a.py", "status": "passed"}])
+    )
+    built = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
+    assert built["gate"]["problems"] == []
+    assert [e["source"] for e in built["requirements"]["R1"]["evidence"]["proof"]].count(
+        "crosshair"
+    ) == 1
