@@ -56,17 +56,20 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
     "src/sonnx_mul/fastpath.py": (
         "tests/operator/test_fastpath.py", "tests/operator/test_overflow_boundaries.py",
-        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py", "tests/operator/test_layout.py",
+        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py",
+        "tests/operator/test_layout.py",
         "tests/operator/test_arena.py", "tests/operator/test_concurrency.py",
     ),
     "src/sonnx_mul/arena.py": ("tests/operator/test_arena.py",),
     "src/sonnx_mul/validation.py": (
-        "tests/assurance/test_tables.py", "tests/operator/test_arguments.py", "tests/operator/test_dense.py",
-        "tests/operator/test_shapes.py", "tests/operator/test_types.py", "tests/operator/test_out.py",
+        "tests/assurance/test_tables.py", "tests/operator/test_arguments.py",
+        "tests/operator/test_dense.py", "tests/operator/test_shapes.py",
+        "tests/operator/test_types.py", "tests/operator/test_out.py",
         "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/dtypes.py": (
-        "tests/operator/test_dtypes.py", "tests/operator/test_types.py", "tests/assurance/test_tables.py",
+        "tests/operator/test_dtypes.py", "tests/operator/test_types.py",
+        "tests/assurance/test_tables.py",
     ),
     "src/sonnx_mul/oracle/softfloat.py": (
         "tests/operator/test_semantics_float.py", "tests/operator/test_float_lanes.py",

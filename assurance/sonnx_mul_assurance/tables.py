@@ -186,7 +186,8 @@ def check_generated(root: Path) -> list[str]:
     if path.read_text() != generate():
         errors.append(
             f"{GENERATED} is not what the Python registry generates "
-            "(edited by hand, or dtypes.py changed): run python -m sonnx_mul_assurance.tables generate"
+            "(edited by hand, or dtypes.py changed): "
+            "run python -m sonnx_mul_assurance.tables generate"
         )
     defines = re.compile(
         r"\b(?:type|constant|function|predicate)\s+(" + "|".join(GENERATED_SYMBOLS) + r")\b"

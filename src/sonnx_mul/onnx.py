@@ -1,4 +1,4 @@
-"""The stable names of SPEC.md's interface: ``sonnx_mul.onnx.check_model`` and ``.Backend``.
+"""The stable names ``sonnx_mul.onnx.check_model`` and ``.Backend`` (docs/spec/product.md §6).
 
 The implementation is :mod:`sonnx_mul.models` (the ONNX and OpenVINO IR
 checker and the certified executor); this module only re-exports it, so

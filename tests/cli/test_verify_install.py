@@ -38,7 +38,7 @@ def fresh_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env={**os.environ, "TMPDIR": str(build), "PIP_NO_INPUT": "1"},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert (target / "sonnx_mul" / "kernel.py").is_file()
+    assert (target / "sonnx_mul" / "oracle" / "integers.py").is_file()
     return target
 
 
@@ -64,14 +64,14 @@ def test_verify_install_passes_on_a_fresh_install_and_fails_after_one_byte(
     assert ok.returncode == EXIT_OK, ok.stdout + ok.stderr
     assert "verify-install: OK" in ok.stdout and str(fresh_install) in ok.stdout
 
-    module = fresh_install / "sonnx_mul" / "kernel.py"
+    module = fresh_install / "sonnx_mul" / "oracle" / "integers.py"
     original = module.read_bytes()
     index = original.index(b"pure-Python")  # a byte of a comment: the code still imports
     try:
         module.write_bytes(original[:index] + b"P" + original[index + 1 :])
         bad = run_installed(fresh_install, report_json)
         assert bad.returncode == EXIT_MISMATCH, bad.stdout + bad.stderr
-        assert "changed: kernel.py" in bad.stdout
+        assert "changed: oracle/integers.py" in bad.stdout
         assert "MISMATCH" in bad.stderr
     finally:
         module.write_bytes(original)

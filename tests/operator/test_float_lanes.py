@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from sonnx_mul import api, fastpath, mul
-from sonnx_mul.oracle import softfloat
 from sonnx_mul.dtypes import ElementType
+from sonnx_mul.oracle import softfloat
 from support import FLOAT_TYPES, assert_same_bits, float_edge_bits, from_bits, oracle_mul_bits
 
 

@@ -110,7 +110,7 @@ def test_every_link_of_the_real_report_finds_its_target(
             assert f"#detail-{child}" in toc.hrefs
     # Evidence locations link to line anchors of rendered copies in the folder.
     assert any(h.startswith("sources/src/sonnx_mul/") and "#L" in h for h in toc.hrefs)
-    assert (out / "sources" / "src" / "sonnx_mul" / "kernel.py.html").is_file()
+    assert (out / "sources" / "src" / "sonnx_mul" / "oracle" / "integers.py.html").is_file()
 
 
 def test_link_checker_catches_a_broken_anchor_and_a_missing_file(
@@ -123,10 +123,10 @@ def test_link_checker_catches_a_broken_anchor_and_a_missing_file(
     (copy / "traceability.html").write_text(
         html.replace('href="#detail-R1"', 'href="#detail-R1-missing"', 1), encoding="utf-8"
     )
-    (copy / "sources" / "src" / "sonnx_mul" / "kernel.py.html").unlink()
+    (copy / "sources" / "src" / "sonnx_mul" / "oracle" / "integers.py.html").unlink()
     _, broken = follow_links(copy / "traceability.html")
     assert any("#detail-R1-missing" in b and "no anchor" in b for b in broken)
-    assert any("kernel.py.html" in b and "no such file" in b for b in broken)
+    assert any("integers.py.html" in b and "no such file" in b for b in broken)
 
 
 def test_synthetic_evidence_links_to_test_and_goal_lines(tmp_path: Path) -> None:
@@ -229,6 +229,7 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
 ) -> None:
     root = make_tree(tmp_path / "tree")
     kernel = root / "src/sonnx_mul/oracle/integers.py"
+    kernel.parent.mkdir(parents=True, exist_ok=True)
     kernel.write_text(
         "# @relation(R1, scope=range_start)\ndef prod(x: int, y: int) -> int:\n"
         "    return x * y\n# @relation(R1, scope=range_end)\n"
@@ -252,7 +253,7 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     # An id proved only on the model says the running code is not proved.
     derived_md = md.split("### R1-X")[1]
     assert "no proof of this id is about the code that runs" in derived_md
-    assert "some proofs are about kernel.py" in md.split("### R1 ")[1].split("### R1-X")[0]
+    assert "some proofs are about oracle/integers.py" in md.split("### R1 ")[1].split("### R1-X")[0]
     assert "no proof of this id is about the code that runs" in html
 
 
@@ -299,7 +300,10 @@ def test_hashes_cover_every_file_the_claim_depends_on(
         assert path.relative_to(REPO).as_posix() in artifacts
     for path in (REPO / "why3").glob("*.mlw"):
         assert path.relative_to(REPO).as_posix() in artifacts
-    assert report["package"]["files"]["kernel.py"] == artifacts["src/sonnx_mul/oracle/integers.py"]
+    assert (
+        report["package"]["files"]["oracle/integers.py"]
+        == artifacts["src/sonnx_mul/oracle/integers.py"]
+    )
     assert isinstance(report["binaries"], list)
     for entry in report["binaries"]:
         assert entry["sha256"] is None or len(entry["sha256"]) == 64

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
@@ -272,18 +272,31 @@ COMMANDS: tuple[Command, ...] = (
 )  # fmt: skip
 
 
-def plugin_commands() -> tuple[Command, ...]:
-    """Subcommands other installed distributions register (``sonnx_mul.commands``)."""
-    found = []
-    for entry in entry_points(group=PLUGIN_GROUP):
+def plugin_entries() -> dict[str, EntryPoint]:
+    """Subcommands other installed distributions register (``sonnx_mul.commands``), unloaded."""
+    return {entry.name: entry for entry in entry_points(group=PLUGIN_GROUP)}
+
+
+def load_plugin(entry: EntryPoint) -> Command:
+    """Import one plugin subcommand; UsageError (exit 2) when it cannot be loaded."""
+    try:
         command = entry.load()
-        if not isinstance(command, Command):
-            raise TypeError(f"entry point {entry.value} is not a sonnx_mul.cli.errors.Command")
-        found.append(command)
-    return tuple(sorted(found, key=lambda c: c.name))
+    except Exception as exc:
+        raise UsageError(
+            f"subcommand {entry.name!r} is registered by {entry.value} but cannot be loaded "
+            f"({type(exc).__name__}: {exc}); is sonnx-mul-assurance installed?"
+        ) from None
+    if not isinstance(command, Command):
+        raise UsageError(f"entry point {entry.value} is not a sonnx_mul.cli.errors.Command")
+    return command
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(subcommand: str | None = None) -> argparse.ArgumentParser:
+    """The parser; a plugin subcommand is imported only when it is ``subcommand``.
+
+    The other plugins are listed by name, so that ``sonnx-mul check`` never
+    imports the assurance tooling.
+    """
     parser = _Parser(
         prog="sonnx-mul",
         description="Certified ONNX Mul under the SONNX profile (R1-R4).",
@@ -294,10 +307,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"sonnx-mul {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
-    for command in (*COMMANDS, *plugin_commands()):
+    for command in COMMANDS:
         p = sub.add_parser(command.name, help=command.help, description=command.description)
         command.configure(p)
         p.set_defaults(_run=command.run)
+    for name, entry in plugin_entries().items():
+        if name == subcommand:
+            command = load_plugin(entry)
+            p = sub.add_parser(name, help=command.help, description=command.description)
+            command.configure(p)
+            p.set_defaults(_run=command.run)
+        else:
+            sub.add_parser(name, help=f"(from {entry.value.partition('.')[0]})", add_help=False)
     return parser
 
 
@@ -311,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     as_json = _json_requested(argv)
     try:
         try:
-            args = build_parser().parse_args(argv)
+            args = build_parser(argv[0] if argv else None).parse_args(argv)
         except SystemExit as exc:  # --help or --version (errors raise UsageError)
             code = int(exc.code) if isinstance(exc.code, int) else EXIT_OK
         else:
@@ -368,7 +389,3 @@ def _describe_os_error(exc: OSError) -> str:
     if exc.strerror and exc.filename is not None:
         return f"{exc.strerror}: {exc.filename}"
     return str(exc) or type(exc).__name__
-
-
-if __name__ == "__main__":
-    sys.exit(main())
