@@ -6,30 +6,5 @@ tools written against the specified names keep working. Inside the project,
 import from :mod:`sonnx_mul.models`.
 """
 
-from .models import (
-    Backend,
-    BackendRep,
-    CertifiedEvaluator,
-    ModelReadError,
-    Mul,
-    Report,
-    ShapeBindingError,
-    Violation,
-    check_model,
-    check_report,
-    load_model,
-)
-
-__all__ = [
-    "Backend",
-    "BackendRep",
-    "CertifiedEvaluator",
-    "ModelReadError",
-    "Mul",
-    "Report",
-    "ShapeBindingError",
-    "Violation",
-    "check_model",
-    "check_report",
-    "load_model",
-]
+from .models import *  # noqa: F403  (the same names, by definition)
+from .models import __all__ as __all__
