@@ -33,6 +33,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import sonnx_mul
 from sonnx_mul.digest import sha256
 
 DEFAULT_TIMEOUT = 8.0
@@ -253,8 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("proofs/out/crosshair.json"))
     args = parser.parse_args(argv)
 
-    package = Path(__file__).resolve().parent.parent
-    contracts = package / "contracts.py"
+    package = Path(sonnx_mul.__file__).resolve().parent
+    contracts = Path(__file__).resolve().parent / "contracts.py"
     start = time.monotonic()
     results = check_module(
         contracts, "sonnx_mul_assurance.contracts", args.timeout, args.jobs, args.function
@@ -269,10 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         "per_condition_timeout": args.timeout,
         "artifacts": {
             "assurance/sonnx_mul_assurance/contracts.py": sha256(contracts),
-            "src/sonnx_mul/oracle/integers.py": sha256(package / "kernel.py"),
+            "src/sonnx_mul/oracle/integers.py": sha256(package / "oracle" / "integers.py"),
             "src/sonnx_mul/validation.py": sha256(package / "validation.py"),
             "src/sonnx_mul/dtypes.py": sha256(package / "dtypes.py"),
-            "src/sonnx_mul/oracle/softfloat.py": sha256(package / "softfloat.py"),
+            "src/sonnx_mul/oracle/softfloat.py": sha256(package / "oracle" / "softfloat.py"),
         },
         "functions": [asdict(r) for r in results],
         "conditions": sum(r.conditions for r in results),

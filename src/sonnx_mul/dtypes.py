@@ -1,7 +1,8 @@
 """Element types of Mul by opset, and their numeric formats.
 
-The table comes from the ONNX Mul versions 1, 6, 7, 13 and 14 (seeds 000,
-001, 003); ``tests/operator/test_dtypes.py`` checks it against ``onnx.defs``.
+The table comes from the ONNX Mul versions 1, 6, 7, 13 and 14
+(docs/spec/sources/, docs/spec/product.md section 2);
+``tests/operator/test_dtypes.py`` checks it against ``onnx.defs``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The stable names of SPEC.md's interface: ``sonnx_mul.onnx.check_model`` and ``.Backend``.
+"""The stable names ``sonnx_mul.onnx.check_model`` and ``.Backend`` (docs/spec/product.md §6).
 
 The implementation is :mod:`sonnx_mul.models` (the ONNX and OpenVINO IR
 checker and the certified executor); this module only re-exports it, so
@@ -6,30 +6,5 @@ tools written against the specified names keep working. Inside the project,
 import from :mod:`sonnx_mul.models`.
 """
 
-from .models import (
-    Backend,
-    BackendRep,
-    CertifiedEvaluator,
-    ModelReadError,
-    Mul,
-    Report,
-    ShapeBindingError,
-    Violation,
-    check_model,
-    check_report,
-    load_model,
-)
-
-__all__ = [
-    "Backend",
-    "BackendRep",
-    "CertifiedEvaluator",
-    "ModelReadError",
-    "Mul",
-    "Report",
-    "ShapeBindingError",
-    "Violation",
-    "check_model",
-    "check_report",
-    "load_model",
-]
+from .models import *  # noqa: F403  (the same names, by definition)
+from .models import __all__ as __all__

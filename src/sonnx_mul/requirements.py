@@ -2,7 +2,7 @@
 
 Errors, code markers (``@relation(ID, ...)``), tests and the traceability
 report all name requirements by the ids defined here and nowhere else.
-Top-level ids quote the SONNX profile of Mul (``shared/seeds/004_*``);
+Top-level ids quote the SONNX profile of Mul (``docs/spec/sonnx_mul_profile.md``);
 derived ids refine one parent each and record the project's decisions.
 """
 
@@ -26,8 +26,8 @@ class Requirement:
     """Tags of the SONNX working group's informal Mul text (keys of ``SONNX_TAGS``)."""
 
 
-_SONNX = "SONNX profile of Mul (seeds/004)"
-_SPEC = "sonnx-mul SPEC.md"
+_SONNX = "SONNX profile of Mul (docs/spec/sonnx_mul_profile.md)"
+_SPEC = "sonnx-mul product spec (docs/spec/product.md)"
 
 _ALL: tuple[Requirement, ...] = (
     Requirement(
@@ -80,7 +80,7 @@ _ALL: tuple[Requirement, ...] = (
         _SONNX,
         ("real:formula", "float:formula", "int:formula"),
     ),
-    # Derived requirements: decisions of SPEC.md and of this project.
+    # Derived requirements: decisions of docs/spec/product.md.
     Requirement(
         "R1-DIMS",
         "Positive dimensions",

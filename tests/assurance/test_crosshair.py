@@ -17,25 +17,26 @@ from sonnx_mul_assurance import contracts, crosshair
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "sonnx_mul"
+REPO = Path(__file__).resolve().parents[2]
+KERNEL = REPO / "src" / "sonnx_mul" / "oracle" / "integers.py"
+CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "contracts.py"
 
 
 def planted_copy(
     tmp_path: Path, kernel_fault: tuple[str, str] | None, extra: str = "", tag: str = "real"
 ) -> str:
     """Write kernel_planted.py and contracts_planted.py; return the module name."""
-    kernel = (SRC / "kernel.py").read_text()
+    kernel = KERNEL.read_text()
     if kernel_fault is not None:
         old, new = kernel_fault
         assert old in kernel
         kernel = kernel.replace(old, new)
     (tmp_path / f"kernel_{tag}.py").write_text(kernel)
-    text = (SRC / "contracts.py").read_text()
+    text = CONTRACTS.read_text()
     text = text.replace(
-        "from . import kernel, softfloat",
-        f"import kernel_{tag} as kernel\nfrom sonnx_mul.oracle import softfloat",
+        "from sonnx_mul.oracle import integers as kernel\n",
+        f"import kernel_{tag} as kernel\n",
     )
-    text = text.replace("from .", "from sonnx_mul.")
     (tmp_path / f"contracts_{tag}.py").write_text(text + extra)
     return f"contracts_{tag}"  # unique names: the driver imports them to re-run findings
 

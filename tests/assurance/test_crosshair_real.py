@@ -20,7 +20,9 @@ from sonnx_mul_assurance import crosshair
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "sonnx_mul"
+REPO = Path(__file__).resolve().parents[2]
+SRC = REPO / "src" / "sonnx_mul"
+CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "contracts.py"
 
 ACCEPT_VIEWS_OF_A = """
 
@@ -71,16 +73,22 @@ CONTROLS: dict[str, tuple[str, str | tuple[str, str], str]] = {
     "check_out_accepts_views": ("validation.py", ACCEPT_VIEWS_OF_A, "check_out_c"),
     "check_element_types_ignores_opset": ("validation.py", IGNORE_OPSET, "check_element_types_c"),
     "check_dense_accepts_subclasses": ("validation.py", ACCEPT_SUBCLASSES, "check_dense_c"),
-    "mul_bits_flushes_subnormals": ("softfloat.py", FLUSH, "mul_bits_rne_c"),
-    "mul_bits_ties_away": ("softfloat.py", TIES_AWAY, "mul_bits_rne_c"),
-    "mul_bits_truncates_bf16": ("softfloat.py", TRUNCATE, "mul_bits_rne_c"),
+    "mul_bits_flushes_subnormals": ("oracle/softfloat.py", FLUSH, "mul_bits_rne_c"),
+    "mul_bits_ties_away": ("oracle/softfloat.py", TIES_AWAY, "mul_bits_rne_c"),
+    "mul_bits_truncates_bf16": ("oracle/softfloat.py", TRUNCATE, "mul_bits_rne_c"),
 }
 
 
 def planted_package(tmp_path: Path, tag: str, file: str, fault: str | tuple[str, str]) -> str:
-    """Copy the package as ``sonnx_mul_<tag>`` with the fault planted; its contracts module."""
+    """Copy the package as ``sonnx_mul_<tag>`` with the fault planted; its contracts module.
+
+    The contracts (assurance tooling) are copied into the planted package and
+    import it instead of the real ``sonnx_mul``.
+    """
     package = f"sonnx_mul_{tag}"
     shutil.copytree(SRC, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    contracts = CONTRACTS.read_text().replace("from sonnx_mul.", f"from {package}.")
+    (tmp_path / package / "contracts.py").write_text(contracts)
     path = tmp_path / package / file
     text = path.read_text()
     if isinstance(fault, str):

@@ -21,7 +21,7 @@ from sonnx_mul_assurance import why3 as why3_driver
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNEL = ROOT / "src" / "sonnx_mul" / "kernel.py"
+KERNEL = ROOT / "src" / "sonnx_mul" / "oracle" / "integers.py"
 PROVER = "cvc5"
 TRANSFORMS = ("split_vc", "eliminate_definition")
 

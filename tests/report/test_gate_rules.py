@@ -67,7 +67,7 @@ def only_in_whyml(root: Path, ids: str) -> None:
 def test_rule_spec_needed_top_level_id(tree: Path) -> None:
     only_in_whyml(tree, "R1-X")  # R1 keeps its CrossHair proof
     assert problems(tree) == []
-    edit(tree / "docs/seeds/sonnx_mul_profile.md", "`[R1]`", "")
+    edit(tree / "docs/spec/sonnx_mul_profile.md", "`[R1]`", "")
     assert problems(tree) == ["R1: no spec evidence"]
 
 

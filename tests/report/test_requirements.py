@@ -58,5 +58,5 @@ def _seed_path() -> str:
     import os
 
     return os.path.join(
-        os.path.dirname(__file__), "..", "..", "docs", "seeds", "sonnx_mul_profile.md"
+        os.path.dirname(__file__), "..", "..", "docs", "spec", "sonnx_mul_profile.md"
     )

@@ -253,7 +253,7 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     # An id proved only on the model says the running code is not proved.
     derived_md = md.split("### R1-X")[1]
     assert "no proof of this id is about the code that runs" in derived_md
-    assert "some proofs are about kernel.py" in md.split("### R1 ")[1].split("### R1-X")[0]
+    assert "some proofs are about oracle/integers.py" in md.split("### R1 ")[1].split("### R1-X")[0]
     assert "no proof of this id is about the code that runs" in html
 
 

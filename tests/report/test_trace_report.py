@@ -43,7 +43,7 @@ def make_tree(root: Path, *, goal_status: str = "valid", test_outcome: str = "pa
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
 
-    write("docs/seeds/sonnx_mul_profile.md", "# Mul\n- A and B have the same shape `[R1]`\n")
+    write("docs/spec/sonnx_mul_profile.md", "# Mul\n- A and B have the same shape `[R1]`\n")
     write(
         "src/sonnx_mul/requirements.py",
         'Requirement(\n    "R1", "t", "s", None, "x")\n'
@@ -106,7 +106,7 @@ def test_green_fixture_passes_the_gate(tmp_path: Path) -> None:
     assert report["gate"] == {"passed": True, "problems": []}
     r1 = report["requirements"]["R1"]
     assert r1["verdict"] == "pass"
-    assert r1["evidence"]["spec"][0]["location"] == "docs/seeds/sonnx_mul_profile.md:2"
+    assert r1["evidence"]["spec"][0]["location"] == "docs/spec/sonnx_mul_profile.md:2"
     assert r1["evidence"]["code"][0]["location"] == "src/sonnx_mul/a.py:2-3"
     assert [e["name"] for e in r1["evidence"]["test"]] == ["tests.test_a::test_R1_same"]
     proof_sources = sorted(e["source"] for e in r1["evidence"]["proof"])

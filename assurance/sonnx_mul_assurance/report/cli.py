@@ -21,7 +21,7 @@ def find_root(start: Path | None = None) -> Path:
     for candidate in (here, *here.parents):
         if (candidate / "src" / "sonnx_mul" / "requirements.py").is_file():
             return candidate
-    return Path(__file__).resolve().parents[3]
+    return Path(__file__).resolve().parents[3]  # assurance/sonnx_mul_assurance/report/cli.py
 
 
 def configure_report(p: argparse.ArgumentParser) -> None:

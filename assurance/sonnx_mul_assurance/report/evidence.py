@@ -390,7 +390,7 @@ def map_goal(
     goal, module prefix and ``'vc`` suffix dropped) overlaps a marked range,
     its extent running to the next declaration or the module's end; (3) the
     goal's module overlaps a marked range (a range around the module or in
-    it; a Why3 Python-frontend file, such as ``kernel.py``, is one module
+    it; a Why3 Python-frontend file, such as ``oracle/integers.py``, is one module
     spanning the whole file). Otherwise the goal is unmapped. A ``#k`` suffix (the k-th goal of
     that name, as the proof driver numbers them) is ignored.
     """

@@ -55,7 +55,7 @@ from .trusted import as_json as trusted_json
 
 SCHEMA = "sonnx-mul-traceability/1"
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
-SPEC_FILE = "docs/seeds/sonnx_mul_profile.md"
+SPEC_FILE = "docs/spec/sonnx_mul_profile.md"
 REGISTRY_FILE = "src/sonnx_mul/requirements.py"
 EVIDENCE_FILES: Mapping[str, str] = MappingProxyType(
     {

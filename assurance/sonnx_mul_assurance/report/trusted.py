@@ -40,12 +40,12 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "CPython",
         ("python", "python_implementation"),
-        "runs the validation, the pure-Python reference kernel (kernel.py, softfloat.py) "
-        "and every check; unbounded int arithmetic of the kernel",
+        "runs the validation, the pure-Python reference kernel (oracle/integers.py, "
+        "oracle/softfloat.py) and every check; unbounded int arithmetic of the kernel",
         (
             "the test suite and the agreement tests run on it",
-            "kernel.py is the very file Why3 proves (the Python frontend reads what CPython "
-            "imports), so only CPython's execution of that subset is trusted",
+            "oracle/integers.py is the very file Why3 proves (the Python frontend reads "
+            "what CPython imports), so only CPython's execution of that subset is trusted",
             "the arena of recycled results (sonnx_mul.arena) relies on its reference "
             "counts: tested with nine kinds of holders and four threads, with a negative "
             "control (tests/operator/test_arena.py); off in a free-threaded build",
@@ -85,10 +85,10 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "Why3 1.5.1 (front end, VC generator, transformations)",
         ("recorded_by_why3/versions/why3", "why3"),
-        "turns the WhyML model and kernel.py into verification conditions; a bug here "
+        "turns the WhyML model and oracle/integers.py into verification conditions; a bug here "
         "could make a false statement provable or drop a goal",
         (
-            "negative controls: planted faults in copies of the .mlw files and kernel.py "
+            "negative controls: planted faults in copies of the .mlw files and oracle/integers.py "
             "must make the proof fail (tests/assurance/test_why3_negative.py)",
             "the proof driver fails on a file with zero goals and on any goal missing "
             "from, or added to, proofs/manifest.json",
@@ -267,8 +267,8 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
 RUNNING_CODE = (
     "sonnx_mul.mul (the fast path) runs numpy's C loops: it is tested (pytest, the "
     "agreement tests, the self-test and, when present, the exhaustive runs), never proved. "
-    "mul_reference runs kernel.py (integers, proved by Why3) and softfloat.py (floats, "
-    "tested and contract-checked, not proved)."
+    "mul_reference runs oracle/integers.py (integers, proved by Why3) and "
+    "oracle/softfloat.py (floats, tested and contract-checked, not proved)."
 )
 """The one-paragraph answer to 'is the running code proved?' shown in every format."""
 

@@ -459,7 +459,3 @@ def _describe_os_error(exc: OSError) -> str:
     if exc.strerror and exc.filename is not None:
         return f"{exc.strerror}: {exc.filename}"
     return str(exc) or type(exc).__name__
-
-
-if __name__ == "__main__":
-    sys.exit(main())
