@@ -119,19 +119,22 @@ def _narrow_precision(x: int, etype: ElementType, sb: int) -> bool:
 def _diagnose_float(etype: ElementType, a: Any, b: Any, expected: Any, got: Any) -> str:
     xa, xb, xe, xg = (bits(v, etype) for v in (a, b, expected, got))
     fe, fg = float(expected), float(got)
+    sub_operand = _is_subnormal(xa, etype) or _is_subnormal(xb, etype)
+    if np.isnan(fg) and not np.isnan(fe) and sub_operand and np.isinf(float(a) * float(b)):
+        return "subnormal operand taken as zero (denormals-are-zero): 0 x inf"
     if np.isnan(fe) != np.isnan(fg):
         return (
             "NaN where a number is expected" if np.isnan(fg) else "a number where NaN is expected"
         )
+    if sub_operand and _is_zero(xg, etype):
+        return "subnormal operand taken as zero (denormals-are-zero)"
+    if _is_subnormal(xe, etype) and _is_zero(xg, etype):
+        return "subnormal result flushed to zero (flush-to-zero)"
     if etype.sb > 24:  # a double computed as float32: operands and product rounded to float32
         with np.errstate(all="ignore"):
             f32 = np.float64(np.float32(float(a)) * np.float32(float(b)))
         if bits(f32, etype) == xg:
             return "the float32 product of the operands rounded to float32 (computed in float32)"
-    if (_is_subnormal(xa, etype) or _is_subnormal(xb, etype)) and _is_zero(xg, etype):
-        return "subnormal operand taken as zero (denormals-are-zero)"
-    if _is_subnormal(xe, etype) and _is_zero(xg, etype):
-        return "subnormal result flushed to zero (flush-to-zero)"
     sign_e, sign_g = xe >> (etype.bits - 1), xg >> (etype.bits - 1)
     if sign_e != sign_g:
         return "wrong sign" + (" of zero" if _is_zero(xe, etype) else "")

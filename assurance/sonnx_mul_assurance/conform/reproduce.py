@@ -18,12 +18,14 @@ import onnx
 import sonnx_mul
 from sonnx_mul.dtypes import ElementType
 
+from .fpu import ieee_environment
 from .runtimes import Runtime
 
 _SCRIPT = '''"""Reproducer: {runtime} Mul on {type} ({variant} model) violates {req} of the
 SONNX Mul profile (sonnx-mul conform). Run: python repro.py  (exit 1: reproduced)."""
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +38,10 @@ DTYPE = {dtype}
 a = np.load(HERE / "a_bits.npy").view(DTYPE)
 b = np.load(HERE / "b_bits.npy").view(DTYPE)
 expected = np.load(HERE / "expected_bits.npy").view(DTYPE)
-got = np.asarray(run(str(HERE / "model.onnx"), a, b))
+# the runtime runs on its own thread: a runtime that switches its thread to
+# flush-to-zero must not change how this script decodes and prints values
+with ThreadPoolExecutor(1) as pool:
+    got = np.asarray(pool.submit(run, str(HERE / "model.onnx"), a, b).result())
 if got.dtype != expected.dtype or got.shape != expected.shape:
     print(f"runtime output {{got.dtype}} {{list(got.shape)}}, "
           f"certified {{expected.dtype}} {{list(expected.shape)}}")
@@ -74,7 +79,8 @@ def write_reproducer(
     """Write the reproducer of these mismatching pairs; return its directory."""
     where = out_dir / "reproducers" / _slug(f"{runtime.name}-{etype.onnx_name}-{variant}")
     where.mkdir(parents=True, exist_ok=True)
-    expected = sonnx_mul.mul(a, b, opset=opset)
+    with ieee_environment():
+        expected = sonnx_mul.mul(a, b, opset=opset)
     u = etype.uint_view
     onnx.save(model, str(where / "model.onnx"))
     for name, arr in (("a_bits", a), ("b_bits", b), ("expected_bits", expected)):

@@ -14,6 +14,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
@@ -25,6 +26,7 @@ from sonnx_mul.dtypes import ElementType, allowed_types, mul_version
 
 from . import cases, models
 from .compare import DIAGNOSED, EXAMPLES, compare, diagnose, hexbits, value
+from .fpu import flushes, ieee_environment
 from .reproduce import write_reproducer
 from .runtimes import Runtime, Session
 
@@ -93,6 +95,24 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
 
 
+class RuntimeThread:
+    """Every call into the runtime runs on one dedicated thread.
+
+    A runtime may change the floating-point environment of the thread that
+    creates or runs its sessions (flush-to-zero); the oracle, the diagnoses
+    and the printing of values stay on the calling thread, untouched.
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="conform-runtime")
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._pool.submit(fn, *args).result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
 class _Variant:
     """The running tally of one (type, model variant)."""
 
@@ -130,12 +150,18 @@ class _Variant:
 
 
 def _check_chunk(
-    etype: ElementType, tally: _Variant, session: Session, chunk: cases.Chunk, opset: int
+    etype: ElementType,
+    tally: _Variant,
+    session: Session,
+    chunk: cases.Chunk,
+    opset: int,
+    thread: RuntimeThread,
 ) -> None:
     a, b = np.ascontiguousarray(chunk.a), np.ascontiguousarray(chunk.b)
-    expected = sonnx_mul.mul(a, b, opset=opset)
+    with ieee_environment():  # never a flushed oracle, whatever the runtime set (fpu.py)
+        expected = sonnx_mul.mul(a, b, opset=opset)
     t0 = time.perf_counter()
-    got = session(a, b)
+    got = thread.call(session, a, b)
     tally.runtime_seconds += time.perf_counter() - t0
     tally.pairs += len(chunk)
     outcome = compare(etype, got, expected)
@@ -151,13 +177,27 @@ def _check_chunk(
             tally.found_a.append(a[:4].copy())
             tally.found_b.append(b[:4].copy())
         return  # nothing element-wise to show
+    with ieee_environment():  # decoding values must not flush either
+        _diagnose_chunk(etype, tally, chunk.kind, a, b, expected, got, idx)
+
+
+def _diagnose_chunk(
+    etype: ElementType,
+    tally: _Variant,
+    kind: str,
+    a: np.ndarray,
+    b: np.ndarray,
+    expected: np.ndarray,
+    got: np.ndarray,
+    idx: np.ndarray,
+) -> None:
     for k, i in enumerate(idx[:DIAGNOSED]):
         what = diagnose(etype, a[i], b[i], expected[i], got[i])
         tally.diagnoses[what] = tally.diagnoses.get(what, 0) + 1
         tally.diagnosed += 1
         if len(tally.examples) < EXAMPLES:
             tally.examples.append({
-                "kind": chunk.kind, "a": value(a[i], etype), "b": value(b[i], etype),
+                "kind": kind, "a": value(a[i], etype), "b": value(b[i], etype),
                 "a_bits": hexbits(a[i], etype), "b_bits": hexbits(b[i], etype),
                 "expected": value(expected[i], etype), "expected_bits": hexbits(expected[i], etype),
                 "got": value(got[i], etype), "got_bits": hexbits(got[i], etype),
@@ -187,6 +227,7 @@ def check_type(
     variants: Sequence[str],
     progress: Progress,
     out_dir: Path | None,
+    thread: RuntimeThread,
 ) -> dict[str, Any]:
     """One type: each model variant's tally, the type's verdict and totals."""
     start = time.perf_counter()
@@ -200,8 +241,9 @@ def check_type(
         tally = _Variant(variant)
         t0 = time.perf_counter()
         model = models.build(variant, etype, opset)
+        flushed_before = thread.call(flushes)
         try:
-            session = runtime.prepare(model)
+            session = thread.call(runtime.prepare, model)
         except Exception as exc:  # the runtime refuses the model: the type is not supported
             if variant == "single":
                 entry.update(status="not supported", reason=_first_line(exc))
@@ -210,11 +252,16 @@ def check_type(
             tally.error = f"could not prepare: {_first_line(exc)}"
             entry["variants"].append(tally.as_json())
             continue
+        if thread.call(flushes) and not flushed_before:
+            entry["fpu_note"] = (
+                "preparing the model switched the calling thread to flush-to-zero/denormals-"
+                "are-zero: every later float computation on that thread is affected"
+            )
         chunks, total = _variant_chunks(variant, plan)
         label = f"{etype.onnx_name} {variant}"
         try:
             for chunk in chunks:
-                _check_chunk(etype, tally, session, chunk, opset)
+                _check_chunk(etype, tally, session, chunk, opset, thread)
                 progress.show(label, tally.pairs, total, t0)
         except Exception as exc:  # failed on a valid input: an error, never "conforming"
             tally.error = f"failed while running: {_first_line(exc)}"
@@ -238,14 +285,16 @@ def check_type(
     return entry
 
 
-def check_refusals(runtime: Runtime, etype: ElementType, opset: int) -> list[dict[str, Any]]:
+def check_refusals(
+    runtime: Runtime, etype: ElementType, opset: int, thread: RuntimeThread
+) -> list[dict[str, Any]]:
     """Offer each forbidden input of ``REFUSALS``; record whether the runtime refused it."""
     found = []
     for case, sa, sb, ids in REFUSALS:
         a, b = models.ones(etype, sa), models.ones(etype, sb)
         try:
-            session = runtime.prepare(models.shaped(etype, opset, sa, sb))
-            out = session(a, b)
+            session = thread.call(runtime.prepare, models.shaped(etype, opset, sa, sb))
+            out = thread.call(session, a, b)
         except Exception as exc:
             found.append({"type": etype.onnx_name, "case": case, "shape_a": list(sa),
                           "shape_b": list(sb), "requirements": list(ids), "status": "refused",
@@ -324,15 +373,19 @@ def run_conformance(
     bar = Progress(progress)
     results: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
-    for etype in chosen:
-        p = cases.plan(etype, budget=budget, seed=seed, random=random)
-        entry = check_type(runtime, etype, opset=opset, plan=p, variants=variants,
-                           progress=bar, out_dir=out_dir)  # fmt: skip
-        if refusals and entry["status"] != "not supported":
-            refused += check_refusals(runtime, etype, opset)
-        results.append(entry)
-        if on_type is not None:
-            on_type(entry)
+    thread = RuntimeThread()
+    try:
+        for etype in chosen:
+            p = cases.plan(etype, budget=budget, seed=seed, random=random)
+            entry = check_type(runtime, etype, opset=opset, plan=p, variants=variants,
+                               progress=bar, out_dir=out_dir, thread=thread)  # fmt: skip
+            if refusals and entry["status"] != "not supported":
+                refused += check_refusals(runtime, etype, opset, thread)
+            results.append(entry)
+            if on_type is not None:
+                on_type(entry)
+    finally:
+        thread.close()
     reqs = _rollup(results, refused, refusals)
     ran = [t for t in results if t["status"] != "not supported"]
     bad = [r for r, v in reqs.items() if v["verdict"] in ("violated", "not enforced")]
