@@ -94,10 +94,11 @@ def _exhaustive(etype: ElementType) -> Iterator[Chunk]:
     u = etype.uint_view
     every = np.arange(1 << etype.bits, dtype=np.uint64).astype(u)
     rows = min(ROWS, every.size)
+    b = np.tile(every, rows).view(etype.dtype)  # the same in every chunk: built once
+    b.flags.writeable = False
     for start in range(0, every.size, rows):
         a = np.repeat(every[start : start + rows], every.size)
-        b = np.tile(every, rows)
-        yield Chunk("exhaustive", a.view(etype.dtype), b.view(etype.dtype))
+        yield Chunk("exhaustive", a.view(etype.dtype), b)
 
 
 def _rng(etype: ElementType, seed: int) -> np.random.Generator:

@@ -48,10 +48,13 @@ def compare(etype: ElementType, got: np.ndarray, expected: np.ndarray) -> Outcom
             f"{'[n]' if kind == 'dtype' else list(expected.shape)} is expected",
         )
     u = etype.uint_view
-    same = np.ascontiguousarray(got).view(u) == np.ascontiguousarray(expected).view(u)
-    if etype.is_float:
-        same |= _nan(got, etype) & _nan(expected, etype)
-    return Outcome(np.flatnonzero(~same).astype(np.int64))
+    differ = np.flatnonzero(
+        np.ascontiguousarray(got).view(u) != np.ascontiguousarray(expected).view(u)
+    )
+    if etype.is_float and differ.size:  # NaN-ness on the few differing bits only: cheap
+        both_nan = _nan(got[differ], etype) & _nan(expected[differ], etype)
+        differ = differ[~both_nan]
+    return Outcome(differ.astype(np.int64))
 
 
 def bits(x: Any, etype: ElementType) -> int:
