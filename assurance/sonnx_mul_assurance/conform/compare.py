@@ -119,10 +119,27 @@ def _narrow_precision(x: int, etype: ElementType, sb: int) -> bool:
     return drop > 0 and x & ((1 << drop) - 1) == 0
 
 
+def _float32_saturating(a: Any, b: Any) -> np.float64:
+    """A double product as OpenVINO's CPU plugin computes it (measured): operands
+    converted to float32 with infinities and overflows clamped to the largest
+    finite float32, multiplied in float32, the result clamped the same way."""
+    big = float(np.finfo(np.float32).max)
+    with np.errstate(all="ignore"):
+        x, y = (np.float32(np.clip(float(v), -big, big)) for v in (a, b))
+        return np.float64(np.clip(np.float64(x * y), -big, big))
+
+
 def _diagnose_float(etype: ElementType, a: Any, b: Any, expected: Any, got: Any) -> str:
     xa, xb, xe, xg = (bits(v, etype) for v in (a, b, expected, got))
     fe, fg = float(expected), float(got)
     sub_operand = _is_subnormal(xa, etype) or _is_subnormal(xb, etype)
+    if etype.sb > 24 and bits(_float32_saturating(a, b), etype) == xg:
+        if _is_zero(xg, etype) and (sub_operand or _is_subnormal(xe, etype)):
+            return "subnormal flushed to zero (as a float32 computation also does)"
+        return (
+            "computed in float32, conversions saturating (inf and overflows become "
+            "±3.4028235e38, NaN from 0 x inf lost)"
+        )
     if np.isnan(fg) and not np.isnan(fe) and sub_operand and np.isinf(float(a) * float(b)):
         return "subnormal operand taken as zero (denormals-are-zero): 0 x inf"
     if np.isnan(fe) != np.isnan(fg):
@@ -137,7 +154,7 @@ def _diagnose_float(etype: ElementType, a: Any, b: Any, expected: Any, got: Any)
         with np.errstate(all="ignore"):
             f32 = np.float64(np.float32(float(a)) * np.float32(float(b)))
         if bits(f32, etype) == xg:
-            return "the float32 product of the operands rounded to float32 (computed in float32)"
+            return "computed in float32 (operands and product rounded to float32)"
     sign_e, sign_g = xe >> (etype.bits - 1), xg >> (etype.bits - 1)
     if sign_e != sign_g:
         return "wrong sign" + (" of zero" if _is_zero(xe, etype) else "")

@@ -49,6 +49,8 @@ def _type_rows(result: Mapping[str, Any]) -> list[list[str]]:
                 top += of
                 repro = f"; reproducer {v['reproducer']}" if v["reproducer"] else ""
                 findings.append(f"{v['variant']}: {top}{first}{repro}")
+        if t.get("fpu_note"):
+            findings.append(f"note: {t['fpu_note']}")
         rows.append([
             t["type"], t["requirement"], t["status"], f"{t['pairs']:,} ({t['mode']})",
             f"{t['mismatches']:,}", f"{t['seconds']:.1f}", " | ".join(findings) or "-",
