@@ -46,6 +46,8 @@ REFUSALS: tuple[tuple[str, tuple[int, ...], tuple[int, ...], tuple[str, ...]], .
 A runtime must refuse each (raise); one that runs it is reported."""
 
 REFUSAL_IDS: tuple[str, ...] = ("R1", "R4", "R1-DIMS")
+REPRO_PAIRS = 16
+"""Pairs in a reproducer at most: the first of each diagnosis, then spread ones."""
 
 
 def requirement_of(etype: ElementType) -> str:
@@ -202,11 +204,13 @@ def _diagnose_chunk(
     got: np.ndarray,
     idx: np.ndarray,
 ) -> None:
-    for k, i in enumerate(idx[:DIAGNOSED]):
+    found = sum(x.size for x in tally.found_a)
+    for i in idx[:DIAGNOSED]:
         what = diagnose(etype, a[i], b[i], expected[i], got[i])
+        new = what not in tally.diagnoses  # show and reproduce each kind of finding once
         tally.diagnoses[what] = tally.diagnoses.get(what, 0) + 1
         tally.diagnosed += 1
-        if len(tally.examples) < EXAMPLES:
+        if len(tally.examples) < EXAMPLES and (new or len(tally.examples) < 2):
             tally.examples.append({
                 "kind": kind, "a": value(a[i], etype), "b": value(b[i], etype),
                 "a_bits": hexbits(a[i], etype), "b_bits": hexbits(b[i], etype),
@@ -214,9 +218,16 @@ def _diagnose_chunk(
                 "got": value(got[i], etype), "got_bits": hexbits(got[i], etype),
                 "diagnosis": what,
             })  # fmt: skip
-        if k < 16 and sum(x.size for x in tally.found_a) < 16:
+        if new and found < REPRO_PAIRS:
             tally.found_a.append(a[i : i + 1].copy())
             tally.found_b.append(b[i : i + 1].copy())
+            found += 1
+    if found < REPRO_PAIRS // 2:  # then pairs spread over the chunk's mismatches
+        picks = idx[
+            np.linspace(0, idx.size - 1, min(REPRO_PAIRS // 2 - found, idx.size)).astype(int)
+        ]
+        tally.found_a.append(a[picks].copy())
+        tally.found_b.append(b[picks].copy())
 
 
 def _variant_chunks(variant: str, plan: cases.Plan) -> Any:
