@@ -297,3 +297,15 @@ class RefusingBackend(_OnnxBackend):
     @classmethod
     def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> Any:
         raise NotImplementedError("no Mul here")
+
+
+def test_cli_progress_on_stderr_and_junit_on_stdout(
+    fakes_path: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["conform", "--runtime", "conform_fakes:conforming", "--types", "uint8",
+                 "--format", "junit", "--progress"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "uint8 single" in captured.err and "100.0%" in captured.err
+    root = ET.fromstring(captured.out.split("\n", 1)[1])  # after the XML declaration
+    assert root.tag == "testsuites" and root.get("failures") == "0"
