@@ -309,3 +309,16 @@ def test_cli_progress_on_stderr_and_junit_on_stdout(
     assert "uint8 single" in captured.err and "100.0%" in captured.err
     root = ET.fromstring(captured.out.split("\n", 1)[1])  # after the XML declaration
     assert root.tag == "testsuites" and root.get("failures") == "0"
+
+
+def test_cli_exit_2_when_the_oracle_would_flush(
+    fakes_path: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No verdict against a flushed oracle: FTZ that cannot be undone stops the run."""
+    from sonnx_mul_assurance.conform import fpu
+
+    monkeypatch.setattr(fpu, "flushes", lambda: True)
+    monkeypatch.setattr(fpu, "_LIBM", None)
+    code = main(["conform", "--runtime", "conform_fakes:conforming", "--types", "float"])
+    assert code == 2
+    assert "cannot be computed" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from sonnx_mul.cli.errors import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, Command, 
 from sonnx_mul.dtypes import ElementType, allowed_types, by_onnx_name
 
 from . import models
+from .fpu import FloatEnvironmentError
 from .output import render_json, render_junit, render_text, write_all
 from .run import run_conformance
 from .runtimes import (
@@ -199,11 +200,14 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot create --out {args.out}: {exc.strerror or exc}") from exc
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    result = run_conformance(
-        runtime, types=types, opset=args.opset, budget=args.budget, random=args.random,
-        seed=args.seed, variants=variants, refusals=args.refusals, out_dir=args.out,
-        progress=sys.stderr if show else None,
-    )  # fmt: skip
+    try:
+        result = run_conformance(
+            runtime, types=types, opset=args.opset, budget=args.budget, random=args.random,
+            seed=args.seed, variants=variants, refusals=args.refusals, out_dir=args.out,
+            progress=sys.stderr if show else None,
+        )  # fmt: skip
+    except FloatEnvironmentError as exc:
+        raise UsageError(str(exc)) from exc
     if args.out is not None:
         write_all(result, args.out)
     render = {"text": render_text, "json": render_json, "junit": render_junit}[args.format]

@@ -26,7 +26,7 @@ from sonnx_mul.dtypes import ElementType, allowed_types, mul_version
 
 from . import cases, models
 from .compare import DIAGNOSED, EXAMPLES, compare, diagnose, hexbits, value
-from .fpu import flushes, ieee_environment
+from .fpu import FloatEnvironmentError, flushes, ieee_environment
 from .reproduce import write_reproducer
 from .runtimes import Runtime, Session
 
@@ -285,6 +285,8 @@ def check_type(
             for chunk in chunks:
                 _check_chunk(etype, tally, session, chunk, opset, thread)
                 progress.show(label, tally.pairs, total, t0)
+        except FloatEnvironmentError:
+            raise  # this side cannot compute the certified results: no verdict at all
         except Exception as exc:  # failed on a valid input: an error, never "conforming"
             tally.error = f"failed while running: {_first_line(exc)}"
         progress.show(label, tally.pairs, total, t0, final=True)
