@@ -125,7 +125,7 @@ def test_F_backend_plugin_certified_backend_conforms() -> None:
     result = run_conformance(BackendRuntime(Backend), types=_types("int8", "float16"), **SMALL)
     assert result["verdict"] == "conforming", result["violated"]
     for t in result["types"]:
-        assert [v["variant"] for v in t["variants"]] == ["single", "graph"]
+        assert [v["variant"] for v in t["variants"]] == ["single", "graph", "tails"]
 
 
 def test_F_a_runtime_that_raises_on_valid_input_is_an_error_not_a_pass() -> None:
@@ -165,6 +165,23 @@ def _stable(result: dict[str, Any]) -> str:
         return x
 
     return json.dumps(strip(result), sort_keys=True)
+
+
+def test_F_tails_variant_finds_a_fault_of_short_tensors_only() -> None:
+    """A kernel whose scalar tail differs from its vector body (OpenVINO's uint8)."""
+
+    def tail_bug(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        c = fakes.conforming(a, b)
+        if a.dtype == np.uint8 and a.shape[0] % 16:
+            tail = a.shape[0] - a.shape[0] % 16
+            c[tail:] = np.clip(a[tail:].astype(int) * b[tail:], 0, 255)
+        return c
+
+    result = _run(tail_bug, "uint8", refusals=False)
+    by_variant = {v["variant"]: v for v in result["types"][0]["variants"]}
+    assert by_variant["single"]["mismatches"] == 0  # 65,536 pairs: no tail
+    assert by_variant["tails"]["mismatches"] > 0
+    assert result["verdict"] == "non-conforming"
 
 
 def test_F_runs_are_deterministic_for_a_seed() -> None:
@@ -211,7 +228,8 @@ def test_F_junit_is_valid_xml_with_failures_per_finding() -> None:
     cases_ = suite.findall("testcase")
     assert int(suite.get("tests", "0")) == len(cases_)
     failed = [c for c in cases_ if c.find("failure") is not None]
-    assert int(suite.get("failures", "0")) == len(failed) == 1  # int8; float conforms
+    # int8 on the single model and in short tensors (tails); float conforms
+    assert int(suite.get("failures", "0")) == len(failed) == 2
     assert {c.get("classname") for c in failed} == {"conform.saturating.F-WRAP"}
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["setting.runtime"] == "python callable"

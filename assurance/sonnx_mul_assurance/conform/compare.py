@@ -18,8 +18,11 @@ from sonnx_mul.dtypes import ElementType
 
 EXAMPLES = 5
 """Mismatching pairs shown per type and model variant."""
-DIAGNOSED = 2000
-"""Mismatches diagnosed one by one per chunk (the counts say of how many)."""
+DIAGNOSED = 1 << 16
+"""Mismatches diagnosed one by one per chunk at most, spread over the chunk (the
+counts say of how many): every mismatch of an 8-bit exhaustive run."""
+DIAGNOSED_TOTAL = 1 << 18
+"""Per model variant; past it, 256 spread mismatches per chunk."""
 
 
 @dataclass
@@ -90,6 +93,11 @@ def _diagnose_int(etype: ElementType, a: Any, b: Any, got: Any) -> str:
     exact = int(a) * int(b)
     if int(got) == min(max(exact, etype.lo), etype.hi):
         return "saturated to the type's range instead of wrapping modulo 2^n"
+    if etype.bits < 16 and int(got) == min(max(_wrap(exact, 16, True), etype.lo), etype.hi):
+        return (
+            "wrapped to 16 bits then saturated (products of 2^15 or more give 0): "
+            "a scalar tail loop"
+        )
     if etype.bits > 32:
         narrow = _wrap(_wrap(int(a), 32, True) * _wrap(int(b), 32, True), 32, True)
         if int(got) == _wrap(narrow, etype.bits, etype.signed):

@@ -7,6 +7,7 @@
   nodes, where a runtime's graph optimisations may fuse, reorder or pick
   another kernel. The other operators move bits without changing them, so
   the expected output is still ``mul(A, B)`` element for element.
+- ``tails``: the ``single`` model, fed short tensors (``run.TAIL_LENGTHS``).
 - ``shaped``: a Mul whose inputs have fixed, possibly different shapes, for
   the refusal checks (R1, R4, R1-DIMS).
 """
@@ -24,7 +25,10 @@ from sonnx_mul.dtypes import ElementType
 IR_VERSION = 10
 """onnxruntime 1.31 refuses the IR version onnx.helper writes by default."""
 
-VARIANTS: tuple[str, ...] = ("single", "graph")
+VARIANTS: tuple[str, ...] = ("single", "graph", "tails")
+"""``tails`` is the ``single`` model fed short tensors (lengths 1 to 65, see
+``run.TAIL_LENGTHS``), so that every pair also meets a kernel's scalar tail
+loop, not only its vector body."""
 
 
 def tensor_type(etype: ElementType) -> int:
@@ -104,7 +108,7 @@ def shaped(
 
 def build(variant: str, etype: ElementType, opset: int) -> onnx.ModelProto:
     """The model of ``variant`` (one of ``VARIANTS``)."""
-    if variant == "single":
+    if variant in ("single", "tails"):
         return single(etype, opset)
     if variant == "graph":
         return graph(etype, opset)
