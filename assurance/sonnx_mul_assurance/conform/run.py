@@ -294,7 +294,7 @@ def check_type(
         try:
             session = thread.call(runtime.prepare, model)
         except Exception as exc:  # the runtime refuses the model: the type is not supported
-            if variant == "single":
+            if variant == wanted[0]:  # the first model decides: the type is not supported
                 entry.update(status="not supported", reason=_first_line(exc))
                 entry["seconds"] = round(time.perf_counter() - start, 3)
                 return entry
