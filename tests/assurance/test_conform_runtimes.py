@@ -98,3 +98,17 @@ def test_F_WRAP_openvino_saturates_int8_and_uint8(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(repro)], capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "runtime 255 (0xff)" in done.stdout
+
+
+def test_F_WRAP_openvino_uint8_tail_differs_from_its_vector_body() -> None:
+    """Measured with OpenVINO 2026.4.1: in short tensors, uint8 products of 2^15 or
+    more give 0 (255 x 255), where a long tensor gives 255."""
+    pytest.importorskip("openvino")
+    result = run_conformance(
+        OpenVinoRuntime(), types=_types("uint8"), refusals=False, variants=("single", "tails")
+    )
+    single, tails = result["types"][0]["variants"]
+    assert set(single["diagnoses"]) == {
+        "saturated to the type's range instead of wrapping modulo 2^n"
+    }
+    assert any(d.startswith("wrapped to 16 bits then saturated") for d in tails["diagnoses"])
