@@ -217,6 +217,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         out.append(f"Proofs and the running code: {running_code_note(req)}")
         if req.get("sonnx"):
             out.append(f"SONNX tags: {', '.join(req['sonnx'])}")
+        if req.get("sonnx_alignment"):
+            al = req["sonnx_alignment"]
+            out.append(f"Newest SONNX text: **{al['status']}**: {al['note']}; "
+                       f"followed: {al['follows']}")  # fmt: skip
         for path in req.get("absent_evidence", []):
             out.append(f"**Expected evidence absent:** {path}")
         for kind in KINDS:
@@ -277,6 +281,8 @@ def _md_sonnx(report: Mapping[str, Any]) -> list[str]:
             for rid, req in report["requirements"].items()
         ),
     )  # fmt: skip
+    out += ["", f"The profile and the newest SONNX text ({_newest(src)}), per requirement:", ""]
+    out += _md_table(*_newest_table(report))
     out += ["", "Decisions where the SONNX text is silent or ambiguous:", ""]
     out += _md_table(
         ["topic", "the profile says", "decision", "why", "ids"],
@@ -286,6 +292,26 @@ def _md_sonnx(report: Mapping[str, Any]) -> list[str]:
         ),
     )
     return out
+
+
+def _newest(src: Mapping[str, Any]) -> str:
+    commit = str(src.get("newest_commit", "?"))[:12]
+    return (
+        f"{src.get('newest_repository', '?')} {src.get('newest_path', '?')} at commit "
+        f"{commit}, {src.get('newest_revision', '?')}"
+    )
+
+
+def _newest_table(report: Mapping[str, Any]) -> Table:
+    """Per requirement: its E_MUL tags, agree/differ and where, the text followed."""
+    rows = []
+    for rid, req in report["requirements"].items():
+        al = req.get("sonnx_alignment") or {}
+        tags = [t for t in req.get("sonnx", []) if t.startswith("E_MUL_")]
+        rows.append([rid, ", ".join(tags) or "-", al.get("status", "-"), al.get("note", "-"),
+                     al.get("follows", "-")])  # fmt: skip
+    return ["registry id", "E_MUL tags", "newest text", "where they agree or differ",
+            "text followed"], rows  # fmt: skip
 
 
 def _md_trusted(report: Mapping[str, Any]) -> list[str]:
@@ -487,6 +513,10 @@ def _html_requirement(
         h.append("<p>SONNX tags: " + "".join(
             f'<span class="tag" title="{escape(str(tags.get(t, "")))}">{escape(t)}</span>'
             for t in req["sonnx"]) + ' (<a href="#sonnx">alignment</a>)</p>')  # fmt: skip
+    if req.get("sonnx_alignment"):
+        al = req["sonnx_alignment"]
+        h.append(f"<p>Newest SONNX text: <strong>{escape(al['status'])}</strong>: "
+                 f"{escape(al['note'])}; followed: {escape(al['follows'])}</p>")  # fmt: skip
     for path in req.get("absent_evidence", []):
         h.append(f'<p class="absent">Expected evidence absent: {escape(path)} '
                  '(<a href="#evidence-files">what it means</a>)</p>')  # fmt: skip
@@ -523,6 +553,9 @@ def _html_sonnx(report: Mapping[str, Any]) -> list[str]:
         )
         rows.append([_id_link(rid), cell or "none (project requirement)"])
     h += _table(["registry id", "SONNX tags"], rows, raw=True)
+    h.append(f"<h3>The profile and the newest SONNX text</h3><p>{escape(_newest(src))}</p>")
+    head, newest_rows = _newest_table(report)
+    h += _table(head, ([_id_link(r[0]), *(escape(c) for c in r[1:])] for r in newest_rows), True)
     h.append("<h3>Decisions where the SONNX text is silent or ambiguous</h3>")
     h += _table(
         ["topic", "the profile says", "decision", "why", "ids"],

@@ -396,6 +396,7 @@ def build_report(
             "absent_evidence": [not_there(k) for k in absent if rid in EXPECTED_BY.get(k, ())],
             "proof_subjects": _subject_counts(per_id[rid]["proof"]),
             "sonnx": list(getattr(req, "sonnx", ())),
+            "sonnx_alignment": _alignment_of(req),
         }
     passed = not gate
     return {
@@ -439,6 +440,14 @@ def _subject_counts(items: Sequence[Item]) -> dict[str, int]:
         key = str(item.detail.get("about", "unknown"))
         counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def _alignment_of(req: object) -> dict[str, str] | None:
+    """The requirement's ``alignment`` with the newest SONNX text, when it has one."""
+    from dataclasses import asdict, is_dataclass
+
+    found = getattr(req, "alignment", None)
+    return {k: str(v) for k, v in asdict(found).items()} if is_dataclass(found) else None  # type: ignore[arg-type]
 
 
 def _sonnx_alignment() -> dict[str, Any]:
