@@ -173,7 +173,7 @@ class OpenVinoRuntime:
         denormals_optimization: bool | None = None,
     ) -> None:
         try:
-            import openvino  # type: ignore[import-untyped]
+            import openvino
         except ImportError as exc:
             raise RuntimeUnavailable(
                 "openvino is not installed (pip install 'sonnx-mul-assurance[conform]')"
