@@ -30,7 +30,7 @@ from sonnx_mul import errors as error_classes
 from sonnx_mul.errors import ProfileError
 from sonnx_mul.oracle import reference
 
-from .whyml import modules
+from . import whyml
 
 API = Path("why3/api.mlw")
 REFINE = Path("why3/refine.mlw")
@@ -42,7 +42,8 @@ PROGRAMS: tuple[tuple[str, str], ...] = (
 OPERANDS: Mapping[str, str] = MappingProxyType({"ka": "A", "kb": "B"})
 """The model's names of the inputs whose kind is checked."""
 
-_DECLARATION = re.compile(r"exception\s+(\w+)[^\n(]*\(\*\s*raises:\s*(\w+)\s*\[([^\]]*)\]\s*\*\)")
+# The annotation comment on an exception's declaration line.
+_RAISES = re.compile(r"\(\*\s*raises:\s*(\w+)\s*\[([^\]]*)\]\s*\*\)")
 
 
 @dataclass(frozen=True)
@@ -63,29 +64,35 @@ def declared_errors(root: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Exception -> (Python error class, requirement ids) from the declarations."""
     found: dict[str, tuple[str, tuple[str, ...]]] = {}
     for file in (API, REFINE):
-        for m in _DECLARATION.finditer((root / file).read_text()):
-            ids = tuple(i.strip() for i in m.group(3).split(",") if i.strip())
-            found[m.group(1)] = (m.group(2), ids)
+        text = (root / file).read_text()
+        lines = text.splitlines()
+        for _, decl in whyml.declarations(text):
+            m = _RAISES.search(lines[decl.start - 1]) if decl.kind == "exception" else None
+            if m:
+                ids = tuple(i.strip() for i in m.group(2).split(",") if i.strip())
+                found[decl.name] = (m.group(1), ids)
     return found
 
 
-def _functions(body: str) -> dict[str, str]:
-    """Function name -> its body (after the ``=`` line) in a module's text."""
-    starts = list(re.finditer(r"^  let\s+(?:(?:lemma|function|predicate)\s+)?(\w+)", body, re.M))
+def _functions(text: str, module: str) -> dict[str, str]:
+    """Program name -> its body (after the ``=`` line) in ``module`` of ``text``."""
+    mod = next((m for m in whyml.parse(text) if m.name == module), None)
+    if mod is None:
+        return {}
     found = {}
-    for m, nxt in itertools.zip_longest(starts, starts[1:]):
-        text = body[m.end() : nxt.start() if nxt else len(body)]
-        eq = re.search(r"^\s*=\s", text, re.M)
-        if eq:
-            found[m.group(1)] = text[eq.end() :]
+    for decl in mod.declarations:
+        if decl.kind.split()[0] == "let":
+            body = whyml.definition(mod, decl.name, text)
+            if body is not None:
+                found[decl.name] = body
     return found
 
 
 def why3_order(root: Path) -> tuple[list[Check], list[str]]:
     """The checks in the order the Why3 API programs raise them, and parse errors."""
-    mods = modules((root / API).read_text())
+    text = (root / API).read_text()
     declared = declared_errors(root)
-    helpers = _functions(mods.get("ApiChecks", ""))
+    helpers = _functions(text, "ApiChecks")
     token = re.compile(
         r"\braise\s+(?P<exc>[A-Z]\w*)"
         + (
@@ -112,7 +119,7 @@ def why3_order(root: Path) -> tuple[list[Check], list[str]]:
 
     orders = []
     for module, program in PROGRAMS:
-        body = _functions(mods.get(module, "")).get(program)
+        body = _functions(text, module).get(program)
         if body is None:
             errors.append(f"{API}: {module}.{program} not found")
             continue

@@ -19,7 +19,6 @@ import argparse
 import ast
 import importlib
 import inspect
-import json
 import os
 import re
 import subprocess
@@ -27,7 +26,6 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
@@ -36,6 +34,8 @@ from typing import Any
 import sonnx_mul
 from sonnx_mul.digest import sha256
 
+from . import evidence_schema as schema
+
 DEFAULT_TIMEOUT = 8.0
 FINDING = re.compile(
     r"^(?P<file>.*?):(?P<line>\d+): error: (?P<message>.*) when calling (?P<call>.*)$"
@@ -43,28 +43,8 @@ FINDING = re.compile(
 RETURNS = re.compile(r"^(?P<call>.*) \(which returns .*\)$", re.DOTALL)
 
 
-@dataclass
-class Finding:
-    """One CrossHair report and the verdict of re-running it in plain Python."""
-
-    line: int
-    message: str
-    call: str
-    status: str  # "confirmed" | "unconfirmed"
-    detail: str
-
-
-@dataclass
-class FunctionResult:
-    """The check of one contract function."""
-
-    function: str
-    conditions: int
-    status: str  # "pass" | "counterexample" | "unconfirmed" | "error"
-    time: float
-    exit_code: int
-    findings: list[Finding] = field(default_factory=list)
-    output: str = ""
+Finding = schema.CrossHairFinding
+FunctionResult = schema.CrossHairFunction
 
 
 def crosshair_executable() -> str:
@@ -254,40 +234,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("proofs/out/crosshair.json"))
     args = parser.parse_args(argv)
 
-    package = Path(sonnx_mul.__file__).resolve().parent
-    contracts = Path(__file__).resolve().parent / "contracts.py"
+    here = Path(__file__).resolve().parent
+    product = Path(sonnx_mul.__file__).resolve().parent
+    contracts = here / "contracts.py"
     start = time.monotonic()
     results = check_module(
         contracts, "sonnx_mul_assurance.contracts", args.timeout, args.jobs, args.function
     )
     elapsed = round(time.monotonic() - start, 2)
     code = verdict(results)
-    report = {
-        "tool": "crosshair",
-        "crosshair_version": crosshair_version(),
-        "python": sys.version.split()[0],
-        "analysis_kind": "PEP316",
-        "per_condition_timeout": args.timeout,
-        "artifacts": {
+    report = schema.CrossHairEvidence(
+        tool="crosshair",
+        crosshair_version=crosshair_version(),
+        python=sys.version.split()[0],
+        analysis_kind="PEP316",
+        per_condition_timeout=args.timeout,
+        artifacts={
             "assurance/sonnx_mul_assurance/contracts.py": sha256(contracts),
-            "src/sonnx_mul/oracle/integers.py": sha256(package / "oracle" / "integers.py"),
-            "src/sonnx_mul/validation.py": sha256(package / "validation.py"),
-            "src/sonnx_mul/dtypes.py": sha256(package / "dtypes.py"),
-            "src/sonnx_mul/oracle/softfloat.py": sha256(package / "oracle" / "softfloat.py"),
+            "src/sonnx_mul/oracle/integers.py": sha256(product / "oracle" / "integers.py"),
+            "src/sonnx_mul/validation.py": sha256(product / "validation.py"),
+            "src/sonnx_mul/dtypes.py": sha256(product / "dtypes.py"),
+            "src/sonnx_mul/oracle/softfloat.py": sha256(product / "oracle" / "softfloat.py"),
         },
-        "functions": [asdict(r) for r in results],
-        "conditions": sum(r.conditions for r in results),
-        "time": elapsed,
-        "passed": code == 0,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        functions=results,
+        conditions=sum(r.conditions for r in results),
+        time=elapsed,
+        passed=code == 0,
+    )
+    schema.dump(report, args.out)
     for r in results:
         extra = "".join(f"\n    {f.status}: {f.call} -- {f.detail}" for f in r.findings)
         print(f"{r.status:15} {r.function} ({r.conditions} conditions, {r.time} s){extra}")
         if r.status == "error":
             print("    " + r.output.replace("\n", "\n    ")[:2000])
-    n_cond = report["conditions"]
+    n_cond = report.conditions
     print(f"crosshair: {len(results)} functions, {n_cond} conditions, {elapsed} s -> exit {code}")
     return code
 

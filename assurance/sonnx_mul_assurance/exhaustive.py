@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import multiprocessing
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -35,6 +33,8 @@ from sonnx_mul.api import mul
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
 from sonnx_mul.errors import IntegerOverflowError
 from sonnx_mul.oracle import integers as kernel
+
+from .evidence_schema import ExhaustiveEvidence, ExhaustiveResult, dump
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
 ROWS_PER_CHUNK = 16  # first operands per chunk: 16 * 65536 = 1 Mi pairs
@@ -182,7 +182,7 @@ def _worker(job: tuple[str, int, int]) -> tuple[int, int, list[tuple[int, int, i
     return compare_rows(np.arange(start, stop, dtype=np.uint32), etype)
 
 
-def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> dict[str, Any]:
+def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> ExhaustiveResult:
     """Every pair whose first operand is below ``rows`` (all 2**32 by default)."""
     chunks = [
         (etype.onnx_name, s, min(s + ROWS_PER_CHUNK, rows)) for s in range(0, rows, ROWS_PER_CHUNK)
@@ -197,23 +197,24 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> dict[
             mismatches += bad
             examples.extend(ex[: max(0, 10 - len(examples))])
     elapsed = time.monotonic() - start
-    return {
-        "type": etype.onnx_name,
-        "pairs": pairs,
-        "mismatches": mismatches,
-        "examples": [
+    return ExhaustiveResult(
+        type=etype.onnx_name,
+        requirements=["F-FLOAT"],
+        pairs=pairs,
+        mismatches=mismatches,
+        examples=[
             {"a_bits": x, "b_bits": y, "got_bits": g, "expected_bits": e} for x, y, g, e in examples
         ],
-        "time": round(elapsed, 2),
-        "pairs_per_second": round(pairs / elapsed) if elapsed > 0 else None,
-        "workers": jobs,
-    }
+        time=round(elapsed, 2),
+        pairs_per_second=round(pairs / elapsed) if elapsed > 0 else None,
+        workers=jobs,
+    )
 
 
 # ------------------------------------------------------------------ integers
 
 
-def check_int(etype: ElementType, rows: int | None = None) -> dict[str, Any]:
+def check_int(etype: ElementType, rows: int | None = None) -> ExhaustiveResult:
     """Every pair of an 8-bit type (first operands: the ``rows`` smallest, default all),
     overflow="wrap" and overflow="error"."""
     start = time.monotonic()
@@ -254,16 +255,17 @@ def check_int(etype: ElementType, rows: int | None = None) -> dict[str, Any]:
         problems.append(f"error: {a_list[i]} * {b_list[i]} not refused")
     elapsed = time.monotonic() - start
     n = len(a_list)
-    return {
-        "type": etype.onnx_name,
-        "pairs": n,
-        "modes": ["wrap", "error"],
-        "overflowing_pairs": n - len(idx_fit),
-        "mismatches": len(wrap_bad) + error_bad,
-        "examples": problems[:10],
-        "time": round(elapsed, 2),
-        "pairs_per_second": round(2 * n / elapsed) if elapsed > 0 else None,
-    }
+    return ExhaustiveResult(
+        type=etype.onnx_name,
+        requirements=["F-WRAP", "F-CHECKED"],
+        pairs=n,
+        modes=["wrap", "error"],
+        overflowing_pairs=n - len(idx_fit),
+        mismatches=len(wrap_bad) + error_bad,
+        examples=list(problems[:10]),
+        time=round(elapsed, 2),
+        pairs_per_second=round(2 * n / elapsed) if elapsed > 0 else None,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("proofs/out/exhaustive.json"))
     args = parser.parse_args(argv)
     wanted = args.types.split(",")
-    results = []
+    results: list[ExhaustiveResult] = []
     for etype in (INT8, UINT8):
         if etype.onnx_name in wanted:
             results.append(check_int(etype))
@@ -283,23 +285,22 @@ def main(argv: list[str] | None = None) -> int:
         if etype.onnx_name in wanted:
             results.append(check_float(etype, args.jobs, args.rows))
             print(_line(results[-1]), flush=True)
-    ok = bool(results) and all(r["mismatches"] == 0 for r in results)
-    report = {
-        "tool": "sonnx_mul_assurance.exhaustive",
-        "numpy": np.__version__,
-        "complete": args.rows == 1 << 16,
-        "results": results,
-        "passed": ok,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    ok = bool(results) and all(r.ok for r in results)
+    report = ExhaustiveEvidence(
+        tool="sonnx_mul_assurance.exhaustive",
+        numpy=np.__version__,
+        complete=args.rows == 1 << 16,
+        results=results,
+        passed=ok,
+    )
+    dump(report, args.out)
     return 0 if ok else 1
 
 
-def _line(r: dict[str, Any]) -> str:
+def _line(r: ExhaustiveResult) -> str:
     return (
-        f"{r['type']:9} {r['pairs']:>11,} pairs  {r['mismatches']} mismatches  "
-        f"{r['time']} s  {r['pairs_per_second']:,} pairs/s"
+        f"{r.type:9} {r.pairs:>11,} pairs  {r.mismatches} mismatches  "
+        f"{r.time} s  {r.pairs_per_second or 0:,} pairs/s"
     )
 
 

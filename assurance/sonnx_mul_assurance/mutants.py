@@ -46,10 +46,13 @@ import time
 import tokenize
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Queue
 from types import MappingProxyType
+
+from . import evidence_schema as schema
+from . import whyml
 
 REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_trace_report.py", "tests/report/test_gate_rules.py",
@@ -171,17 +174,7 @@ class Mutant:
         return text[: self.start] + self.replacement + text[self.end :]
 
 
-@dataclass
-class Outcome:
-    key: str
-    file: str
-    line: int
-    original: str
-    replacement: str
-    context: str
-    status: str  # killed | survived | timeout | invalid | equivalent
-    seconds: float
-    detail: str = ""
+Outcome = schema.MutantOutcome
 
 
 # ------------------------------------------------------------------ Python
@@ -311,13 +304,15 @@ _MLW_RULES: tuple[tuple[str, str | None], ...] = (
 
 
 def mlw_mutants(file: str, text: str) -> list[Mutant]:
-    comments = [(m.start(), m.end()) for m in re.finditer(r"\(\*.*?\*\)", text, re.S)]
+    # Offsets are kept by strip_comments: a match starts inside a comment
+    # where the blanked text differs (no rule's match starts with a blank).
+    clean = whyml.strip_comments(text)
     starts = _offsets(text)
     lines = text.splitlines()
     found = []
     for pattern, replacement in _MLW_RULES:
         for m in re.finditer(pattern, text):
-            if any(a <= m.start() < b for a, b in comments):
+            if clean[m.start()] != text[m.start()]:
                 continue
             if "< float" in lines[text.count("\n", 0, m.start())]:
                 continue  # the format of a float type: the cross-check's job (tables)
@@ -351,12 +346,10 @@ def spread(mutants: list[Mutant], limit: int) -> list[Mutant]:
 
 
 def _module_of(text: str, offset: int) -> str | None:
-    name = None
-    for m in re.finditer(r"^\s*(?:module|theory)\s+(\w+)", text, re.M):
-        if m.start() > offset:
-            break
-        name = m.group(1)
-    return name
+    """The last module starting at or before ``offset`` (:func:`whyml.parse`)."""
+    line = text.count("\n", 0, offset) + 1
+    before = [m.name for m in whyml.parse(text) if m.start <= line]
+    return before[-1] if before else None
 
 
 # ------------------------------------------------------------------ running
@@ -418,7 +411,8 @@ def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcom
     path = copy / mutant.file
     original = path.read_text()
     start = time.monotonic()
-    status, detail = "survived", ""
+    status: schema.MutantStatus = "survived"
+    detail = ""
     try:
         path.write_text(mutant.apply(original))
         module = _module_of(original, mutant.start) if mutant.file.endswith(".mlw") else None
@@ -539,13 +533,11 @@ def report(root: Path, outcomes: list[Outcome], elapsed: float, out: Path = OUT)
     survivors = [o for o in outcomes if o.status == "survived"]
     total = len(outcomes)
     rate = dead / (total - equivalent) if total > equivalent else 1.0
-    data = {
-        "mutants": total, "killed": dead, "equivalent": equivalent, "survived": len(survivors),
-        "kill_rate": round(rate, 4), "seconds": round(elapsed, 1), "by_file": by_file,
-        "outcomes": [asdict(o) for o in outcomes],
-    }  # fmt: skip
-    (root / out).parent.mkdir(parents=True, exist_ok=True)
-    (root / out).write_text(json.dumps(data, indent=1) + "\n")
+    data = schema.MutantsRecord(
+        mutants=total, killed=dead, equivalent=equivalent, survived=len(survivors),
+        kill_rate=round(rate, 4), seconds=round(elapsed, 1), by_file=by_file, outcomes=outcomes,
+    )  # fmt: skip
+    schema.dump(data, root / out)
     for file, counts in sorted(by_file.items()):
         print(f"  {file}: {counts}")
     for o in survivors:

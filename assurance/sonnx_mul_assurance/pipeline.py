@@ -23,14 +23,15 @@ is printed in one block when the step ends.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+
+from . import evidence_schema as schema
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,8 @@ class Step:
     argv: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    name: str
-    exit_code: int
-    seconds: float
-    cpu_seconds: float = 0.0  # user + system of the step and its children
+Outcome = schema.PipelineStep
+"""What a step did (the records of ``pipeline.json``)."""
 
 
 def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
@@ -158,11 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     outcomes = run(args.root)
     total = time.perf_counter() - start
     print(summary(outcomes, total))
-    record = {
-        "steps": [asdict(o) for o in outcomes],
-        "total_seconds": total,
-    }
-    (args.root / "proofs" / "out" / "pipeline.json").write_text(json.dumps(record, indent=2) + "\n")
+    record = schema.PipelineRecord(steps=outcomes, total_seconds=total)
+    schema.dump(record, args.root / "proofs" / "out" / "pipeline.json")
     return 0 if all(o.exit_code == 0 for o in outcomes) else 1
 
 

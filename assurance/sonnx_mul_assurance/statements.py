@@ -38,12 +38,13 @@ from typing import Any
 
 from sonnx_mul.digest import sha256
 
+from . import whyml
+
 STATEMENT_DRIVER = Path("proofs/drivers/statement.drv")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
 DRIVERS = Path("proofs/drivers")
 WHY3_DRIVERS = Path("/usr/share/why3/drivers")
 
-_COMMENT_RE = re.compile(r"\(\*.*?\*\)", re.S)
 _ATTRIBUTE_RE = re.compile(r"\[[@#][^\]]*\]")
 _TASK_RE = re.compile(r"^theory Task\n(.*?)^end\n", re.S | re.M)
 _GOAL_RE = re.compile(r"\bgoal\s+(\S+)\s*:")
@@ -58,7 +59,7 @@ class Statement:
 
 
 def normalise(text: str) -> str:
-    text = _COMMENT_RE.sub(" ", text)
+    text = whyml.strip_comments(text)
     text = _ATTRIBUTE_RE.sub(" ", text)
     return " ".join(text.split())
 

@@ -1,18 +1,19 @@
 """One source for the tables that exist both in Python and in ``why3/``.
 
-``python -m sonnx_mul_assurance.tables generate`` writes ``why3/profile.mlw``
-from the Python registry (:mod:`sonnx_mul.dtypes`): the element-type tags,
-the opset table, ``MAX_KNOWN_OPSET``, and per type its width, integer range,
-modulus and float format. ``check`` (a ``make prove`` step) fails when
+``python -m sonnx_mul_assurance.tables generate`` writes, from the Python
+registry (:mod:`sonnx_mul.dtypes`), ``why3/profile.mlw`` (element-type
+tags, the opset table, ``MAX_KNOWN_OPSET``, per type its width, integer
+range, modulus and float format) and the per-type instances of
+:mod:`sonnx_mul_assurance.instances` (``wrap.mlw``, ``checked.mlw``,
+``floats.mlw``, ``narrowfloat.mlw``, ``proofs/drivers/narrowfloat.gen``).
+``check`` (a ``make prove`` step) fails when
 
-* ``why3/profile.mlw`` is not byte-identical to what ``generate`` writes,
-  or another ``why3/`` file redefines one of its symbols
-  (:func:`check_generated`);
-* a hand-written Why3 instance disagrees with the Python type it claims to
-  be (its tag): bit-vector width, range constants, modulus, float format
-  (``< float eb sb >``, followed into Why3's standard library for
-  ``ieee_float.Float32``/``Float64``) and the SMT driver's format
-  (:func:`cross_check`);
+* a generated file is not byte-identical to what ``generate`` writes, or
+  another ``why3/`` file redefines a symbol of ``profile.mlw``
+  (:func:`check_generated`); what each generated goal states is pinned,
+  goal by goal, in ``proofs/manifest.json`` (:mod:`sonnx_mul_assurance.statements`);
+* Why3's standard library does not have the float formats the generator
+  names (:func:`stdlib_formats`);
 * the order of the checks that ``why3/api.mlw`` proves is not the order
   that :func:`sonnx_mul.api.mul` runs (:mod:`sonnx_mul_assurance.check_order`).
 
@@ -25,36 +26,16 @@ import argparse
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import MappingProxyType
 
 from sonnx_mul import dtypes
-from sonnx_mul.dtypes import ElementType
 
+from . import instances, whyml
 from .check_order import check_order
-from .whyml import modules, strip_comments
+from .instances import tag
 
 GENERATED = Path("why3/profile.mlw")
-DRIVER = Path("proofs/drivers/narrowfloat.gen")
-
-WHY3_TAG: Mapping[str, str] = MappingProxyType(
-    {
-        "float16": "Float16",
-        "bfloat16": "BFloat16",
-        "float": "Float",
-        "double": "Double",
-        "int8": "Int8",
-        "int16": "Int16",
-        "int32": "Int32",
-        "int64": "Int64",
-        "uint8": "UInt8",
-        "uint16": "UInt16",
-        "uint32": "UInt32",
-        "uint64": "UInt64",
-    }
-)
-"""Why3 constructor of each profile type (ONNX name -> tag): names only, no values."""
 
 REFUSED_TAGS: tuple[str, ...] = (
     "Bool", "Complex64", "Complex128", "String", "Float8", "Int4", "Other",
@@ -66,10 +47,6 @@ GENERATED_SYMBOLS: tuple[str, ...] = (
     "mul_version", "introduced", "type_bits", "type_lo", "type_hi", "type_modulus",
     "float_eb", "float_sb",
 )  # fmt: skip
-
-
-def tag(etype: ElementType) -> str:
-    return WHY3_TAG[etype.onnx_name]
 
 
 def introduced_in() -> dict[str, int]:
@@ -166,57 +143,61 @@ def generate() -> str:
     return "\n".join(parts)
 
 
+def generated_files() -> dict[Path, Callable[[], str]]:
+    """Every file generated from the registry (relative path) and its generator."""
+    return {GENERATED: generate, **instances.GENERATORS}
+
+
+def write_generated(root: Path) -> list[Path]:
+    for path, make in generated_files().items():
+        (root / path).write_text(make())
+    return list(generated_files())
+
+
 def check_generated(root: Path) -> list[str]:
-    """Disagreements between ``why3/profile.mlw`` and the registry, and redefinitions."""
+    """Generated files that differ from their generator's output; redefinitions
+    of the profile's symbols; the registry's own consistency."""
     errors = []
-    path = root / GENERATED
-    if not path.exists():
-        return [f"{GENERATED} is missing: run python -m sonnx_mul_assurance.tables generate"]
-    if path.read_text() != generate():
-        errors.append(
-            f"{GENERATED} is not what the Python registry generates "
-            "(edited by hand, or dtypes.py changed): "
-            "run python -m sonnx_mul_assurance.tables generate"
-        )
-    defines = re.compile(
-        r"\b(?:type|constant|function|predicate)\s+(" + "|".join(GENERATED_SYMBOLS) + r")\b"
-    )
+    for path, make in generated_files().items():
+        if not (root / path).exists():
+            errors.append(f"{path} is missing: run python -m sonnx_mul_assurance.tables generate")
+        elif (root / path).read_text() != make():
+            errors.append(
+                f"{path} is not what the Python registry generates (edited by hand, or "
+                "dtypes.py changed): run python -m sonnx_mul_assurance.tables generate"
+            )
     for mlw in sorted((root / "why3").glob("*.mlw")):
         if mlw.name == GENERATED.name:
             continue
-        for match in defines.finditer(strip_comments(mlw.read_text())):
-            errors.append(f"why3/{mlw.name} redefines {match.group(1)} of {GENERATED}")
-    dtype_text = strip_comments((root / "why3/dtype.mlw").read_text())
+        for module, decl in whyml.declarations(mlw.read_text()):
+            if decl.name in GENERATED_SYMBOLS and decl.kind.split()[-1] in _DEFINING:
+                errors.append(f"why3/{mlw.name} {module} redefines {decl.name} of {GENERATED}")
+    dtype_text = whyml.strip_comments((root / "why3/dtype.mlw").read_text())
     if not re.search(r"\buse\s+export\s+profile\.Profile\b", dtype_text):
         errors.append("why3/dtype.mlw does not `use export profile.Profile`")
+    for etype in dtypes.ALL_TYPES:
+        if etype.is_float and etype.bits != etype.eb + etype.sb:
+            errors.append(f"dtypes.py {etype.onnx_name}: bits != eb + sb")
     return errors
 
 
-def _tagged(root: Path, file: str) -> dict[str, list[tuple[str, str]]]:
-    """Tag -> [(module, body)] of the modules of why3/``file`` that declare a tag."""
-    found: dict[str, list[tuple[str, str]]] = {}
-    for name, body in modules((root / "why3" / file).read_text()).items():
-        m = re.search(r"let\s+constant\s+tag\s*:\s*dtype\s*=\s*(\w+)", body)
-        if m:
-            found.setdefault(m.group(1), []).append((name, body))
-    return found
+_DEFINING = ("type", "constant", "function", "predicate")
 
 
-def _int_literal(text: str) -> int:
-    return int(text.replace(" ", ""), 0)
-
-
-def _float_format(root: Path, file_module: str, stdlib: Path | None) -> tuple[int, int] | None:
-    """``(eb, sb)`` of ``type t = < float eb sb >`` in ``file.Module`` (project or stdlib)."""
-    file, module = file_module.rsplit(".", 1)
-    path = root / "why3" / f"{file}.mlw"
-    if not path.exists() and stdlib is not None:
+def stdlib_formats(stdlib: Path | None) -> list[str]:
+    """The standard library's float modules the generator names have the
+    format it assumes (``type t = < float eb sb >``)."""
+    if stdlib is None:
+        return ["why3 standard library not found (why3 --print-datadir)"]
+    errors = []
+    for (eb, sb), qualified in instances.STDLIB_FORMATS.items():
+        file, module = qualified.rsplit(".", 1)
         path = stdlib / f"{file}.mlw"
-    if not path.exists():
-        return None
-    body = modules(path.read_text()).get(module)
-    m = re.search(r"type\s+t\s*=\s*<\s*float\s+(\d+)\s+(\d+)\s*>", body or "")
-    return (int(m.group(1)), int(m.group(2))) if m else None
+        body = whyml.modules(path.read_text()).get(module, "") if path.exists() else ""
+        m = re.search(r"type\s+t\s*=\s*<\s*float\s+(\d+)\s+(\d+)\s*>", body)
+        if not m or (int(m.group(1)), int(m.group(2))) != (eb, sb):
+            errors.append(f"{qualified} is not < float {eb} {sb} > in {path}")
+    return errors
 
 
 def why3_stdlib() -> Path | None:
@@ -230,120 +211,9 @@ def why3_stdlib() -> Path | None:
     return path if path.is_dir() else None
 
 
-def _check_wrap(etype: ElementType, name: str, body: str) -> list[str]:
-    where = f"why3/wrap.mlw {name} ({etype.onnx_name})"
-    errors = []
-    m = re.search(r"use\s+bv\.BV(\d+)\s+as\s+B\b", body)
-    if not m or int(m.group(1)) != etype.bits:
-        errors.append(f"{where}: elements are not bv.BV{etype.bits}")
-    if not re.search(r"clone\s+export\s+refine\.Refine\s+with\s+type\s+t\s*=\s*B\.t\b", body):
-        errors.append(f"{where}: does not clone refine.Refine with t = B.t")
-    if etype.signed:
-        wide = 2 * etype.bits
-        if not re.search(rf"use\s+bv\.BV{wide}\s+as\s+W\b", body) or not re.search(
-            rf"use\s+bv\.BVConverter_{etype.bits}_{wide}\s+as\s+C\b", body
-        ):
-            errors.append(f"{where}: the exact product is not taken in bv.BV{wide}")
-        m = re.search(r"-\s*(\d+)\s*<=\s*B\.to_int\s*\(mul_wrap x y\)\s*<\s*(\d+)", body)
-        if not m or (-int(m.group(1)), int(m.group(2)) - 1) != (etype.lo, etype.hi):
-            errors.append(f"{where}: f_wrap_range does not state [{etype.lo}, {etype.hi}]")
-    else:
-        m = re.search(r"mod\s*\(B\.t'int x \* B\.t'int y\)\s*(\d+)", body)
-        if not m or int(m.group(1)) != 1 << etype.bits:
-            errors.append(f"{where}: f_wrap is not modulo 2^{etype.bits}")
-    return errors
-
-
-def _check_checked(etype: ElementType, name: str, body: str) -> list[str]:
-    where = f"why3/checked.mlw {name} ({etype.onnx_name})"
-    clone = re.search(
-        r"clone\s+export\s+refine\.RefineChecked\s+with\s+val\s+elt\s*=\s*tag\s*,"
-        r"\s*val\s+lo\s*=\s*(\w+)\s*,\s*val\s+hi\s*=\s*(\w+)",
-        body,
-    )
-    if not clone:
-        return [f"{where}: does not clone refine.RefineChecked with elt, lo, hi"]
-    errors = []
-    for bound, symbol, expected in (
-        ("lo", clone.group(1), etype.lo),
-        ("hi", clone.group(2), etype.hi),
-    ):
-        m = re.search(rf"let\s+constant\s+{symbol}\s*:\s*int\s*=\s*(-?\s*\d+)", body)
-        if not m or _int_literal(m.group(1)) != expected:
-            errors.append(f"{where}: {bound} ({symbol}) is not {expected}")
-    for m in re.finditer(r"(-?\s*\d+)\s*<=\s*imul x y\s*<=\s*(\d+)", body):
-        if (_int_literal(m.group(1)), int(m.group(2))) != (etype.lo, etype.hi):
-            errors.append(f"{where}: f_checked does not state [{etype.lo}, {etype.hi}]")
-    return errors
-
-
-def _check_float(
-    root: Path, etype: ElementType, name: str, body: str, stdlib: Path | None, driver: str
-) -> list[str]:
-    where = f"why3/floats.mlw {name} ({etype.onnx_name})"
-    m = re.search(r"use\s+([\w.]+)\s+as\s+F\b", body)
-    if not m:
-        return [f"{where}: no `use <format> as F`"]
-    fmt = _float_format(root, m.group(1), stdlib)
-    if fmt != (etype.eb, etype.sb):
-        return [f"{where}: {m.group(1)} is {fmt}, Python says ({etype.eb}, {etype.sb})"]
-    errors = []
-    if m.group(1).startswith("narrowfloat."):
-        section = re.search(rf"theory\s+{re.escape(m.group(1))}\b(.*?)\bend\b", driver, re.S)
-        formats = set(
-            re.findall(r"FloatingPoint\s+(\d+)\s+(\d+)", section.group(1) if section else "")
-        )
-        if formats != {(str(etype.eb), str(etype.sb))}:
-            errors.append(f"{DRIVER} maps {m.group(1)} to {sorted(formats)}, not {fmt}")
-        nf = modules((root / "why3/narrowfloat.mlw").read_text()).get(m.group(1).split(".")[1], "")
-        emax = (1 << (etype.eb - 1)) - 1
-        max_int = ((1 << etype.sb) - 1) << (emax - etype.sb + 1)
-        for const, expected in (("pow2sb", 1 << etype.sb), ("max_int", max_int)):
-            c = re.search(rf"constant\s+{const}\s*:\s*int\s*=\s*(\w+)", nf)
-            if not c or _int_literal(c.group(1)) != expected:
-                errors.append(f"why3/narrowfloat.mlw {m.group(1)}: {const} is not {expected}")
-    return errors
-
-
-def cross_check(root: Path) -> list[str]:
-    """Disagreements between the hand-written Why3 instances and the registry."""
-    errors: list[str] = []
-    stdlib = why3_stdlib()
-    if stdlib is None:
-        errors.append("why3 standard library not found (why3 --print-datadir)")
-    driver_path = root / DRIVER
-    driver = driver_path.read_text() if driver_path.exists() else ""
-    wrap, checked, floats = (_tagged(root, f) for f in ("wrap.mlw", "checked.mlw", "floats.mlw"))
-    known = set(WHY3_TAG.values())
-    for file, table in (("wrap.mlw", wrap), ("checked.mlw", checked), ("floats.mlw", floats)):
-        for t in sorted(set(table) - known):
-            errors.append(f"why3/{file}: tag {t} is not a type of the Python registry")
-    for etype in dtypes.ALL_TYPES:
-        t = tag(etype)
-        if etype.is_float:
-            instances = {"floats.mlw": floats.get(t, [])}
-        else:
-            instances = {"wrap.mlw": wrap.get(t, []), "checked.mlw": checked.get(t, [])}
-        for file, found in instances.items():
-            if len(found) != 1:
-                errors.append(f"why3/{file}: {len(found)} instances of {etype.onnx_name}, not 1")
-                continue
-            name, body = found[0]
-            if file == "wrap.mlw":
-                errors += _check_wrap(etype, name, body)
-            elif file == "checked.mlw":
-                errors += _check_checked(etype, name, body)
-            else:
-                errors += _check_float(root, etype, name, body, stdlib, driver)
-    for etype in dtypes.ALL_TYPES:
-        if etype.is_float and etype.bits != etype.eb + etype.sb:
-            errors.append(f"dtypes.py {etype.onnx_name}: bits != eb + sb")
-    return errors
-
-
 def run_checks(root: Path) -> list[str]:
-    """Every check of ``tables check``: generated file, cross-check, order of the checks."""
-    return check_generated(root) + cross_check(root) + check_order(root)
+    """Every check of ``tables check``: generated files up to date, stdlib formats, check order."""
+    return check_generated(root) + stdlib_formats(why3_stdlib()) + check_order(root)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,8 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd())
     args = parser.parse_args(argv)
     if args.command == "generate":
-        (args.root / GENERATED).write_text(generate())
-        print(f"wrote {GENERATED}")
+        for path in write_generated(args.root):
+            print(f"wrote {path}")
         return 0
     errors = run_checks(args.root)
     for error in errors:

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance import statements
+from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance import statements, whyml
 
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
@@ -38,7 +39,6 @@ PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian", 
 VALID = "Valid"
 DISCOVERY_LIMIT = 1
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
-_MODULE_RE = re.compile(r"^\s*(?:module|theory)\s+([A-Z][A-Za-z0-9_']*)", re.M)
 
 Key = tuple[str, str, str]  # (file, module, goal#k)
 
@@ -97,7 +97,7 @@ def modules_of(root: Path, entry: dict[str, Any]) -> list[str]:
     listed = entry.get("modules")
     if isinstance(listed, list):
         return [str(m) for m in listed]
-    return _MODULE_RE.findall((root / entry["path"]).read_text())
+    return whyml.module_names((root / entry["path"]).read_text())
 
 
 def parse_json_stream(text: str) -> list[dict[str, Any]]:
@@ -373,28 +373,19 @@ def write_report(
     elapsed: float,
 ) -> None:
     hashes = {str(e["path"]): sha256(root / e["path"]) for e in entries}
-    records = [
-        {
-            "file": f,
-            "module": m,
-            "goal": g,
-            "prover": r.prover,
-            "time": r.time,
-            "status": r.status,
-            "sha256": hashes.get(f, ""),
-        }
+    goals = [
+        schema.Why3Goal(f, m, g, r.prover, r.time, r.status, hashes.get(f, ""))
         for (f, m, g), r in sorted(report.results.items())
     ]
-    data = {
-        "ok": not report.errors,
-        "errors": report.errors,
-        "versions": versions,
-        "files": hashes,
-        "total_time": round(elapsed, 2),
-        "goals": records,
-    }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(data, indent=1) + "\n")
+    evidence = schema.Why3Evidence(
+        ok=not report.errors,
+        errors=report.errors,
+        versions=versions,
+        files=hashes,
+        total_time=round(elapsed, 2),
+        goals=goals,
+    )
+    schema.dump(evidence, out)
 
 
 def print_summary(report: Report, elapsed: float) -> None:

@@ -48,7 +48,7 @@ def test_F_FLOAT_exhaustive_slice_agrees(etype):
 
 def test_F_WRAP_F_CHECKED_exhaustive_int8_slice():
     result = exhaustive.check_int(INT8, rows=32)  # a = -128..-97, every b
-    assert result["pairs"] == 32 * 256 and result["mismatches"] == 0, result["examples"]
+    assert result.pairs == 32 * 256 and result.mismatches == 0, result.examples
 
 
 def _truncating(a: np.ndarray, b: np.ndarray) -> np.ndarray:

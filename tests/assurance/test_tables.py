@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul import api, dtypes, validation
-from sonnx_mul_assurance import tables
+from sonnx_mul_assurance import instances, tables, whyml
 from sonnx_mul_assurance.check_order import check_order, why3_order
-from sonnx_mul_assurance.tables import check_generated, cross_check, run_checks
+from sonnx_mul_assurance.tables import check_generated, run_checks, stdlib_formats, why3_stdlib
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,7 +80,7 @@ def test_R3_OPSET_generated_file_is_the_generator_output() -> None:
             "module ApiChecks\n",
             "module ApiChecks\n  let constant max_known_opset : int = 27\n",
             "",
-            "redefines max_known_opset",
+            "ApiChecks redefines max_known_opset",
         ),
         (
             "why3/dtype.mlw",
@@ -94,83 +94,95 @@ def test_R3_OPSET_generated_file_is_the_generator_output() -> None:
             "lo_int8 : int = -128",
             "lo_int8 : int = -127",
             "",
-            "CheckedInt8 (int8): lo",
+            "why3/checked.mlw is not",
         ),
         (
             "why3/checked.mlw",
             "hi_uint32 : int = 4294967295",
             "hi_uint32 : int = 4294967296",
             "",
-            "CheckedUInt32 (uint32): hi",
+            "why3/checked.mlw is not",
         ),
         (
             "why3/checked.mlw",
             "val hi = hi_int16",
             "val hi = lo_int16",
             "",
-            "CheckedInt16 (int16): hi",
+            "why3/checked.mlw is not",
         ),
-        ("why3/checked.mlw", "0 <= imul x y <= 65535", "0 <= imul x y <= 65536", "", "f_checked"),
+        (
+            "why3/checked.mlw",
+            "0 <= imul x y <= 65535",
+            "0 <= imul x y <= 65536",
+            "",
+            "why3/checked.mlw is not",
+        ),
         (
             "why3/wrap.mlw",
             "use bv.BV16 as B",
             "use bv.BV32 as B",
             "module WrapUInt16",
-            "WrapUInt16 (uint16): elements",
+            "why3/wrap.mlw is not",
         ),
         (
             "why3/wrap.mlw",
             "mod (B.t'int x * B.t'int y) 256",
             "mod (B.t'int x * B.t'int y) 255",
             "",
-            "modulo 2^8",
+            "why3/wrap.mlw is not",
         ),
-        ("why3/wrap.mlw", "- 32768 <= B.to_int", "- 32767 <= B.to_int", "", "f_wrap_range"),
-        ("why3/wrap.mlw", "use bv.BV128 as W", "use bv.BV64 as W", "", "not taken in bv.BV128"),
+        ("why3/wrap.mlw", "- 32768 <= B.to_int", "- 32767 <= B.to_int", "", "why3/wrap.mlw is not"),
+        ("why3/wrap.mlw", "use bv.BV128 as W", "use bv.BV64 as W", "", "why3/wrap.mlw is not"),
         (
             "why3/wrap.mlw",
             "tag : dtype = UInt64",
             "tag : dtype = UInt32",
             "",
-            "2 instances of uint32",
+            "why3/wrap.mlw is not",
         ),
-        ("why3/narrowfloat.mlw", "< float 5 11 >", "< float 5 12 >", "", "Python says (5, 11)"),
+        (
+            "why3/narrowfloat.mlw",
+            "< float 5 11 >",
+            "< float 5 12 >",
+            "",
+            "why3/narrowfloat.mlw is not",
+        ),
         (
             "why3/narrowfloat.mlw",
             "max_int : int = 65504",
             "max_int : int = 65505",
             "",
-            "max_int is not 65504",
+            "why3/narrowfloat.mlw is not",
         ),
         (
             "why3/floats.mlw",
             "use ieee_float.Float32 as F",
             "use ieee_float.Float64 as F",
             "",
-            "Python says (8, 24)",
+            "why3/floats.mlw is not",
         ),
         (
             "why3/floats.mlw",
             "use narrowfloat.BFloat16 as F",
             "use narrowfloat.Float16 as F",
             "",
-            "Python says (8, 8)",
+            "why3/floats.mlw is not",
         ),
         (
             "proofs/drivers/narrowfloat.gen",
             'type t "(_ FloatingPoint 5 11)"',
             'type t "(_ FloatingPoint 8 24)"',
             "",
-            "narrowfloat.gen maps narrowfloat.Float16",
+            "proofs/drivers/narrowfloat.gen is not",
         ),
     ],
 )
 def test_R3_OPSET_why3_constant_changed_alone_fails(
     copy: Path, file: str, old: str, new: str, after: str, expect: str
 ) -> None:
-    assert check_generated(copy) + cross_check(copy) == []
+    assert check_generated(copy) == []
     plant(copy, file, old, new, after)
-    errors = check_generated(copy) + cross_check(copy)
+    errors = check_generated(copy)
     assert any(expect in e for e in errors), errors
 
 
@@ -196,10 +208,11 @@ def test_R3_OPSET_python_opset_table_changed_alone_fails(monkeypatch: pytest.Mon
 @pytest.mark.parametrize(
     ("name", "change", "expect"),
     [
-        ("int16", {"bits": 15}, "CheckedInt16"),
-        ("uint8", {"signed": True}, "WrapUInt8"),
-        ("bfloat16", {"eb": 7, "sb": 9}, "BFloat16Mul"),
-        ("float", {"sb": 23, "bits": 31}, "Float32Mul"),
+        ("int16", {"bits": 15}, "why3/checked.mlw"),
+        ("uint8", {"signed": True}, "why3/wrap.mlw"),
+        ("bfloat16", {"eb": 7, "sb": 9}, "why3/floats.mlw"),
+        ("bfloat16", {"eb": 7, "sb": 9}, "proofs/drivers/narrowfloat.gen"),
+        ("float", {"sb": 23, "bits": 31}, "why3/floats.mlw"),
     ],
 )
 def test_R3_OPSET_python_type_changed_alone_fails(
@@ -210,8 +223,65 @@ def test_R3_OPSET_python_type_changed_alone_fails(
         for t in dtypes.ALL_TYPES
     )
     monkeypatch.setattr(dtypes, "ALL_TYPES", changed)
-    assert any("profile.mlw is not" in e for e in check_generated(REPO))
-    assert any(expect in e for e in cross_check(REPO)), cross_check(REPO)
+    errors = check_generated(REPO)
+    assert any("profile.mlw is not" in e for e in errors)
+    assert any(f"{expect} is not" in e for e in errors), errors
+
+
+def test_R3_OPSET_python_float_width_inconsistent_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    changed = tuple(
+        dataclasses.replace(t, bits=15) if t.onnx_name == "float16" else t for t in dtypes.ALL_TYPES
+    )
+    monkeypatch.setattr(dtypes, "ALL_TYPES", changed)
+    assert "dtypes.py float16: bits != eb + sb" in check_generated(REPO)
+
+
+# --- generated instances ------------------------------------------------------
+
+
+def test_F_every_instance_is_generated_once_per_type() -> None:
+    for path, family, types in (
+        ("why3/wrap.mlw", "Wrap", [t for t in dtypes.ALL_TYPES if not t.is_float]),
+        ("why3/checked.mlw", "Checked", [t for t in dtypes.ALL_TYPES if not t.is_float]),
+        ("why3/floats.mlw", "", [t for t in dtypes.ALL_TYPES if t.is_float]),
+    ):
+        text = (REPO / path).read_text()
+        assert text.startswith(instances.HEADER)
+        names = whyml.module_names(text)
+        for etype in types:
+            module = family + instances.short_name(etype) + ("Mul" if not family else "")
+            assert names.count(module) == 1, (path, module)
+            body = whyml.modules(text)[module]
+            assert f"tag : dtype = {instances.tag(etype)}" in body
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "literal"),
+    [
+        ("float16", "one_3u", "0x1.00Cp0"),
+        ("float16", "max", "0x1.FFCp15"),
+        ("bfloat16", "tiny", "0x1.0p-133"),
+        ("float", "one_half_4u", "0x1.800008p0"),
+        ("double", "max", "0x1.FFFFFFFFFFFFFp1023"),
+        ("double", "tiny", "0x1.0p-1074"),
+    ],
+)
+def test_F_FLOAT_known_answer_literals_follow_the_format(name: str, key: str, literal: str) -> None:
+    etype = dtypes.by_onnx_name(name)
+    assert etype is not None
+    assert instances.known_answers(etype)[key] == literal
+
+
+def test_F_FLOAT_stdlib_formats_are_read_from_why3() -> None:
+    stdlib = why3_stdlib()
+    assert stdlib_formats(stdlib) == []
+    assert stdlib_formats(None) != []
+
+
+def test_F_FLOAT_stdlib_format_assumed_wrong_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(instances, "STDLIB_FORMATS", {(8, 23): "ieee_float.Float32"})
+    errors = stdlib_formats(why3_stdlib())
+    assert any("ieee_float.Float32 is not < float 8 23 >" in e for e in errors), errors
 
 
 # --- check order --------------------------------------------------------------

@@ -11,7 +11,16 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from test_trace_report import FIXTURE_REGISTRY, make_tree
+from test_trace_report import (
+    FIXTURE_REGISTRY,
+    crosshair_json,
+    exhaustive_json,
+    function,
+    goal,
+    make_tree,
+    result,
+    why3_json,
+)
 
 from sonnx_mul.requirements import REGISTRY, SONNX_DECISIONS, SONNX_TAGS
 from sonnx_mul_assurance.report import build_report, report_main, write_report
@@ -157,9 +166,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     registry = dict(FIXTURE_REGISTRY)
     ev = root / "proofs" / "out"
     # With exhaustive.json present, nothing is absent.
-    (ev / "exhaustive.json").write_text(
-        json.dumps([{"requirements": ["R1"], "dtype": "int8", "status": "agree"}])
-    )
+    (ev / "exhaustive.json").write_text(exhaustive_json(result("int8", ["R1"])))
     present = build_report(root, registry=registry, probe_tools=False)
     assert present["evidence_absent"] == [] and present["gate"]["passed"]
     assert present["evidence_files"]["exhaustive"]["status"] == "present"
@@ -202,14 +209,12 @@ def test_absent_exhaustive_is_shown_on_the_ids_it_would_cover(
         assert report["requirements"][rid]["absent_evidence"] == [expected]
     assert report["requirements"]["R1"]["absent_evidence"] == []
     assert f"**Expected evidence absent:** {expected}" in md
-    assert f"Expected evidence absent: {expected}" in html
+    assert f"Expected evidence absent:</strong> {expected}" in html
 
 
 def test_proof_entries_say_what_they_are_about(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "tree")
-    (root / "proofs/out/exhaustive.json").write_text(
-        json.dumps([{"requirements": ["R1"], "dtype": "float16", "status": "agree"}])
-    )
+    (root / "proofs/out/exhaustive.json").write_text(exhaustive_json(result("float16", ["R1"])))
     report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     abouts = {e["source"]: e["about"] for e in report["requirements"]["R1"]["evidence"]["proof"]}
     assert abouts == {
@@ -234,12 +239,12 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
         "# @relation(R1, scope=range_start)\ndef prod(x: int, y: int) -> int:\n"
         "    return x * y\n# @relation(R1, scope=range_end)\n"
     )
-    why3 = json.loads((root / "proofs/out/why3.json").read_text())
-    why3["goals"].append(
-        {"file": "src/sonnx_mul/oracle/integers.py", "module": "Integers", "goal": "main'vc#0",
-         "prover": "z3", "time": 0.1, "status": "Valid"}
-    )  # fmt: skip
-    (root / "proofs/out/why3.json").write_text(json.dumps(why3))
+    (root / "proofs/out/why3.json").write_text(
+        why3_json(
+            goal("why3/a.mlw", "M", "l"),
+            goal("src/sonnx_mul/oracle/integers.py", "Integers", "main'vc#0"),
+        )
+    )
     report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     proofs = report["requirements"]["R1"]["evidence"]["proof"]
     kernel_items = [
@@ -277,7 +282,7 @@ def test_trusted_base_and_objectives_in_all_three_formats(
     assert any("Why3 1.5.1" in n for n in names) and any("CrossHair" in n for n in names)
     for component in TRUSTED_BASE:
         assert component.reduced_by, component.name
-        assert f"#### {component.name}" in md
+        assert f"| **{component.name}** |" in md
         assert f"<strong>{escape(component.name)}</strong>" in html
         for issue in component.known_issues:
             assert issue.url.startswith("https://github.com/") and issue.url in md
@@ -349,18 +354,11 @@ def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
 
 def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
     """An exhaustive.json in the layout sonnx_mul_assurance.exhaustive writes."""
-    return json.dumps(
-        {
-            "tool": "sonnx_mul_assurance.exhaustive",
-            "complete": complete,
-            "results": [
-                {"type": "int8", "pairs": 65536, "modes": ["wrap", "error"],
-                 "mismatches": int8_mismatches, "time": 1.0},
-                {"type": "float16", "pairs": 1 << 32, "mismatches": 0, "time": 9.0},
-            ],
-            "passed": int8_mismatches == 0,
-        }
-    )  # fmt: skip
+    return exhaustive_json(
+        result("int8", ["F-WRAP", "F-CHECKED"], int8_mismatches),
+        result("float16", ["F-FLOAT"], pairs=1 << 32),
+        complete=complete,
+    )
 
 
 def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_complete(
@@ -413,9 +411,7 @@ def test_sonnx_mul_report_require_option_through_the_main_cli(tmp_path: Path) ->
 
 def test_crosshair_record_without_file_links_to_the_checked_function(tmp_path: Path) -> None:
     root = make_tree(tmp_path / "tree")
-    (root / "proofs/out/crosshair.json").write_text(
-        json.dumps({"functions": [{"function": "f", "status": "pass", "time": 1.0}]})
-    )
+    (root / "proofs/out/crosshair.json").write_text(crosshair_json(function("f")))
     report = build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     items = [e for e in report["requirements"]["R1"]["evidence"]["proof"]
              if e["source"] == "crosshair"]  # fmt: skip

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from sonnx_mul.requirements import REGISTRY, Requirement
+from sonnx_mul_assurance import evidence_schema as schema
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.evidence import ids_in_test_name
 
@@ -37,7 +38,45 @@ def junit(*cases: tuple[str, str, str]) -> str:
     return f'<testsuites><testsuite name="pytest">{"".join(body)}</testsuite></testsuites>'
 
 
-def make_tree(root: Path, *, goal_status: str = "valid", test_outcome: str = "passed") -> Path:
+def goal(file: str, module: str, name: str, status: str = "Valid") -> schema.Why3Goal:
+    return schema.Why3Goal(file, module, name, "cvc5", 0.02, status, "")
+
+
+def why3_json(*goals: schema.Why3Goal) -> str:
+    """A why3.json as sonnx_mul_assurance.why3 writes it."""
+    data = schema.Why3Evidence(True, [], {"why3": "1.5.1"}, {}, 1.0, list(goals))
+    return json.dumps(schema.to_json(data))
+
+
+def function(name: str, status: str = "pass") -> schema.CrossHairFunction:
+    return schema.CrossHairFunction(name, 1, status, 1.0, 0)  # type: ignore[arg-type]
+
+
+def crosshair_json(*functions: schema.CrossHairFunction) -> str:
+    """A crosshair.json as sonnx_mul_assurance.crosshair writes it."""
+    data = schema.CrossHairEvidence(
+        "crosshair", "0.0.112", "3.11", "PEP316", 8.0, {}, list(functions), 1, 1.0,
+        all(f.ok for f in functions),
+    )  # fmt: skip
+    return json.dumps(schema.to_json(data))
+
+
+def exhaustive_json(*results: schema.ExhaustiveResult, complete: bool = True) -> str:
+    """An exhaustive.json as sonnx_mul_assurance.exhaustive writes it."""
+    data = schema.ExhaustiveEvidence(
+        "sonnx_mul_assurance.exhaustive", "2.0", complete, list(results), all(r.ok for r in results)
+    )
+    return json.dumps(schema.to_json(data))
+
+
+def result(
+    etype: str, requirements: list[str], mismatches: int = 0, pairs: int = 65536
+) -> schema.ExhaustiveResult:
+    modes: list[Literal["wrap", "error"]] | None = None if "float" in etype else ["wrap", "error"]
+    return schema.ExhaustiveResult(etype, requirements, pairs, mismatches, [], 1.0, None, modes)
+
+
+def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "passed") -> Path:
     def write(rel: str, text: str) -> None:
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,27 +104,8 @@ def make_tree(root: Path, *, goal_status: str = "valid", test_outcome: str = "pa
     )
     ev = root / "proofs" / "out"
     ev.mkdir(parents=True)
-    (ev / "why3.json").write_text(
-        json.dumps(
-            {
-                "goals": [
-                    {
-                        "file": "why3/a.mlw",
-                        "module": "M",
-                        "goal": "l",
-                        "prover": "cvc5",
-                        "time": 0.02,
-                        "status": goal_status,
-                    }
-                ]
-            }
-        )
-    )
-    (ev / "crosshair.json").write_text(
-        json.dumps(
-            [{"function": "sonnx_mul.a.f", "file": "src/sonnx_mul/a.py", "status": "passed"}]
-        )
-    )
+    (ev / "why3.json").write_text(why3_json(goal("why3/a.mlw", "M", "l", goal_status)))
+    (ev / "crosshair.json").write_text(crosshair_json(function("sonnx_mul.a.f")))
     (ev / "pytest.xml").write_text(
         junit(
             ("tests.test_a", "test_R1_same", test_outcome),
@@ -151,10 +171,54 @@ def test_unproved_goal_turns_parent_and_child_red(tmp_path: Path) -> None:
 def test_unmapped_failed_goal_turns_the_gate_red(tmp_path: Path) -> None:
     root = make_tree(tmp_path)
     (root / "proofs/out/why3.json").write_text(
-        json.dumps([{"file": "why3/other.mlw", "goal": "g", "status": "Unknown"}])
+        why3_json(goal("why3/other.mlw", "M", "g", "Unknown"))
     )
     report = report_of(root)
     assert any("unmapped failed why3" in p for p in report["gate"]["problems"])
+
+
+@pytest.mark.parametrize(
+    ("file", "edit", "expect"),
+    [
+        # a status under another key: the old reader guessed "answer"
+        ("why3.json", lambda d: d["goals"][0].update(answer=d["goals"][0].pop("status")),
+         "unknown key(s) answer"),
+        ("why3.json", lambda d: d["goals"][0].update(time="fast"), "time: expected float"),
+        # "passed" was one of the words the old reader took for a pass
+        ("crosshair.json", lambda d: d["functions"][0].update(status="passed"),
+         "'passed' is not one of"),
+        ("crosshair.json", lambda d: d.pop("functions"), "missing key functions"),
+        ("exhaustive.json", lambda d: d["results"][0].pop("requirements"),
+         "missing key requirements"),
+    ],
+)  # fmt: skip
+def test_evidence_file_off_its_schema_turns_the_gate_red(
+    tmp_path: Path, file: str, edit: Any, expect: str
+) -> None:
+    root = make_tree(tmp_path)
+    path = root / "proofs/out" / file
+    if file == "exhaustive.json":
+        path.write_text(exhaustive_json(result("int8", ["R1"])))
+    assert report_of(root)["gate"]["passed"]
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    report = report_of(root)
+    assert not report["gate"]["passed"]
+    problems = [p for p in report["gate"]["problems"] if f"cannot read proofs/out/{file}" in p]
+    assert problems and expect in problems[0], report["gate"]["problems"]
+    key = file.removesuffix(".json")
+    assert report["evidence_files"][key]["status"] == "unreadable"
+
+
+def test_junit_file_that_is_not_junit_turns_the_gate_red(tmp_path: Path) -> None:
+    root = make_tree(tmp_path)
+    (root / "proofs/out/pytest.xml").write_text("<results><case/></results>")
+    report = report_of(root)
+    assert any(
+        "cannot read proofs/out/pytest.xml" in p and "not a JUnit" in p
+        for p in report["gate"]["problems"]
+    ), report["gate"]["problems"]
 
 
 @pytest.mark.parametrize(

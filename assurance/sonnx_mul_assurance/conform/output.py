@@ -10,12 +10,25 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
-from html import escape
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..report.render import _CSS, _md_table, _table
+from ..report.document import (
+    Block,
+    Code,
+    Definitions,
+    Document,
+    Section,
+    Strong,
+    Table,
+    cell,
+    line,
+    row,
+    to_html,
+    to_markdown,
+)
+from ..report.render import CSS
 from .runtimes import describe
 
 EXPLAIN: Mapping[str, str] = {
@@ -94,10 +107,8 @@ def render_text(result: Mapping[str, Any]) -> str:
     """The terminal summary: one line per type, per requirement, then the verdict."""
     out = [f"sonnx-mul conform: {result['runtime']} ({_settings(result)})",
            f"  {_run_line(result)}"]  # fmt: skip
-    for row in _type_rows(result):
-        t, req, status, pairs, mism, secs, findings = row
-        line = f"{req:<8} {t:<9} {status:<15} {pairs} pairs, {mism} mismatches, {secs} s"
-        out.append(line)
+    for t, req, status, pairs, mism, secs, findings in _type_rows(result):
+        out.append(f"{req:<8} {t:<9} {status:<15} {pairs} pairs, {mism} mismatches, {secs} s")
         if findings not in ("-", ""):
             out.append(f"{'':<9}{findings}")
     for rid, _, verdict, detail in _req_rows(result):
@@ -108,64 +119,66 @@ def render_text(result: Mapping[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_markdown(result: Mapping[str, Any]) -> str:
-    out = [f"# sonnx-mul conformance: {result['runtime']}", "",
-           f"- **Verdict**: {result['verdict']}" + (
-               f" ({', '.join(result['violated'])})" if result["violated"] else ""),
-           f"- **Date (UTC)**: {result['date']}",
-           f"- **Settings**: {_settings(result)}",
-           f"- **Run**: {_run_line(result)}", "", "## Per type", ""]  # fmt: skip
-    out += _md_table(_TYPE_HEADER, _type_rows(result))
-    out += ["", "## Per requirement", ""]
-    out += _md_table(["id", "the profile says", "verdict", "detail"], _req_rows(result))
-    out += ["", "## First mismatches", ""]
+def build_document(result: Mapping[str, Any]) -> Document:
+    """The conformance result as the report's document model (one build, two renderings)."""
+    violated = ", ".join(result["violated"])
+    verdict_css = "good" if result["verdict"] == "conforming" else "bad"
+    summary = Definitions(
+        (
+            ("Verdict", line(Strong(str(result["verdict"]), verdict_css), f" {violated}"), ""),
+            ("Date (UTC)", line(str(result["date"])), ""),
+            ("Settings", line(Code(_settings(result))), ""),
+            ("Run", line(_run_line(result)), ""),
+        )
+    )
+    mismatches: list[Block] = []
     for t in result["types"]:
         for v in t.get("variants", []):
             if v["examples"]:
-                out += [f"### {t['type']} ({v['variant']} model)", ""]
-                out += _md_table(
-                    ["a", "b", "certified", "runtime", "diagnosis"],
-                    ([f"{e['a']} `{e['a_bits']}`", f"{e['b']} `{e['b_bits']}`",
-                      f"{e['expected']} `{e['expected_bits']}`", f"{e['got']} `{e['got_bits']}`",
-                      e["diagnosis"]] for e in v["examples"]),
-                )  # fmt: skip
-                out.append("")
-    out += ["## Tools", ""]
-    out += _md_table(["tool", "version"], result["tools"].items())
-    return "\n".join(out) + "\n"
+                rows = tuple(
+                    row(
+                        cell(f"{e['a']} ", Code(str(e["a_bits"]))),
+                        cell(f"{e['b']} ", Code(str(e["b_bits"]))),
+                        cell(f"{e['expected']} ", Code(str(e["expected_bits"]))),
+                        cell(f"{e['got']} ", Code(str(e["got_bits"]))),
+                        str(e["diagnosis"]),
+                    )
+                    for e in v["examples"]
+                )
+                header = ("a", "b", "certified", "runtime", "diagnosis")
+                mismatches.append(
+                    Section(
+                        f"{t['type']}-{v['variant']}",
+                        f"{t['type']} ({v['variant']} model)",
+                        [Table(header, rows)],
+                    )
+                )
+    req_header = ("id", "the profile says", "verdict", "detail")
+    sections = [
+        Section("summary", "Summary", [summary]),
+        Section("types", "Per type", [_plain_table(_TYPE_HEADER, _type_rows(result))]),
+        Section("requirements", "Per requirement", [_plain_table(req_header, _req_rows(result))]),
+        Section("mismatches", "First mismatches", mismatches),
+        Section(
+            "tools",
+            "Tools",
+            [_plain_table(("tool", "version"), [[k, str(v)] for k, v in result["tools"].items()])],
+        ),
+    ]
+    return Document(f"sonnx-mul conformance: {result['runtime']}", sections, CSS)
+
+
+def _plain_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
+    return Table(tuple(header), tuple(row(*(str(c) for c in r)) for r in rows))
+
+
+def render_markdown(result: Mapping[str, Any]) -> str:
+    return to_markdown(build_document(result))
 
 
 def render_html(result: Mapping[str, Any]) -> str:
     """A self-contained page (inline CSS of the traceability report, no script)."""
-    title = f"sonnx-mul conformance: {result['runtime']}"
-    css = "good" if result["verdict"] == "conforming" else "bad"
-    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>{escape(title)}</title>", f"<style>{_CSS}</style></head><body>",
-         f"<h1>{escape(title)}</h1>", "<dl>",
-         f'<dt>Verdict</dt><dd><strong class="{css}">{escape(result["verdict"])}</strong> '
-         f"{escape(', '.join(result['violated']))}</dd>",
-         f"<dt>Date (UTC)</dt><dd>{escape(result['date'])}</dd>",
-         f"<dt>Settings</dt><dd><code>{escape(_settings(result))}</code></dd>",
-         f"<dt>Run</dt><dd>{escape(_run_line(result))}</dd></dl>",
-         "<h2>Per type</h2>"]  # fmt: skip
-    h += _table(_TYPE_HEADER, _type_rows(result))
-    h.append("<h2>Per requirement</h2>")
-    h += _table(["id", "the profile says", "verdict", "detail"], _req_rows(result))
-    h.append("<h2>First mismatches</h2>")
-    for t in result["types"]:
-        for v in t.get("variants", []):
-            if v["examples"]:
-                h.append(f"<h3>{escape(t['type'])} ({escape(v['variant'])} model)</h3>")
-                h += _table(
-                    ["a", "b", "certified", "runtime", "diagnosis"],
-                    ([f"{e['a']} {e['a_bits']}", f"{e['b']} {e['b_bits']}",
-                      f"{e['expected']} {e['expected_bits']}", f"{e['got']} {e['got_bits']}",
-                      e["diagnosis"]] for e in v["examples"]),
-                )  # fmt: skip
-    h.append("<h2>Tools</h2>")
-    h += _table(["tool", "version"], ([k, v] for k, v in result["tools"].items()))
-    h.append("</body></html>")
-    return "\n".join(h) + "\n"
+    return to_html(build_document(result))
 
 
 def render_junit(result: Mapping[str, Any]) -> str:

@@ -1,33 +1,36 @@
 """Evidence readers: spec text, registry, JUnit XML, Why3, CrossHair, exhaustive runs.
 
 Every reader returns :class:`Item` objects tagged with the requirement ids
-they are evidence for. Statuses are normalised: ``ok`` is True (passed,
-proved, valid), False (anything else that ran: failed, error, timeout,
-unknown, ...) or None (neutral: skipped, xfail; not evidence, not failure).
-Readers are tolerant about the layout of the producers' JSON but strict
-about statuses: only the words in ``PASS_STATUSES`` count as a pass.
+they are evidence for. ``ok`` is True (passed, proved), False (anything
+else that ran: failed, error, timeout, unknown, ...) or None (neutral:
+skipped, xfail; not evidence, not failure).  The files the pipeline writes
+are read through :mod:`sonnx_mul_assurance.evidence_schema`: fields, never
+guessed keys, and each record's own ``ok``; a file that does not match its
+schema raises :class:`~sonnx_mul_assurance.evidence_schema.SchemaError`.
 """
 
 from __future__ import annotations
 
 import ast
-import json
-import re
-import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .markers import Marker, module_spans
+from .. import evidence_schema as schema
+from .. import whyml
+from .markers import Marker
 
-PASS_STATUSES: frozenset[str] = frozenset(
-    {"proved", "valid", "passed", "pass", "ok", "agree", "confirmed"}
+PASS_RULES: Mapping[str, str] = MappingProxyType(
+    {
+        "why3": "a goal whose prover answer is Valid",
+        "crosshair": "a contract function whose status is pass",
+        "exhaustive": "a type run with 0 mismatches",
+        "pytest": "a passed test case (skipped and xfailed are neither pass nor failure)",
+    }
 )
-"""Statuses (case-insensitive) that count as a pass; any other is a failure."""
-
-NEUTRAL_STATUSES: frozenset[str] = frozenset({"skipped", "xfailed", "xfail"})
+"""What counts as a pass, per source (the schema records' ``ok``)."""
 
 
 @dataclass
@@ -55,15 +58,6 @@ class Item:
             out["name"] = self.name
         out.update(self.detail)
         return out
-
-
-def status_ok(status: str) -> bool | None:
-    s = status.strip().lower()
-    if s in PASS_STATUSES:
-        return True
-    if s in NEUTRAL_STATUSES:
-        return None
-    return False
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -188,49 +182,6 @@ def ids_in_test_name(name: str, ids: Collection[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-@dataclass(frozen=True)
-class JUnitCase:
-    classname: str
-    name: str
-    status: str  # passed | failed | error | skipped
-    time: float
-    message: str
-    report: str
-
-
-def read_junit(paths: Iterable[Path]) -> list[tuple[str, JUnitCase]]:
-    """Test cases of JUnit XML files, as (report file, case)."""
-    cases: list[tuple[str, JUnitCase]] = []
-    for path in paths:
-        root = ET.parse(path).getroot()
-        for tc in root.iter("testcase"):
-            status, message = "passed", ""
-            for child in tc:
-                if child.tag in ("failure", "error"):
-                    status, message = (
-                        "failed" if child.tag == "failure" else "error",
-                        child.get("message", ""),
-                    )
-                    break
-                if child.tag == "skipped":
-                    xfail = "xfail" in (child.get("type", "") + child.get("message", ""))
-                    status, message = ("xfailed" if xfail else "skipped"), child.get("message", "")
-            cases.append(
-                (
-                    str(path),
-                    JUnitCase(
-                        tc.get("classname", ""),
-                        tc.get("name", ""),
-                        status,
-                        float(tc.get("time", "0") or 0),
-                        message[:300],
-                        str(path),
-                    ),
-                )
-            )
-    return cases
-
-
 def _test_file(classname: str, root: Path) -> tuple[str | None, str | None]:
     """(test file relative to root, class name) of a JUnit classname."""
     parts = classname.split(".")
@@ -279,7 +230,8 @@ def testcase_items(
     functions: dict[str, dict[str, tuple[int, int]]] = {}
     items: list[Item] = []
     skipped: dict[str, int] = {}
-    for report, case in read_junit(junit_paths):
+    for case in schema.read_junit(junit_paths):
+        report = case.report
         rel, cls = _test_file(case.classname, root)
         found = list(ids_in_test_name(case.name, ids))
         line: int | None = None
@@ -293,7 +245,7 @@ def testcase_items(
                 if m.scope == "file" or (span is not None and m.covers(span[0])):
                     found.extend(m.ids)
         found = list(dict.fromkeys(found))
-        ok = status_ok(case.status)
+        ok = case.ok
         if not found and ok is not False:
             continue
         if ok is None:
@@ -323,296 +275,139 @@ def testcase_items(
 # --- proofs ---------------------------------------------------------------
 
 
-def load_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def records_of(data: Any) -> list[dict[str, Any]]:
-    """The list of records of a producer's JSON: a list, or a list under a usual key."""
-    if isinstance(data, list):
-        return [r for r in data if isinstance(r, dict)]
-    if isinstance(data, dict):
-        for key in ("goals", "functions", "records", "results", "checks", "cases", "items"):
-            value = data.get(key)
-            if isinstance(value, list):
-                return [r for r in value if isinstance(r, dict)]
-    return []
-
-
-def _first(record: Mapping[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if record.get(key) not in (None, ""):
-            return record[key]
-    return None
-
-
-def _status(record: Mapping[str, Any]) -> str:
-    value = _first(record, "status", "answer", "result", "verdict")
-    if isinstance(value, dict):
-        value = _first(value, "answer", "status")
-    return str(value) if value is not None else "missing status"
-
-
-_DECL = re.compile(
-    r"^\s*(?:lemma|goal|axiom|predicate|function|val|let)"
-    r"(?:\s+(?:rec|ghost|function|predicate|lemma|constant))*\s+([A-Za-z_][A-Za-z0-9_']*)"
-)
-
-
-def _declarations(lines: list[str]) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    for number, text in enumerate(lines, start=1):
-        m = _DECL.match(text)
-        if m:
-            out.append((m.group(1), number))
-    return out
-
-
-def _mlw_file(value: Any, root: Path) -> str | None:
-    if not value:
-        return None
-    path = Path(str(value))
-    candidates = [path] if path.is_absolute() else [root / path, root / "why3" / path.name]
-    for c in candidates:
-        if c.is_file():
-            return _rel(c, root)
-    return None
-
-
 def map_goal(
-    record: Mapping[str, Any], root: Path, markers_by_file: Mapping[str, list[Marker]]
+    goal: schema.Why3Goal, root: Path, markers_by_file: Mapping[str, list[Marker]]
 ) -> tuple[tuple[str, ...], str, int | None]:
-    """Ids a Why3 goal record is evidence for, its file and line.
+    """Ids a Why3 goal is evidence for, its file and the line it maps through.
 
-    Rule, first that applies: (1) the record's line (``line``, or ``loc`` /
-    ``term.loc`` as ``[file, line, ...]``) lies in a marked range of its file;
-    (2) the goal's declaration (``lemma``/``goal``/``let``... named as the
-    goal, module prefix and ``'vc`` suffix dropped) overlaps a marked range,
-    its extent running to the next declaration or the module's end; (3) the
-    goal's module overlaps a marked range (a range around the module or in
-    it; a Why3 Python-frontend file, such as ``oracle/integers.py``, is one module
-    spanning the whole file). Otherwise the goal is unmapped. A ``#k`` suffix (the k-th goal of
-    that name, as the proof driver numbers them) is ignored.
+    Rule, first that applies: (1) the goal's declaration (``lemma``/``goal``/
+    ``let``... named as the goal, ``'vc`` and ``#k`` dropped) in its module
+    overlaps a marked range (:mod:`sonnx_mul_assurance.whyml` gives the
+    spans); (2) the goal's module overlaps a marked range (a Why3
+    Python-frontend file, such as ``oracle/integers.py``, is one module
+    spanning the whole file). Otherwise the goal is unmapped.
     """
-    loc = record.get("loc")
-    term = record.get("term")
-    if loc is None and isinstance(term, dict):
-        loc = term.get("loc")
-    file_value = _first(record, "file", "path")
-    line: int | None = None
-    if isinstance(loc, list | tuple) and len(loc) >= 2:
-        file_value = file_value or loc[0]
-        line = int(loc[1]) if str(loc[1]).isdigit() else None
-    elif isinstance(loc, dict):
-        file_value = file_value or loc.get("file")
-        line = loc.get("line") if isinstance(loc.get("line"), int) else None
-    if isinstance(record.get("line"), int):
-        line = record["line"]
-    rel = _mlw_file(file_value, root)
-    if rel is None:
-        return (), str(file_value or "?"), line
+    rel = goal.file
+    path = root / rel
+    if not path.is_file():
+        return (), rel, None
     markers = markers_by_file.get(rel, [])
 
     def covering(first: int, last: int) -> tuple[str, ...]:
         hits = [rid for m in markers if m.start <= last and first <= m.end for rid in m.ids]
         return tuple(dict.fromkeys(hits))
 
-    if line is not None:
-        found = covering(line, line)
+    text = path.read_text(encoding="utf-8")
+    module = next((m for m in whyml.parse(text) if m.name == goal.module), None)
+    if module is None:
+        if rel.endswith(".py"):
+            return covering(1, len(text.splitlines())), rel, None
+        return (), rel, None
+    name = goal.goal.split("#", 1)[0].split("'", 1)[0]
+    decl = module.declaration(name)
+    if decl is not None:
+        found = covering(decl.start, decl.end)
         if found:
-            return found, rel, line
-    lines = (root / rel).read_text(encoding="utf-8").splitlines()
-    spans = module_spans(lines)
-    module = _first(record, "module", "theory")
-    goal = str(_first(record, "goal", "goal_name", "name") or "")
-    if not goal and isinstance(term, dict):
-        goal = str(term.get("goal_name") or "")
-    if "." in goal and not module:
-        module = goal.split(".", 1)[0]
-    goal_name = goal.split("#", 1)[0].rsplit(".", 1)[-1].split("'", 1)[0]
-    span = next(((s, e) for n, s, e in spans if n == module), None)
-    if span is None and rel.endswith(".py"):
-        span = (1, len(lines))  # a Why3 Python-frontend file is one module
-    lo, hi = span if span else (1, len(lines))
-    decls = [(n, ln) for n, ln in _declarations(lines) if lo <= ln <= hi]
-    for index, (name, number) in enumerate(decls):
-        if name == goal_name:
-            end = decls[index + 1][1] - 1 if index + 1 < len(decls) else hi
-            found = covering(number, end)
-            if found:
-                return found, rel, line or number
-    if span is not None:
-        return covering(*span), rel, line
-    return (), rel, line
+            return found, rel, decl.start
+    return covering(module.start, module.end), rel, None
 
 
-def producer_errors(data: Any, source: str, evidence_file: str) -> list[Item]:
-    """Failures a producer recorded outside its records: ``errors``, ``ok: false``."""
-    if not isinstance(data, dict):
-        return []
-    errors = data.get("errors")
-    items = [
-        Item("proof", source, evidence_file, (), "error", False, name=str(e)[:300])
-        for e in (errors if isinstance(errors, list) else [])
-    ]
-    if data.get("ok") is False and not items:
-        items.append(Item("proof", source, evidence_file, (), "ok: false", False))
-    return items
+def _producer_failed(source: str, evidence_file: str, errors: list[str]) -> list[Item]:
+    return [Item("proof", source, evidence_file, (), "error", False, name=e[:300]) for e in errors]
 
 
 def why3_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item], list[Item]]:
-    """(mapped, unmapped) proof items of a ``why3.json``."""
+    """(mapped, unmapped) proof items of a ``why3.json``; SchemaError if malformed."""
     by_file: dict[str, list[Marker]] = {}
     for m in markers:
         by_file.setdefault(m.path, []).append(m)
-    data = load_json(path)
-    mapped: list[Item] = []
-    unmapped: list[Item] = []
-    records = records_of(data)
+    data = schema.load(schema.Why3Evidence, path)
     evidence_file = _rel(path, root)
-    if not records:
+    mapped: list[Item] = []
+    unmapped = _producer_failed("why3", evidence_file, data.errors)
+    if not data.ok and not data.errors:
+        unmapped.append(Item("proof", "why3", evidence_file, (), "ok: false", False))
+    if not data.goals:
         unmapped.append(
-            Item(
-                "proof",
-                "why3",
-                evidence_file,
-                (),
-                "no goals recorded",
-                False,
-                files=(evidence_file,),
-            )
-        )
-    unmapped += producer_errors(data, "why3", evidence_file)
-    for record in records:
-        ids, rel, line = map_goal(record, root, by_file)
-        status = _status(record)
-        prover = _first(record, "prover", "provers")
-        time = _first(record, "time", "seconds")
-        goal = str(_first(record, "goal", "goal_name", "name") or "?")
-        module = _first(record, "module", "theory")
+            Item("proof", "why3", evidence_file, (), "no goals recorded", False,
+                 files=(evidence_file,))
+        )  # fmt: skip
+    for goal in data.goals:
+        ids, rel, line = map_goal(goal, root, by_file)
         item = Item(
             "proof",
             "why3",
             f"{rel}:{line}" if line else rel,
             ids,
-            status,
-            status_ok(status) is True,
-            name=f"{module}.{goal}" if module and not goal.startswith(f"{module}.") else goal,
-            detail={"prover": prover, "time": time, "evidence": evidence_file},
+            goal.status,
+            goal.ok,
+            name=f"{goal.module}.{goal.goal}",
+            detail={"prover": goal.prover, "time": goal.time, "evidence": evidence_file},
             files=(rel, evidence_file) if (root / rel).is_file() else (evidence_file,),
         )
         (mapped if ids else unmapped).append(item)
     return mapped, unmapped
 
 
-def _function_markers(
-    markers: list[Marker], function: str, file_rel: str | None
-) -> tuple[str, ...]:
+def _function_markers(markers: list[Marker], function: str) -> list[Marker]:
     name = function.split("(", 1)[0].rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-    hits = [
-        rid
-        for m in markers
-        if m.name == name and m.scope in ("function", "class") and (file_rel in (None, m.path))
-        for rid in m.ids
-    ]
-    return tuple(dict.fromkeys(hits))
+    return [m for m in markers if m.name == name and m.scope in ("function", "class")]
 
 
 def crosshair_items(
     path: Path, root: Path, markers: list[Marker], ids: Collection[str]
 ) -> tuple[list[Item], list[Item]]:
-    """(mapped, unmapped) proof items of a ``crosshair.json``.
+    """(mapped, unmapped) proof items of a ``crosshair.json``; SchemaError if malformed.
 
-    A record names its ids directly (``requirements``/``ids``), or is mapped
-    through the ``scope=function`` markers of the function it checked (in
-    its ``file`` when given, else in any scanned source).
+    A function is mapped through the ``scope=function`` markers of the
+    function it checked, and located at the first of them.
     """
-    data = load_json(path)
+    data = schema.load(schema.CrossHairEvidence, path)
     evidence_file = _rel(path, root)
     mapped: list[Item] = []
     unmapped: list[Item] = []
-    records = records_of(data)
-    if not records:
+    if not data.functions:
         unmapped.append(
             Item("proof", "crosshair", evidence_file, (), "no conditions recorded", False)
         )
-    unmapped += producer_errors(data, "crosshair", evidence_file)
-    for record in records:
-        function = str(_first(record, "function", "target", "qualname", "name") or "?")
-        file_value = _first(record, "file", "path", "module_file")
-        file_rel = None
-        if file_value:
-            p = Path(str(file_value))
-            p = p if p.is_absolute() else root / p
-            file_rel = _rel(p, root) if p.is_file() else None
-        direct = _first(record, "requirements", "ids", "requirement")
-        if isinstance(direct, str):
-            direct = [direct]
-        found = tuple(r for r in (direct or []) if r in ids) or _function_markers(
-            markers, function, file_rel
-        )
-        status = _status(record)
-        line = record.get("line")
-        where = file_rel or str(file_value or function)
-        if file_rel is None and not isinstance(line, int):
-            # No file in the record: locate the checked function by its marker.
-            short = function.split("(", 1)[0].rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-            defs = [m for m in markers if m.name == short and m.scope in ("function", "class")]
-            if defs:
-                file_rel, line, where = defs[0].path, defs[0].start, defs[0].path
+    if not data.passed and all(f.ok for f in data.functions):
+        unmapped.append(Item("proof", "crosshair", evidence_file, (), "passed: false", False))
+    for function in data.functions:
+        defs = _function_markers(markers, function.function)
+        found = tuple(dict.fromkeys(r for m in defs for r in m.ids if r in ids))
+        where = f"{defs[0].path}:{defs[0].start}" if defs else function.function
         item = Item(
             "proof",
             "crosshair",
-            f"{where}:{line}" if isinstance(line, int) else where,
+            where,
             found,
-            status,
-            status_ok(status) is True,
-            name=function + (f" [{record['condition']}]" if record.get("condition") else ""),
-            detail={"time": _first(record, "time", "seconds"), "evidence": evidence_file},
-            files=tuple(f for f in (file_rel, evidence_file) if f),
+            function.status,
+            function.ok,
+            name=function.function,
+            detail={"time": function.time, "evidence": evidence_file},
+            files=tuple(f for f in (defs[0].path if defs else None, evidence_file) if f),
         )
         (mapped if found else unmapped).append(item)
     return mapped, unmapped
 
 
 def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list[Item], list[Item]]:
-    """(mapped, unmapped) proof items of an ``exhaustive.json``.
+    """(mapped, unmapped) proof items of an ``exhaustive.json``; SchemaError if malformed.
 
-    A record names its ids (``requirements``/``ids``), or is mapped by its
-    element type and mode(s): float types to F-FLOAT, integers with
-    ``overflow="error"`` to F-CHECKED, other integers to F-WRAP; an integer
-    record with ``modes: ["wrap", "error"]`` maps to both. A run with
+    A result is evidence for the ids it names (``requirements``); a run with
     ``complete: false`` (fewer rows than every pair) is marked partial.
     """
-    data = load_json(path)
+    data = schema.load(schema.ExhaustiveEvidence, path)
     evidence_file = _rel(path, root)
-    partial = isinstance(data, dict) and data.get("complete") is False
     mapped: list[Item] = []
     unmapped: list[Item] = []
-    for record in records_of(data):
-        direct = _first(record, "requirements", "ids", "requirement")
-        if isinstance(direct, str):
-            direct = [direct]
-        found = tuple(r for r in (direct or []) if r in ids)
-        dtype = str(_first(record, "dtype", "type", "element_type") or "")
-        modes = record.get("modes")
-        mode_list = [str(m) for m in modes] if isinstance(modes, list) and modes else []
-        if not mode_list:
-            mode_list = [str(_first(record, "overflow", "mode") or "wrap")]
-        if not found and dtype:
-            guesses = (
-                ["F-FLOAT"]
-                if "float" in dtype
-                else ["F-CHECKED" if m == "error" else "F-WRAP" for m in mode_list]
-            )
-            found = tuple(r for r in dict.fromkeys(guesses) if r in ids)
-        status = _status(record)
-        if status == "missing status" and isinstance(record.get("mismatches"), int):
-            status = "agree" if record["mismatches"] == 0 else f"{record['mismatches']} mismatches"
-        mode = "/".join(mode_list) if "float" not in dtype else ""
-        label = " ".join(str(x) for x in (dtype, mode, _first(record, "name", "check")) if x)
-        detail: dict[str, Any] = {k: record[k] for k in ("count", "pairs", "time") if k in record}
-        if partial:
+    for result in data.results:
+        found = tuple(r for r in dict.fromkeys(result.requirements) if r in ids)
+        status = "agree" if result.ok else f"{result.mismatches} mismatches"
+        modes = "/".join(result.modes or [])
+        label = " ".join(x for x in (result.type, modes) if x)
+        detail: dict[str, Any] = {"pairs": result.pairs, "time": result.time}
+        if not data.complete:
             detail["complete"] = False
             label += " (partial run: not every pair)"
         item = Item(
@@ -621,8 +416,8 @@ def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list
             evidence_file,
             found,
             status,
-            status_ok(status) is True,
-            name=label or None,
+            result.ok,
+            name=label,
             detail=detail,
             files=(evidence_file,),
         )

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from sonnx_mul.requirements import REGISTRY
 
+from .. import whyml
+
 SCOPES: tuple[str, ...] = ("function", "class", "file", "line", "range_start", "range_end")
 SCAN_DIRS: tuple[str, ...] = ("src", "tests", "why3")
 SCAN_SUFFIXES: tuple[str, ...] = (".py", ".mlw")
@@ -41,8 +43,6 @@ _AT = "@"
 _SUSPECT = re.compile(_AT + r"\s*relation\w*", re.IGNORECASE)
 _WELL_FORMED = re.compile(_AT + r"relation\(([^()]*)\)")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-_MODULE = re.compile(r"^\s*module\s+([A-Za-z_][A-Za-z0-9_']*)")
-_END = re.compile(r"^\s*end\b")
 
 
 @dataclass(frozen=True)
@@ -189,21 +189,8 @@ def _attach(
 
 
 def module_spans(lines: list[str]) -> list[tuple[str, int, int]]:
-    """WhyML ``module NAME`` ... ``end`` spans (top-level modules only)."""
-    spans: list[tuple[str, int, int]] = []
-    current: tuple[str, int] | None = None
-    for number, text in enumerate(lines, start=1):
-        m = _MODULE.match(text)
-        if m and not text.startswith((" ", "\t")):
-            if current:
-                spans.append((current[0], current[1], number - 1))
-            current = (m.group(1), number)
-        elif current and _END.match(text) and not text.startswith((" ", "\t")):
-            spans.append((current[0], current[1], number))
-            current = None
-    if current:
-        spans.append((current[0], current[1], len(lines)))
-    return spans
+    """WhyML module spans ``(name, first line, last line)`` (:mod:`..whyml`)."""
+    return [(m.name, m.start, m.end) for m in whyml.parse("\n".join(lines))]
 
 
 def module_at(spans: list[tuple[str, int, int]], line: int) -> str | None:

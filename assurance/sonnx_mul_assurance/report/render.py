@@ -1,21 +1,44 @@
-"""Markdown and self-contained HTML renderings of the traceability report.
+"""The traceability report as one document, rendered to Markdown and HTML.
 
-Both renderings show the same sections (``SECTIONS``), in the same order.
-The HTML has inline CSS only, no script and no external resource: a table
-of contents; a matrix with one row (``<tr class="req">``) per registry
-requirement whose id links to the requirement's details
-(``id="detail-<ID>"``); in the details, links to the parent and children
-and, for every evidence location, a link to the rendered copy of the file
-in ``sources/`` (see :mod:`sonnx_mul_assurance.report.sources`).
+:func:`build_document` builds the report once (:mod:`.document`: sections
+``SECTIONS`` in order, tables, paragraphs, links); :func:`render_markdown`
+and :func:`render_html` render that document.  The HTML has inline CSS
+only, no script and no external resource: a table of contents; a matrix
+with one row (``<tr class="req">``) per registry requirement whose id
+links to the requirement's details (``id="detail-<ID>"``); in the details,
+links to the parent and children and, for every evidence location, a link
+to the rendered copy of the file in ``sources/``
+(:mod:`sonnx_mul_assurance.report.sources`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from html import escape
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from .document import (
+    Block,
+    BulletList,
+    Cell,
+    Code,
+    Definitions,
+    Document,
+    Line,
+    Link,
+    Mark,
+    Paragraph,
+    Quote,
+    Row,
+    Section,
+    Strong,
+    Table,
+    cell,
+    line,
+    row,
+    to_html,
+    to_markdown,
+)
 from .sources import href, split_location
 
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
@@ -79,7 +102,7 @@ def running_code_note(req: Mapping[str, Any]) -> str:
     subjects = req.get("proof_subjects", {})
     if subjects.get("python-kernel"):
         return (
-            "some proofs are about oracle/integers.py, the Python kernel mul_reference runs; "
+            "some proofs are about kernel.py, the Python kernel mul_reference runs; "
             "the numpy fast path (sonnx_mul.mul) is tested, not proved"
         )
     if subjects:
@@ -153,17 +176,16 @@ def linked_files(report: Mapping[str, Any]) -> set[str]:
     return files
 
 
-# ----------------------------------------------------------------- Markdown
-Table = tuple[list[str], list[list[str]]]
-"""A table as header and rows of plain text, rendered by ``_md_table`` or ``_table``."""
+TableRows = tuple[list[str], list[list[str]]]
+"""A plain-text table: header and rows."""
 
 
-def _subjects_table(report: Mapping[str, Any]) -> Table:
+def _subjects_table(report: Mapping[str, Any]) -> TableRows:
     rows = [[s["label"], s["meaning"]] for s in report.get("proof_subjects", {}).values()]
     return ["subject", "meaning"], rows
 
 
-def _objectives_table(report: Mapping[str, Any]) -> Table:
+def _objectives_table(report: Mapping[str, Any]) -> TableRows:
     rows = [
         [o["standard"], o["objective"], o["output"], o["status"].upper(), o["note"]]
         for o in report.get("objectives", [])
@@ -171,7 +193,7 @@ def _objectives_table(report: Mapping[str, Any]) -> Table:
     return ["standard / objective", "what is asked", "project output", "status", "note"], rows
 
 
-def _binaries_table(report: Mapping[str, Any]) -> Table:
+def _binaries_table(report: Mapping[str, Any]) -> TableRows:
     rows = [
         [", ".join(b["names"]), b["path"], b.get("resolved") or "ABSENT",
          b.get("version") or "-", b.get("sha256") or "ABSENT"]
@@ -180,171 +202,14 @@ def _binaries_table(report: Mapping[str, Any]) -> Table:
     return ["names", "path", "resolved", "version", "sha256"], rows
 
 
-def _why3_library_table(report: Mapping[str, Any]) -> Table:
+def _why3_library_table(report: Mapping[str, Any]) -> TableRows:
     rows = [[p, h or "ABSENT"] for p, h in report.get("why3_library", {}).items()]
     return ["Why3 library file", "sha256"], rows
 
 
-def _md_table(header: Iterable[str], rows: Iterable[Iterable[Any]]) -> list[str]:
-    head = list(header)
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for row in rows:
-        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |")
-    return out
+# ----------------------------------------------------------------- document
 
-
-def render_markdown(report: Mapping[str, Any]) -> str:
-    reqs: Mapping[str, Any] = report["requirements"]
-    out = ["# sonnx-mul traceability report", "", "## Contents", ""]
-    out += [f"- {title}" for _, title in SECTIONS]
-    out += ["", "## Summary", ""]
-    out += [f"- **{k}**: {v}" for k, v in _header_lines(report)]
-    out += ["", "## Requirement matrix", ""]
-    out += _md_table(
-        ["id", "parent", *KINDS, "verdict"],
-        (
-            [rid, req["parent"] or "", *(_cell(req["evidence"][k])[0] for k in KINDS[:3]),
-             _proof_cell(req)[0], req["verdict"]]
-            for rid, req in reqs.items()
-        ),
-    )  # fmt: skip
-    out += ["", "## Requirements in detail"]
-    for rid, req in reqs.items():
-        out += ["", f"### {rid} — {req['title']}", "", f"> {req['statement']}", ""]
-        out.append(f"Verdict: **{req['verdict']}**")
-        out.append(f"Parent: {req.get('parent') or '-'}; children: "
-                   f"{', '.join(req.get('children', [])) or '-'}")  # fmt: skip
-        out.append(f"Proofs and the running code: {running_code_note(req)}")
-        if req.get("sonnx"):
-            out.append(f"SONNX tags: {', '.join(req['sonnx'])}")
-        if req.get("sonnx_alignment"):
-            al = req["sonnx_alignment"]
-            out.append(f"Newest SONNX text: **{al['status']}**: {al['note']}; "
-                       f"followed: {al['follows']}")  # fmt: skip
-        for path in req.get("absent_evidence", []):
-            out.append(f"**Expected evidence absent:** {path}")
-        for kind in KINDS:
-            items = req["evidence"][kind]
-            out += ["", f"{kind}:"]
-            out += [f"- {i.get('location', '?')} · {_describe(i, report)}" for i in items] or [
-                "- (none)"
-            ]
-        if req.get("skipped_tests"):
-            out.append(f"- ({req['skipped_tests']} skipped test cases not listed)")
-    out += ["", "## Gate problems", ""]
-    out += [f"- {p}" for p in report.get("gate", {}).get("problems", [])] or ["- none"]
-    out += ["", "## Evidence files: present and absent", ""]
-    out += _md_table(
-        ["kind", "path", "status", "required by the gate", "what absence means"],
-        (
-            [k, f["path"], f.get("status", "present" if f.get("present") else "absent").upper(),
-             "yes" if f.get("required") else "no", f.get("meaning", "") or "-"]
-            for k, f in report.get("evidence_files", {}).items()
-        ),
-    )  # fmt: skip
-    out += ["", "## Unmapped evidence", ""]
-    unmapped = report.get("unmapped", [])
-    out += [f"- {i.get('location', '?')} · {_describe(i, report)}" for i in unmapped] or ["- none"]
-    out += ["", "## What the proofs are about", "", str(report.get("running_code", "")), ""]
-    out += _md_table(*_subjects_table(report))
-    out += ["", "## SONNX alignment", "", *_md_sonnx(report)]
-    out += ["", "## Trusted base and tool qualification data", "", *_md_trusted(report)]
-    out += ["", "## Objectives: DO-178C / DO-330 / ISO 26262-8", ""]
-    out += _md_table(*_objectives_table(report))
-    out += ["", "## Tool versions", ""]
-    out += _md_table(["tool", "version"], _flat(report.get("tools", {})))
-    out += ["", "## Tool binaries and Why3 library (SHA-256)", ""]
-    out += _md_table(*_binaries_table(report))
-    out.append("")
-    out += _md_table(*_why3_library_table(report))
-    out += ["", "## Semantics covered", ""]
-    out += _md_table(["option", "values"], _flat(report.get("semantics", {})))
-    out += ["", "## Hashed files (SHA-256)", ""]
-    out += [f"- `{h}` {p}" for p, h in report.get("artifacts", {}).items()]
-    return "\n".join(out) + "\n"
-
-
-def _md_sonnx(report: Mapping[str, Any]) -> list[str]:
-    sonnx = report.get("sonnx", {})
-    src = sonnx.get("source", {})
-    tags = sonnx.get("tags", {})
-    out = [
-        f"Source: {src.get('repository', '?')} `{src.get('path', '?')}` at commit "
-        f"{src.get('commit', '?')}. {src.get('note', '')}",
-        "",
-    ]
-    out += _md_table(
-        ["registry id", "SONNX tags"],
-        (
-            [rid, "; ".join(f"{t} ({tags.get(t, '?')})" for t in req.get("sonnx", [])) or
-             "none (project requirement)"]
-            for rid, req in report["requirements"].items()
-        ),
-    )  # fmt: skip
-    out += ["", f"The profile and the newest SONNX text ({_newest(src)}), per requirement:", ""]
-    out += _md_table(*_newest_table(report))
-    out += ["", "Decisions where the SONNX text is silent or ambiguous:", ""]
-    out += _md_table(
-        ["topic", "the profile says", "decision", "why", "ids"],
-        (
-            [d["topic"], d["profile_says"], d["decision"], d["why"], ", ".join(d["ids"])]
-            for d in sonnx.get("decisions", [])
-        ),
-    )
-    return out
-
-
-def _newest(src: Mapping[str, Any]) -> str:
-    commit = str(src.get("newest_commit", "?"))[:12]
-    return (
-        f"{src.get('newest_repository', '?')} {src.get('newest_path', '?')} at commit "
-        f"{commit}, {src.get('newest_revision', '?')}"
-    )
-
-
-def _newest_table(report: Mapping[str, Any]) -> Table:
-    """Per requirement: its E_MUL tags, agree/differ and where, the text followed."""
-    rows = []
-    for rid, req in report["requirements"].items():
-        al = req.get("sonnx_alignment") or {}
-        tags = [t for t in req.get("sonnx", []) if t.startswith("E_MUL_")]
-        rows.append([rid, ", ".join(tags) or "-", al.get("status", "-"), al.get("note", "-"),
-                     al.get("follows", "-")])  # fmt: skip
-    return ["registry id", "E_MUL tags", "newest text", "where they agree or differ",
-            "text followed"], rows  # fmt: skip
-
-
-def _md_trusted(report: Mapping[str, Any]) -> list[str]:
-    out: list[str] = []
-    for c in report.get("trusted_base", []):
-        out += ["", f"#### {c['name']}", ""]
-        out.append(f"- version: {_version_of(report, c)}")
-        out.append(f"- trusted for: {c['trusted_for']}")
-        out += [f"- trust reduced by: {r}" for r in c["reduced_by"]]
-        out += [
-            f"- known issue: [{k['title']}]({k['url']}): {k['relevance']}"
-            for k in c.get("known_issues", [])
-        ] or ["- known issues: none found in the public trackers searched"]
-    return out
-
-
-def _version_of(report: Mapping[str, Any], component: Mapping[str, Any]) -> str:
-    """Versions of a trusted component: its ``version_keys`` looked up in ``tools``.
-
-    A key may be a path into nested entries (``recorded_by_why3/versions/z3``).
-    """
-    found: list[str] = []
-    for key in component.get("version_keys", []):
-        value: Any = report.get("tools", {})
-        for part in str(key).split("/"):
-            value = value.get(part) if isinstance(value, Mapping) else None
-        if value is not None:
-            found += [f"{k}: {v}" for k, v in _flat(value, str(key))]
-    return "; ".join(found) or "see the hashed files"
-
-
-# --------------------------------------------------------------------- HTML
-_CSS = """
+CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:110em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
 th,td{border:1px solid #ccc;padding:.3em .5em;vertical-align:top;text-align:left}
@@ -363,229 +228,300 @@ section.req{border-top:1px solid #ccc;margin-top:1em}
 """
 
 
-def _loc_link(location: str, copied: set[str]) -> str:
-    path, line = split_location(location)
-    target = href(path, line, copied)
-    text = f'<span class="loc">{escape(location)}</span>'
-    return f'<a href="{escape(target)}">{text}</a>' if target else text
+class _Links:
+    """Link targets: ids to their details, locations to copies under ``sources/``."""
+
+    def __init__(self, copied: set[str]) -> None:
+        self.copied = copied
+
+    def location(self, location: str) -> Link:
+        path, number = split_location(location)
+        return Link(location, href(path, number, self.copied) or None, code=True)
+
+    @staticmethod
+    def rid(rid: str) -> Link:
+        return Link(rid, f"#{detail_anchor(rid)}", code=True)
 
 
-def _id_link(rid: str) -> str:
-    return f'<a href="#{escape(detail_anchor(rid))}"><code>{escape(rid)}</code></a>'
+def _table(header: list[str], rows: list[list[str]]) -> Table:
+    return Table(tuple(header), tuple(row(*r) for r in rows))
 
 
-def _table(header: Iterable[str], rows: Iterable[Iterable[str]], raw: bool = False) -> list[str]:
-    """An HTML table; cells are escaped unless ``raw`` (already HTML)."""
-    h = ["<table><thead><tr>" + "".join(f"<th>{escape(c)}</th>" for c in header) + "</tr></thead>"]
-    h.append("<tbody>")
-    for row in rows:
-        cells = "".join(f"<td>{c if raw else escape(str(c))}</td>" for c in row)
-        h.append(f"<tr>{cells}</tr>")
-    h.append("</tbody></table>")
-    return h
+def _evidence_line(item: Mapping[str, Any], report: Mapping[str, Any], links: _Links) -> Line:
+    return line(links.location(str(item.get("location", "?"))), " · " + _describe(item, report))
+
+
+def _summary(report: Mapping[str, Any]) -> list[Block]:
+    items = tuple(
+        (k, line(v), "absent" if k == "Absent evidence" and v != "none" else "")
+        for k, v in _header_lines(report)
+    )
+    return [Definitions(items)]
+
+
+def _matrix(reqs: Mapping[str, Any], links: _Links) -> list[Block]:
+    rows = []
+    for rid, req in reqs.items():
+        parent = cell(links.rid(req["parent"])) if req.get("parent") else cell("")
+        kinds = [
+            _proof_cell(req) if kind == "proof" else _cell(req["evidence"][kind]) for kind in KINDS
+        ]
+        verdict_css = "verdict good" if req["verdict"] == "pass" else "verdict bad"
+        cells = (
+            cell(links.rid(rid)),
+            parent,
+            cell(req["title"]),
+            *(cell(text, css=css) for text, css in kinds),
+            cell(req["verdict"], css=verdict_css),
+        )
+        rows.append(Row(cells, id=f"req-{rid}", css="req"))
+    header = ("id", "parent", "title", *KINDS, "verdict")
+    return [Table(header, tuple(rows), id="matrix-table")]
+
+
+def _requirement(
+    rid: str, req: Mapping[str, Any], report: Mapping[str, Any], links: _Links
+) -> Section:
+    parent: Link | str = links.rid(req["parent"]) if req.get("parent") else "none (SONNX top level)"
+    children: list[Link | str] = []
+    for child in req.get("children", []):
+        children += [", ", links.rid(child)] if children else [links.rid(child)]
+    css = "good" if req["verdict"] == "pass" else "bad"
+    blocks: list[Block] = [
+        Quote(req["statement"]),
+        Paragraph(line("Verdict: ", Strong(req["verdict"], css))),
+        Paragraph(
+            line(
+                "Parent: ",
+                parent,
+                "; children: ",
+                *(children or ["none"]),
+                "; ",
+                Link("matrix row", f"#req-{rid}"),
+            )
+        ),
+        Paragraph(
+            line(
+                "Proofs and the running code: ",
+                running_code_note(req),
+                " (",
+                Link("subjects", "#proof-subjects"),
+                ")",
+            )
+        ),
+    ]
+    if req.get("sonnx"):
+        tags: list[Code | str] = []
+        for tag in req["sonnx"]:
+            tags += [", ", Code(tag)] if tags else [Code(tag)]
+        blocks.append(
+            Paragraph(line("SONNX tags: ", *tags, " (", Link("alignment", "#sonnx"), ")"))
+        )
+    if req.get("sonnx_alignment"):
+        al = req["sonnx_alignment"]
+        blocks.append(
+            Paragraph(
+                line(
+                    "Newest SONNX text: ",
+                    Strong(str(al["status"])),
+                    f": {al['note']}; followed: {al['follows']}",
+                )
+            )
+        )
+    for path in req.get("absent_evidence", []):
+        blocks.append(
+            Paragraph(
+                line(
+                    Strong("Expected evidence absent:"),
+                    f" {path} (",
+                    Link("what it means", "#evidence-files"),
+                    ")",
+                ),
+                css="absent",
+            )
+        )
+    for kind in KINDS:
+        blocks.append(Paragraph(line(f"{kind}:"), css="kind"))
+        items = tuple(_evidence_line(i, report, links) for i in req["evidence"][kind])
+        blocks.append(BulletList(items, css="ev", empty="(none)"))
+    if req.get("skipped_tests"):
+        blocks.append(Paragraph(line(f"{req['skipped_tests']} skipped test cases not listed")))
+    return Section(detail_anchor(rid), f"{rid} — {req['title']}", blocks, css="req")
+
+
+def _evidence_files(report: Mapping[str, Any], links: _Links) -> list[Block]:
+    rows = []
+    for kind, f in report.get("evidence_files", {}).items():
+        status = str(f.get("status", "present" if f.get("present") else "absent"))
+        path = str(f["path"])
+        rows.append(
+            row(
+                kind,
+                cell(links.location(path)) if status == "present" else cell(path),
+                cell(Mark(status.upper(), "absent")) if status != "present" else cell("PRESENT"),
+                "yes" if f.get("required") else "no",
+                str(f.get("meaning", "") or "-"),
+            )
+        )
+    header = ("kind", "path", "status", "required by the gate", "what absence means")
+    return [Table(header, tuple(rows))]
+
+
+def _sonnx(report: Mapping[str, Any], links: _Links) -> list[Block]:
+    sonnx = report.get("sonnx", {})
+    src = sonnx.get("source", {})
+    tags = sonnx.get("tags", {})
+    rows = []
+    for rid, req in report["requirements"].items():
+        lines = tuple(line(Code(t), f": {tags.get(t, '?')}") for t in req.get("sonnx", []))
+        rows.append(
+            Row((cell(links.rid(rid)), Cell(lines or (line("none (project requirement)"),))))
+        )
+    decisions = []
+    for d in sonnx.get("decisions", []):
+        ids: list[Link | Code | str] = []
+        for i in d["ids"]:
+            ids += [", "] if ids else []
+            ids.append(links.rid(i) if i in report["requirements"] else Code(i))
+        decisions.append(
+            Row((*(cell(d[k]) for k in ("topic", "profile_says", "decision", "why")), cell(*ids)))
+        )
+    return [
+        Paragraph(
+            line(
+                "Source: ",
+                str(src.get("repository", "?")),
+                " ",
+                Code(str(src.get("path", "?"))),
+                " at commit ",
+                Code(str(src.get("commit", "?"))),
+                ".",
+            )
+        ),
+        Paragraph(line(str(src.get("note", "")))),
+        Table(("registry id", "SONNX tags"), tuple(rows)),
+        Paragraph(
+            line(
+                Strong(f"The profile and the newest SONNX text ({_newest(src)}), per requirement:")
+            )
+        ),
+        _newest_table(report, links),
+        Paragraph(line(Strong("Decisions where the SONNX text is silent or ambiguous:"))),
+        Table(("topic", "the profile says", "decision", "why", "ids"), tuple(decisions)),
+    ]
+
+
+def _newest(src: Mapping[str, Any]) -> str:
+    commit = str(src.get("newest_commit", "?"))[:12]
+    return (
+        f"{src.get('newest_repository', '?')} {src.get('newest_path', '?')} at commit "
+        f"{commit}, {src.get('newest_revision', '?')}"
+    )
+
+
+def _newest_table(report: Mapping[str, Any], links: _Links) -> Table:
+    """Per requirement: its E_MUL tags, agree/differ and where, the text followed."""
+    rows = []
+    for rid, req in report["requirements"].items():
+        al = req.get("sonnx_alignment") or {}
+        tags = [t for t in req.get("sonnx", []) if t.startswith("E_MUL_")]
+        rows.append(
+            row(
+                cell(links.rid(rid)),
+                ", ".join(tags) or "-",
+                str(al.get("status", "-")),
+                str(al.get("note", "-")),
+                str(al.get("follows", "-")),
+            )
+        )
+    header = ("registry id", "E_MUL tags", "newest text", "where they agree or differ",
+              "text followed")  # fmt: skip
+    return Table(header, tuple(rows))
+
+
+def _trusted(report: Mapping[str, Any]) -> list[Block]:
+    rows = []
+    for c in report.get("trusted_base", []):
+        issues = tuple(
+            line(k["title"], " ", Code(k["url"]), f": {k['relevance']}")
+            for k in c.get("known_issues", [])
+        ) or (line("none found in the public trackers searched"),)
+        rows.append(
+            Row(
+                (
+                    cell(Strong(c["name"])),
+                    cell(_version_of(report, c)),
+                    cell(c["trusted_for"]),
+                    Cell(tuple(line(r) for r in c["reduced_by"])),
+                    Cell(issues),
+                )
+            )
+        )
+    header = ("component", "version", "trusted for", "trust reduced by", "known public issues")
+    return [Table(header, tuple(rows))]
+
+
+def _artifacts(report: Mapping[str, Any], links: _Links) -> list[Block]:
+    rows = tuple(
+        Row((cell(links.location(p)), cell(Code(d))))
+        for p, d in report.get("artifacts", {}).items()
+    )
+    return [Table(("file", "sha256"), rows)]
+
+
+def build_document(report: Mapping[str, Any], copied: set[str] | None = None) -> Document:
+    """The report as one document; ``copied`` are the files rendered under
+    ``sources/`` (the HTML links evidence locations to them)."""
+    links = _Links(copied or set())
+    reqs: Mapping[str, Any] = report["requirements"]
+    unmapped = report.get("unmapped", [])
+    problems = report.get("gate", {}).get("problems", [])
+    blocks: dict[str, list[Block]] = {
+        "summary": _summary(report),
+        "matrix": _matrix(reqs, links),
+        "requirements": [_requirement(rid, req, report, links) for rid, req in reqs.items()],
+        "gate": [BulletList(tuple(line(p) for p in problems), empty="none: the gate passed")],
+        "evidence-files": _evidence_files(report, links),
+        "unmapped": [
+            BulletList(tuple(_evidence_line(i, report, links) for i in unmapped), css="ev")
+        ],
+        "proof-subjects": [
+            Paragraph(line(str(report.get("running_code", "")))),
+            _table(*_subjects_table(report)),
+        ],
+        "sonnx": _sonnx(report, links),
+        "trusted-base": _trusted(report),
+        "objectives": [_table(*_objectives_table(report))],
+        "tools": [_table(["tool", "version"], [list(r) for r in _flat(report.get("tools", {}))])],
+        "binaries": [_table(*_binaries_table(report)), _table(*_why3_library_table(report))],
+        "semantics": [
+            _table(["option", "values"], [list(r) for r in _flat(report.get("semantics", {}))])
+        ],
+        "artifacts": _artifacts(report, links),
+    }
+    sections = [Section(sid, title, blocks[sid]) for sid, title in SECTIONS]
+    return Document("sonnx-mul traceability report", sections, CSS)
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    return to_markdown(build_document(report))
 
 
 def render_html(report: Mapping[str, Any], copied: set[str] | None = None) -> str:
     """The HTML page; ``copied`` are the files rendered under ``sources/`` (linked)."""
-    files = copied or set()
-    reqs: Mapping[str, Any] = report["requirements"]
-    h: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>sonnx-mul traceability report</title>",
-        f"<style>{_CSS}</style></head><body>",
-        '<h1 id="top">sonnx-mul traceability report</h1>',
-        '<nav id="toc"><strong>Contents</strong><ol>',
-    ]
-    h += [f'<li><a href="#{sid}">{escape(title)}</a></li>' for sid, title in SECTIONS]
-    h.append("</ol></nav>")
-    titles = dict(SECTIONS)
-
-    def section(sid: str) -> None:
-        h.append(f'<h2 id="{sid}">{escape(titles[sid])} <small><a href="#toc">↑</a></small></h2>')
-
-    section("summary")
-    h.append("<dl>")
-    for key, value in _header_lines(report):
-        css = ' class="absent"' if key == "Absent evidence" and value != "none" else ""
-        h.append(f"<dt>{escape(key)}</dt><dd{css}>{escape(value)}</dd>")
-    h.append("</dl>")
-
-    section("matrix")
-    h.append('<table id="matrix-table"><thead><tr><th>id</th><th>parent</th><th>title</th>')
-    h += [f"<th>{k}</th>" for k in KINDS]
-    h.append("<th>verdict</th></tr></thead><tbody>")
-    for rid, req in reqs.items():
-        parent = _id_link(req["parent"]) if req.get("parent") else ""
-        h.append(
-            f'<tr class="req" id="req-{escape(rid)}"><td>{_id_link(rid)}</td><td>{parent}</td>'
-            f"<td>{escape(req['title'])}</td>"
-        )
-        for kind in KINDS:
-            text, css = _proof_cell(req) if kind == "proof" else _cell(req["evidence"][kind])
-            h.append(f'<td class="{css}">{escape(text)}</td>')
-        css = "good" if req["verdict"] == "pass" else "bad"
-        h.append(f'<td class="verdict {css}">{escape(req["verdict"])}</td></tr>')
-    h.append("</tbody></table>")
-
-    section("requirements")
-    for rid, req in reqs.items():
-        h += _html_requirement(rid, req, report, files)
-
-    section("gate")
-    problems = report.get("gate", {}).get("problems", [])
-    h.append("<ul>" + "".join(f"<li>{escape(p)}</li>" for p in problems) + "</ul>"
-             if problems else "<p>none: the gate passed</p>")  # fmt: skip
-
-    section("evidence-files")
-    rows = []
-    for kind, f in report.get("evidence_files", {}).items():
-        status = str(f.get("status", "present" if f.get("present") else "absent"))
-        status_html = (
-            f'<span class="absent">{escape(status.upper())}</span>'
-            if status != "present"
-            else "present"
-        )
-        path = str(f["path"])
-        rows.append([
-            escape(kind), _loc_link(path, files) if status == "present" else escape(path),
-            status_html, "yes" if f.get("required") else "no",
-            escape(str(f.get("meaning", "") or "-")),
-        ])  # fmt: skip
-    h += _table(
-        ["kind", "path", "status", "required by the gate", "what absence means"], rows, True
-    )
-
-    section("unmapped")
-    unmapped = report.get("unmapped", [])
-    h.append('<ul class="ev">' + "".join(
-        f"<li>{_loc_link(str(i.get('location', '?')), files)} · {escape(_describe(i, report))}</li>"
-        for i in unmapped
-    ) + "</ul>" if unmapped else "<p>none</p>")  # fmt: skip
-
-    section("proof-subjects")
-    h.append(f"<p>{escape(str(report.get('running_code', '')))}</p>")
-    h += _table(*_subjects_table(report))
-
-    section("sonnx")
-    h += _html_sonnx(report)
-    section("trusted-base")
-    h += _html_trusted(report)
-
-    section("objectives")
-    h += _table(*_objectives_table(report))
-    section("tools")
-    h += _table(["tool", "version"], _flat(report.get("tools", {})))
-    section("binaries")
-    h += _table(*_binaries_table(report))
-    h += _table(*_why3_library_table(report))
-    section("semantics")
-    h += _table(["option", "values"], _flat(report.get("semantics", {})))
-    section("artifacts")
-    h += _table(
-        ["file", "sha256"],
-        (
-            [_loc_link(p, files), f"<code>{escape(d)}</code>"]
-            for p, d in report.get("artifacts", {}).items()
-        ),
-        raw=True,
-    )
-    h.append("</body></html>")
-    return "\n".join(h) + "\n"
+    return to_html(build_document(report, copied))
 
 
-def _html_requirement(
-    rid: str, req: Mapping[str, Any], report: Mapping[str, Any], files: set[str]
-) -> list[str]:
-    h = [f'<section class="req" id="{escape(detail_anchor(rid))}">']
-    h.append(f"<h3><code>{escape(rid)}</code> — {escape(req['title'])}</h3>")
-    h.append(f"<blockquote>{escape(req['statement'])}</blockquote>")
-    parent = _id_link(req["parent"]) if req.get("parent") else "none (SONNX top level)"
-    children = ", ".join(_id_link(c) for c in req.get("children", [])) or "none"
-    h.append(f'<p>Parent: {parent}; children: {children}; <a href="#req-{escape(rid)}">'
-             "matrix row</a></p>")  # fmt: skip
-    css = "good" if req["verdict"] == "pass" else "bad"
-    h.append(f'<p>Verdict: <strong class="{css}">{escape(req["verdict"])}</strong></p>')
-    h.append(f"<p>Proofs and the running code: {escape(running_code_note(req))} "
-             '(<a href="#proof-subjects">subjects</a>)</p>')  # fmt: skip
-    if req.get("sonnx"):
-        tags = report.get("sonnx", {}).get("tags", {})
-        h.append("<p>SONNX tags: " + "".join(
-            f'<span class="tag" title="{escape(str(tags.get(t, "")))}">{escape(t)}</span>'
-            for t in req["sonnx"]) + ' (<a href="#sonnx">alignment</a>)</p>')  # fmt: skip
-    if req.get("sonnx_alignment"):
-        al = req["sonnx_alignment"]
-        h.append(f"<p>Newest SONNX text: <strong>{escape(al['status'])}</strong>: "
-                 f"{escape(al['note'])}; followed: {escape(al['follows'])}</p>")  # fmt: skip
-    for path in req.get("absent_evidence", []):
-        h.append(f'<p class="absent">Expected evidence absent: {escape(path)} '
-                 '(<a href="#evidence-files">what it means</a>)</p>')  # fmt: skip
-    for kind in KINDS:
-        items = req["evidence"][kind]
-        h.append(f'<div class="kind">{kind}</div><ul class="ev">')
-        h += [
-            f"<li>{_loc_link(str(i.get('location', '?')), files)} · "
-            f"{escape(_describe(i, report))}</li>"
-            for i in items
-        ] or ["<li>(none)</li>"]
-        h.append("</ul>")
-    if req.get("skipped_tests"):
-        h.append(f"<p>{req['skipped_tests']} skipped test cases not listed</p>")
-    h.append("</section>")
-    return h
+def _version_of(report: Mapping[str, Any], component: Mapping[str, Any]) -> str:
+    """Versions of a trusted component: its ``version_keys`` looked up in ``tools``.
 
-
-def _html_sonnx(report: Mapping[str, Any]) -> list[str]:
-    sonnx = report.get("sonnx", {})
-    src = sonnx.get("source", {})
-    tags = sonnx.get("tags", {})
-    h = [
-        f"<p>Source: {escape(str(src.get('repository', '?')))} "
-        f"<code>{escape(str(src.get('path', '?')))}</code> at commit "
-        f"<code>{escape(str(src.get('commit', '?')))}</code>.</p>",
-        f"<p>{escape(str(src.get('note', '')))}</p>",
-    ]
-    rows = []
-    for rid, req in report["requirements"].items():
-        cell = "<br>".join(
-            f"<code>{escape(t)}</code>: {escape(str(tags.get(t, '?')))}"
-            for t in req.get("sonnx", [])
-        )
-        rows.append([_id_link(rid), cell or "none (project requirement)"])
-    h += _table(["registry id", "SONNX tags"], rows, raw=True)
-    h.append(f"<h3>The profile and the newest SONNX text</h3><p>{escape(_newest(src))}</p>")
-    head, newest_rows = _newest_table(report)
-    h += _table(head, ([_id_link(r[0]), *(escape(c) for c in r[1:])] for r in newest_rows), True)
-    h.append("<h3>Decisions where the SONNX text is silent or ambiguous</h3>")
-    h += _table(
-        ["topic", "the profile says", "decision", "why", "ids"],
-        (
-            [escape(d["topic"]), escape(d["profile_says"]), escape(d["decision"]),
-             escape(d["why"]), ", ".join(
-                 _id_link(i) if i in report["requirements"] else f"<code>{escape(i)}</code>"
-                 for i in d["ids"])]
-            for d in sonnx.get("decisions", [])
-        ),
-        raw=True,
-    )  # fmt: skip
-    return h
-
-
-def _html_trusted(report: Mapping[str, Any]) -> list[str]:
-    rows = []
-    for c in report.get("trusted_base", []):
-        issues = "<br>".join(
-            f"{escape(k['title'])} <code>{escape(k['url'])}</code>: {escape(k['relevance'])}"
-            for k in c.get("known_issues", [])
-        )
-        rows.append([
-            f"<strong>{escape(c['name'])}</strong>", escape(_version_of(report, c)),
-            escape(c["trusted_for"]),
-            "<ul>" + "".join(f"<li>{escape(r)}</li>" for r in c["reduced_by"]) + "</ul>",
-            issues or "none found in the public trackers searched",
-        ])  # fmt: skip
-    return _table(
-        ["component", "version", "trusted for", "trust reduced by", "known public issues"],
-        rows,
-        raw=True,
-    )
+    A key may be a path into nested entries (``recorded_by_why3/versions/z3``).
+    """
+    found: list[str] = []
+    for key in component.get("version_keys", []):
+        value: Any = report.get("tools", {})
+        for part in str(key).split("/"):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if value is not None:
+            found += [f"{k}: {v}" for k, v in _flat(value, str(key))]
+    return "; ".join(found) or "see the hashed files"

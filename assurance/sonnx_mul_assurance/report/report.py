@@ -36,12 +36,12 @@ from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
 
+from .. import evidence_schema as schema
 from .evidence import (
-    PASS_STATUSES,
+    PASS_RULES,
     Item,
     crosshair_items,
     exhaustive_items,
-    load_json,
     marker_items,
     registry_items,
     spec_text_items,
@@ -206,15 +206,6 @@ def semantics() -> dict[str, Any]:
     }
 
 
-def _why3_recorded_tools(data: Any) -> dict[str, Any] | None:
-    if not isinstance(data, dict):
-        return None
-    found = {
-        k: data[k] for k in ("tools", "versions", "provers", "why3", "why3_version") if k in data
-    }
-    return found or None
-
-
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -319,16 +310,15 @@ def build_report(
             continue
         try:
             if key == "why3":
-                data = load_json(path)
-                recorded_tools = _why3_recorded_tools(data)
+                data = schema.load(schema.Why3Evidence, path)
+                recorded_tools = {"versions": data.versions} if data.versions else None
                 proof_files = [m for m in markers if m.path.endswith((".mlw", ".py"))]
                 mapped, lost = why3_items(path, root, proof_files)
             elif key == "crosshair":
                 mapped, lost = crosshair_items(path, root, markers, set(ids))
             elif key == "exhaustive":
                 mapped, lost = exhaustive_items(path, root, set(ids))
-                raw = load_json(path)
-                if isinstance(raw, dict) and raw.get("complete") is False:
+                if not schema.load(schema.ExhaustiveEvidence, path).complete:
                     evidence_files[key]["status"] = "partial"
                     evidence_files[key]["meaning"] = PARTIAL_MEANING
                     if needed:
@@ -429,7 +419,7 @@ def build_report(
         "rules": {
             "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
             "its own, none of its evidence failed, and every child passes",
-            "pass_statuses": sorted(PASS_STATUSES),
+            "pass_rules": dict(PASS_RULES),
         },
     }
 

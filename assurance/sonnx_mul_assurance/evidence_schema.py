@@ -1,0 +1,376 @@
+"""The one typed schema of the evidence files the pipeline writes and the report reads.
+
+======================  ============================  ======================
+file (``proofs/out/``)  written by                    class
+======================  ============================  ======================
+``why3.json``           :mod:`..why3`                 :class:`Why3Evidence`
+``crosshair.json``      :mod:`..crosshair`            :class:`CrossHairEvidence`
+``exhaustive.json``     :mod:`..exhaustive`           :class:`ExhaustiveEvidence`
+``pipeline.json``       :mod:`..pipeline`             :class:`PipelineRecord`
+``mutants.json``        :mod:`..mutants`              :class:`MutantsRecord`
+``pytest.xml``          pytest ``--junitxml``         :func:`read_junit` -> :class:`JUnitCase`
+======================  ============================  ======================
+
+Writers build these dataclasses and :func:`dump` them; readers :func:`load`
+them.  ``load`` is strict: a missing key, an unknown key, a value of the
+wrong type or a status outside the declared ``Literal`` raises
+:class:`SchemaError` (the report turns it into a gate problem).  Every
+record says itself whether it is a pass (``ok``), so no reader guesses
+among keys or status words.
+
+To add an evidence file (Frama-C WP's ``wp.json``, the conformance runs'
+``conform.json``): declare its record dataclass (fields with their types,
+statuses as ``Literal``, an ``ok`` property) and its file dataclass (the
+records under one list field, plus what the tool records about the run),
+add the file name to :data:`EVIDENCE`, make the tool ``dump`` it and add a
+reader in ``report/evidence.py`` that maps records to ids.  ``load`` and
+``dump`` need no change: they follow the type hints (``str``, ``int``,
+``float``, ``bool``, ``None``, ``list[X]``, ``dict[str, X]``, ``X | None``,
+``Literal[...]``, nested dataclasses; a field with a default may be absent).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar, Union
+
+
+class SchemaError(ValueError):
+    """An evidence file that does not match its schema."""
+
+
+# --- why3.json -----------------------------------------------------------------
+
+
+@dataclass
+class Why3Goal:
+    """One goal: Why3's prover answer ``status`` (only ``Valid`` is a proof)."""
+
+    file: str
+    module: str
+    goal: str  # "name#k": the k-th goal of that name in the module
+    prover: str
+    time: float
+    status: str
+    sha256: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "Valid"
+
+
+@dataclass
+class Why3Evidence:
+    ok: bool
+    errors: list[str]
+    versions: dict[str, str]
+    files: dict[str, str]  # proof file -> SHA-256
+    total_time: float
+    goals: list[Why3Goal]
+
+
+# --- crosshair.json ------------------------------------------------------------
+
+
+@dataclass
+class CrossHairFinding:
+    """One CrossHair report and the verdict of re-running it in plain Python."""
+
+    line: int
+    message: str
+    call: str
+    status: Literal["confirmed", "unconfirmed"]
+    detail: str
+
+
+@dataclass
+class CrossHairFunction:
+    """The check of one contract function."""
+
+    function: str
+    conditions: int
+    status: Literal["pass", "counterexample", "unconfirmed", "error"]
+    time: float
+    exit_code: int
+    findings: list[CrossHairFinding] = field(default_factory=list)
+    output: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "pass"
+
+
+@dataclass
+class CrossHairEvidence:
+    tool: Literal["crosshair"]
+    crosshair_version: str
+    python: str
+    analysis_kind: str
+    per_condition_timeout: float
+    artifacts: dict[str, str]
+    functions: list[CrossHairFunction]
+    conditions: int
+    time: float
+    passed: bool
+
+
+# --- exhaustive.json -----------------------------------------------------------
+
+
+@dataclass
+class ExhaustiveResult:
+    """Every pair of one type (``pairs``), compared bit for bit with an oracle.
+
+    ``requirements``: the ids the run is evidence for, as the producer states
+    them (float: F-FLOAT; integers, both modes: F-WRAP and F-CHECKED)."""
+
+    type: str
+    requirements: list[str]
+    pairs: int
+    mismatches: int
+    examples: list[Any]
+    time: float
+    pairs_per_second: int | None
+    modes: list[Literal["wrap", "error"]] | None = None
+    overflowing_pairs: int | None = None
+    workers: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0
+
+
+@dataclass
+class ExhaustiveEvidence:
+    tool: str
+    numpy: str
+    complete: bool  # False: fewer first operands than every value (a partial run)
+    results: list[ExhaustiveResult]
+    passed: bool
+
+
+# --- pipeline.json -------------------------------------------------------------
+
+
+@dataclass
+class PipelineStep:
+    name: str
+    exit_code: int
+    seconds: float
+    cpu_seconds: float = 0.0  # user + system of the step and its children
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+@dataclass
+class PipelineRecord:
+    steps: list[PipelineStep]
+    total_seconds: float
+
+
+# --- mutants.json (make mutants) ------------------------------------------------
+
+
+MutantStatus = Literal["killed", "survived", "timeout", "invalid", "equivalent"]
+
+
+@dataclass
+class MutantOutcome:
+    key: str
+    file: str
+    line: int
+    original: str
+    replacement: str
+    context: str
+    status: MutantStatus
+    seconds: float
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Killed (a timeout counts as killed) or listed as equivalent."""
+        return self.status in ("killed", "timeout", "equivalent")
+
+
+@dataclass
+class MutantsRecord:
+    mutants: int
+    killed: int
+    equivalent: int
+    survived: int
+    kill_rate: float
+    seconds: float
+    by_file: dict[str, dict[str, int]]
+    outcomes: list[MutantOutcome]
+
+
+EVIDENCE: dict[str, type] = {
+    "why3.json": Why3Evidence,
+    "crosshair.json": CrossHairEvidence,
+    "exhaustive.json": ExhaustiveEvidence,
+    "pipeline.json": PipelineRecord,
+    "mutants.json": MutantsRecord,
+}
+"""File name in ``proofs/out/`` -> its schema."""
+
+
+# --- loading and dumping -------------------------------------------------------
+
+T = TypeVar("T")
+
+
+def load(cls: type[T], path: Path) -> T:
+    """The file at ``path`` as ``cls``; SchemaError when it does not match."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SchemaError(f"{path.name}: not JSON ({exc})") from exc
+    return from_json(cls, data, path.name)
+
+
+def dump(obj: object, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(to_json(obj), indent=1) + "\n", encoding="utf-8")
+
+
+def to_json(obj: object) -> dict[str, Any]:
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        raise TypeError(f"not a schema object: {obj!r}")
+    return dataclasses.asdict(obj)
+
+
+def from_json(cls: type[T], data: object, where: str = "") -> T:
+    """``data`` (parsed JSON) as ``cls``, checked field by field."""
+    where = where or cls.__name__
+    if not isinstance(data, dict):
+        raise SchemaError(f"{where}: expected an object, got {type(data).__name__}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise SchemaError(f"{where}: unknown key(s) {', '.join(unknown)}")
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        if name in data:
+            values[name] = _value(hints[name], data[name], f"{where}.{name}")
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise SchemaError(f"{where}: missing key {name}")
+    return cls(**values)
+
+
+def _value(tp: Any, value: object, where: str) -> Any:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return from_json(tp, value, where)
+    if tp is Any:
+        return value
+    if origin is Literal:
+        if value not in args:
+            raise SchemaError(f"{where}: {value!r} is not one of {', '.join(map(repr, args))}")
+        return value
+    if origin in (Union, types.UnionType):
+        errors = []
+        for option in args:
+            try:
+                return _value(option, value, where)
+            except SchemaError as exc:
+                errors.append(str(exc))
+        raise SchemaError(" / ".join(errors))
+    if origin is list:
+        if not isinstance(value, list):
+            raise SchemaError(f"{where}: expected a list")
+        return [_value(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise SchemaError(f"{where}: expected an object")
+        return {k: _value(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    return _scalar(tp, value, where)
+
+
+def _scalar(tp: Any, value: object, where: str) -> Any:
+    # bool is an int in Python: never accept one for the other.
+    if tp is type(None) and value is None:
+        return None
+    if tp is bool and isinstance(value, bool):
+        return value
+    if tp is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tp is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if tp is str and isinstance(value, str):
+        return value
+    name = getattr(tp, "__name__", str(tp))
+    raise SchemaError(f"{where}: expected {name}, got {type(value).__name__}")
+
+
+# --- JUnit XML (pytest's format) ------------------------------------------------
+
+JUnitStatus = Literal["passed", "failed", "error", "skipped", "xfailed"]
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    """A test case: ``ok`` is True (passed), None (skipped, xfailed: no
+    evidence either way) or False (failed, error)."""
+
+    classname: str
+    name: str
+    status: JUnitStatus
+    time: float
+    message: str
+    report: str
+
+    @property
+    def ok(self) -> bool | None:
+        return {"passed": True, "skipped": None, "xfailed": None}.get(self.status, False)
+
+
+def read_junit(paths: Iterable[Path]) -> list[JUnitCase]:
+    """The test cases of JUnit XML files; SchemaError for a file that is not
+    JUnit (root ``testsuites``/``testsuite``, cases with a name and class)."""
+    cases: list[JUnitCase] = []
+    for path in paths:
+        try:
+            root = ET.parse(path).getroot()
+        except ET.ParseError as exc:
+            raise SchemaError(f"{path.name}: not XML ({exc})") from exc
+        if root.tag not in ("testsuites", "testsuite"):
+            raise SchemaError(f"{path.name}: root <{root.tag}> is not a JUnit test suite")
+        for tc in root.iter("testcase"):
+            if not tc.get("name") or tc.get("classname") is None:
+                raise SchemaError(f"{path.name}: a <testcase> without name or classname")
+            status: JUnitStatus = "passed"
+            message = ""
+            for child in tc:
+                if child.tag in ("failure", "error"):
+                    status = "failed" if child.tag == "failure" else "error"
+                    message = child.get("message", "")
+                    break
+                if child.tag == "skipped":
+                    xfail = "xfail" in (child.get("type", "") + child.get("message", ""))
+                    status = "xfailed" if xfail else "skipped"
+                    message = child.get("message", "")
+            try:
+                seconds = float(tc.get("time", "0") or 0)
+            except ValueError as exc:
+                raise SchemaError(f"{path.name}: testcase time {tc.get('time')!r}") from exc
+            cases.append(
+                JUnitCase(
+                    tc.get("classname", ""),
+                    tc.get("name", ""),
+                    status,
+                    seconds,
+                    message[:300],
+                    str(path),
+                )
+            )
+    return cases

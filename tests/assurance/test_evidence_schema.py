@@ -1,0 +1,150 @@
+"""The typed schema of the evidence files: writers' output loads, anything else is refused."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sonnx_mul.dtypes import INT8
+from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance import exhaustive, pipeline, why3
+
+GOAL = {
+    "file": "why3/a.mlw", "module": "M", "goal": "l#0", "prover": "z3", "time": 0.1,
+    "status": "Valid", "sha256": "",
+}  # fmt: skip
+WHY3 = {
+    "ok": True, "errors": [], "versions": {"why3": "1.5.1"}, "files": {}, "total_time": 1,
+    "goals": [GOAL],
+}  # fmt: skip
+
+
+def test_why3_round_trip_and_ok() -> None:
+    data = schema.from_json(schema.Why3Evidence, WHY3)
+    assert data.goals[0].ok and data.total_time == 1.0
+    assert schema.to_json(data) == {**WHY3, "total_time": 1.0}
+    assert not schema.Why3Goal(**{**GOAL, "status": "Timeout"}).ok  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("change", "expect"),
+    [
+        ({"status": None}, "goals[0]: missing key status"),
+        ({"answer": "Valid"}, "unknown key(s) answer"),
+        ({"time": "0.1"}, "goals[0].time: expected float"),
+        ({"time": True}, "goals[0].time: expected float"),
+        ({"goal": 3}, "goals[0].goal: expected str"),
+    ],
+)
+def test_a_goal_off_the_schema_is_refused(change: dict[str, Any], expect: str) -> None:
+    goal = {k: v for k, v in GOAL.items() if change.get(k, 0) is not None}
+    goal.update({k: v for k, v in change.items() if v is not None})
+    with pytest.raises(schema.SchemaError, match=re.escape(expect)):
+        schema.from_json(schema.Why3Evidence, {**WHY3, "goals": [goal]})
+
+
+def test_missing_key_wrong_container_and_status_words_are_refused() -> None:
+    with pytest.raises(schema.SchemaError, match="missing key goals"):
+        schema.from_json(schema.Why3Evidence, {k: v for k, v in WHY3.items() if k != "goals"})
+    with pytest.raises(schema.SchemaError, match="expected an object"):
+        schema.from_json(schema.Why3Evidence, [GOAL])
+    with pytest.raises(schema.SchemaError, match="goals: expected a list"):
+        schema.from_json(schema.Why3Evidence, {**WHY3, "goals": GOAL})
+    function = {"function": "f", "conditions": 1, "status": "passed", "time": 1, "exit_code": 0}
+    with pytest.raises(schema.SchemaError, match="'passed' is not one of 'pass'"):
+        schema.from_json(schema.CrossHairFunction, function)
+    with pytest.raises(schema.SchemaError, match="conditions: expected int"):
+        schema.from_json(
+            schema.CrossHairFunction, {**function, "status": "pass", "conditions": 1.5}
+        )
+
+
+def test_bool_is_not_an_int_and_none_only_where_declared() -> None:
+    step = {"name": "why3", "exit_code": False, "seconds": 1.0}
+    with pytest.raises(schema.SchemaError, match="exit_code: expected int, got bool"):
+        schema.from_json(schema.PipelineStep, step)
+    res = {"type": "int8", "requirements": [], "pairs": 1, "mismatches": 0, "examples": [],
+           "time": 1.0, "pairs_per_second": None}  # fmt: skip
+    assert schema.from_json(schema.ExhaustiveResult, res).pairs_per_second is None
+    with pytest.raises(schema.SchemaError, match="mismatches"):
+        schema.from_json(schema.ExhaustiveResult, {**res, "mismatches": None})
+    with pytest.raises(schema.SchemaError, match="'saturate' is not one of"):
+        schema.from_json(schema.ExhaustiveResult, {**res, "modes": ["saturate"]})
+
+
+def test_load_refuses_text_that_is_not_json(tmp_path: Path) -> None:
+    path = tmp_path / "why3.json"
+    path.write_text("{not json")
+    with pytest.raises(schema.SchemaError, match=re.escape("why3.json: not JSON")):
+        schema.load(schema.Why3Evidence, path)
+
+
+def test_junit_outcomes_and_malformed_files(tmp_path: Path) -> None:
+    path = tmp_path / "pytest.xml"
+    path.write_text(
+        "<testsuites><testsuite>"
+        '<testcase classname="t" name="a" time="0.1"/>'
+        '<testcase classname="t" name="b"><failure message="m"/></testcase>'
+        '<testcase classname="t" name="c"><error message="e"/></testcase>'
+        '<testcase classname="t" name="d"><skipped message="s"/></testcase>'
+        '<testcase classname="t" name="e"><skipped type="pytest.xfail" message="x"/></testcase>'
+        "</testsuite></testsuites>"
+    )
+    cases = schema.read_junit([path])
+    assert [(c.name, c.status, c.ok) for c in cases] == [
+        ("a", "passed", True),
+        ("b", "failed", False),
+        ("c", "error", False),
+        ("d", "skipped", None),
+        ("e", "xfailed", None),
+    ]
+    for text, expect in (
+        ("<report/>", "is not a JUnit test suite"),
+        ('<testsuite><testcase classname="t"/></testsuite>', "without name"),
+        ('<testsuite><testcase classname="t" name="a" time="x"/></testsuite>', "time"),
+        ("<testsuite>", "not XML"),
+    ):
+        path.write_text(text)
+        with pytest.raises(schema.SchemaError, match=expect):
+            schema.read_junit([path])
+
+
+# --- the writers write the schema --------------------------------------------
+
+
+def test_why3_writer_output_loads(tmp_path: Path) -> None:
+    (tmp_path / "why3").mkdir()
+    (tmp_path / "why3/a.mlw").write_text("module M end\n")
+    report = why3.Report({("why3/a.mlw", "M", "l#0"): why3.Result("z3", "Valid", 0.1)})
+    out = tmp_path / "why3.json"
+    why3.write_report(tmp_path, out, [{"path": "why3/a.mlw"}], report, {"why3": "1.5.1"}, 2.0)
+    data = schema.load(schema.Why3Evidence, out)
+    assert data.ok and [g.goal for g in data.goals] == ["l#0"] and data.goals[0].ok
+
+
+def test_exhaustive_and_pipeline_writers_output_loads(tmp_path: Path) -> None:
+    res = exhaustive.check_int(INT8, rows=1)
+    evidence = schema.ExhaustiveEvidence("t", "2", False, [res], res.ok)
+    schema.dump(evidence, tmp_path / "exhaustive.json")
+    loaded = schema.load(schema.ExhaustiveEvidence, tmp_path / "exhaustive.json")
+    assert loaded == evidence and loaded.results[0].requirements == ["F-WRAP", "F-CHECKED"]
+    record = schema.PipelineRecord([pipeline.Outcome("tables", 0, 1.0)], 1.0)
+    schema.dump(record, tmp_path / "pipeline.json")
+    assert schema.load(schema.PipelineRecord, tmp_path / "pipeline.json") == record
+
+
+def test_every_registered_file_has_a_dataclass_schema() -> None:
+    assert set(schema.EVIDENCE) == {
+        "why3.json",
+        "crosshair.json",
+        "exhaustive.json",
+        "mutants.json",
+        "pipeline.json",
+    }
+    for cls in schema.EVIDENCE.values():
+        with pytest.raises(schema.SchemaError):
+            schema.from_json(cls, json.loads("{}"))
