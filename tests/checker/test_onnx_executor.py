@@ -163,7 +163,7 @@ def test_F_certified_mul_runs_in_subgraphs_and_functions(monkeypatch: pytest.Mon
         ["a"],
         ["c"],
         [h.make_node("Mul", ["a", "a"], ["c"])],
-        [h.make_opsetid("", 13)],
+        [h.make_opsetid("", 14)],
     )
     m = model(
         [h.make_node("Sq", ["x"], ["z"], domain="local")], [vi("x", T.FLOAT, [2, 3])],

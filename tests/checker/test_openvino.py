@@ -69,11 +69,16 @@ def test_R3_SAME_mismatched_precisions() -> None:
     assert reqs(found) == {"R3", "R3-SAME"}
 
 
+def _body(net: bytes) -> str:
+    """The <layers> and <edges> of a net, to nest as a body."""
+    return net.decode().split('version="11">', 1)[1].rsplit("</net>", 1)[0]
+
+
 def test_nested_body_layers_are_checked() -> None:
-    inner = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    inner = _body(ir_xml([2, 3], [3]))
     doc = (
         '<net name="outer" version="11"><layers><layer id="0" name="loop" type="Loop" '
-        f'version="opset5"><body><layers>{inner}</layers></body></layer></layers></net>'
+        f'version="opset5"><body>{inner}</body></layer></layers></net>'
     )
     found = check_ir(doc.encode())
     assert reqs(found) == {"R1", "R4"} and {v.path for v in found} == {"outer/loop.body"}
@@ -166,12 +171,11 @@ def test_deep_xml_is_refused() -> None:
 
 def test_R1_R4_every_body_of_an_if_layer_is_checked() -> None:
     """An If layer has two bodies; a Multiply in the second one is found too."""
-    good = ir_xml([2, 3], [2, 3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
-    bad = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    good, bad = _body(ir_xml([2, 3], [2, 3])), _body(ir_xml([2, 3], [3]))
     doc = (
         '<net name="outer" version="11"><layers><layer id="0" name="cond" type="If" '
-        f'version="opset8"><then_body><layers>{good}</layers></then_body>'
-        f"<else_body><layers>{bad}</layers></else_body></layer></layers></net>"
+        f'version="opset8"><then_body>{good}</then_body>'
+        f"<else_body>{bad}</else_body></layer></layers></net>"
     )
     report = check_ir_report(doc.encode())
     assert report.mul_nodes == 2

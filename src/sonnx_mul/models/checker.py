@@ -101,7 +101,8 @@ def load_model(source: ModelSource) -> onnx.ModelProto:
             else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
         )
         try:
-            model = onnx.load_from_string(data)
+            model = onnx.ModelProto()
+            model.ParseFromString(data)
         except Exception as exc:  # protobuf DecodeError, ...
             raise ModelReadError(f"cannot read ONNX model: {exc}") from exc
     if not model.HasField("graph"):

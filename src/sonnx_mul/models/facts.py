@@ -28,7 +28,8 @@ import onnx
 from .reading import ModelReadError
 from .sanitize import DEFAULT_DOMAINS, STRIPPED, stripped
 from .scope import Info, Scope
-from .shapes import Dim, Shape, dim_of
+from . import shapes
+from .shapes import Dim, Shape
 from .trusted import BROADCAST, PRESERVING, rule
 
 CallFacts = Callable[[onnx.NodeProto, int, "Scope"], "list[Info] | None"]
@@ -59,7 +60,7 @@ class Renamer:
         tt = tp.tensor_type
         if not tt.HasField("shape"):
             return None
-        return tuple(self.dim(dim_of(d)) for d in tt.shape.dim)
+        return tuple(self.dim(shapes.dim_of(d)) for d in tt.shape.dim)  # via the module: tests plant faults there
 
 
 def _elem(tp: onnx.TypeProto | None) -> int | None:

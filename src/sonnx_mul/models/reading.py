@@ -25,7 +25,7 @@ MAX_IR_BYTES = 256 << 20
 """OpenVINO IR XML: weights live in the .bin file, never read; 256 MiB of XML is ample."""
 
 
-def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytearray:
     """The bytes of a regular file of at most ``limit`` bytes; ModelReadError otherwise."""
     name = os.fspath(path)
     try:
@@ -41,17 +41,24 @@ def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
             raise ModelReadError(
                 f"cannot read {what}: {info.st_size} bytes, over the {limit}-byte cap"
             )
-        chunks: list[bytes] = []
+        # One buffer of the announced size (+1 to see growth): no chunk list joined
+        # into a second copy, so reading costs the file's size once (issue 21, memory).
+        buffer = bytearray(info.st_size + 1)
+        view = memoryview(buffer)
         size = 0
         while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
+            if size == len(buffer):
+                buffer.extend(bytes(min(1 << 20, limit + 1 - size)))  # it grew: read on
+                view = memoryview(buffer)
+            got = os.readv(fd, [view[size:]])
+            if not got:
                 break
-            chunks.append(chunk)
-            size += len(chunk)
+            size += got
+        view.release()
         if size > limit:
             raise ModelReadError(f"cannot read {what}: it grew over the {limit}-byte cap")
-        return b"".join(chunks)
+        del buffer[size:]
+        return buffer
     except OSError as exc:
         raise ModelReadError(f"cannot read {what}: {exc}") from exc
     finally:
