@@ -51,7 +51,7 @@ def _conv_bn(
     nodes = [
         h.make_node("Conv", [x, f"{tag}_w"], [f"{tag}_c"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
                     strides=[stride, stride], group=group),
-        h.make_node("BatchNormalization", [f"{tag}_c", f"{tag}_s", f"{tag}_b", f"{tag}_m", f"{tag}_v"], [y]),
+        h.make_node("BatchNormalization", [f"{tag}_{k}" for k in "csbmv"], [y]),
     ]  # fmt: skip
     inits = [_w(f"{tag}_w", C, C // group, 3, 3)] + [_w(f"{tag}_{k}", C) for k in "sbmv"]
     return nodes, inits

@@ -14,8 +14,8 @@ from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
 
-from models import ir_multiply, ir_net, ir_parameter, model, vi
 from checker_corpus import build_corpus
+from models import ir_multiply, ir_net, ir_parameter, model, vi
 from oracle import observe
 from sonnx_mul.models import ModelReadError, check_report
 from sonnx_mul.models import trusted as trusted_module

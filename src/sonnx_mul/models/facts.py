@@ -60,7 +60,9 @@ class Renamer:
         tt = tp.tensor_type
         if not tt.HasField("shape"):
             return None
-        return tuple(self.dim(shapes.dim_of(d)) for d in tt.shape.dim)  # via the module: tests plant faults there
+        return tuple(
+            self.dim(shapes.dim_of(d)) for d in tt.shape.dim
+        )  # via the module: tests plant faults there
 
 
 def _elem(tp: onnx.TypeProto | None) -> int | None:
