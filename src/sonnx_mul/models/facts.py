@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterable
 
 import onnx
 
+from . import shapes
 from .reading import ModelReadError
 from .sanitize import DEFAULT_DOMAINS, STRIPPED, stripped
 from .scope import Info, Scope
-from . import shapes
 from .shapes import Dim, Shape
 from .trusted import BROADCAST, PRESERVING, rule
 
