@@ -127,7 +127,7 @@ def feeds(model: onnx.ModelProto, rng: np.random.Generator) -> dict[str, np.ndar
     return out
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # the profile: ci or long
 @given(models())
 def test_R1_R3_R4_checker_never_contradicted_by_onnxruntime(
     generated: tuple[onnx.ModelProto, dict[str, Any]],
