@@ -235,3 +235,14 @@ def test_corpus_conforming_muls_run_with_equal_operands(name: str, batch: int) -
     for gate in GATES[name]:
         a, b = seen.operands[gate]
         assert a.shape == b.shape
+
+
+def test_corpus_table_in_docs_is_current() -> None:
+    """docs/checker-corpus.md is what benchmarks/checker_corpus.py writes today."""
+    from pathlib import Path
+
+    from checker_corpus import table
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "checker-corpus.md").read_text()
+    for name, checked, ok, bad, unsure in table():
+        assert f"| {name} | {checked} | {ok} | {bad} | {unsure} |" in text, name

@@ -81,6 +81,11 @@ def _pool(node: onnx.NodeProto) -> bool:
     return _int(node, "ceil_mode", 0) == 0 and _no_dilation(node) and pad in ("NOTSET", "VALID")
 
 
+def _no_legacy_broadcast(node: onnx.NodeProto) -> bool:
+    """Opset < 7 ``broadcast=1``/``axis``: not cross-checked (onnxruntime lacks those opsets)."""
+    return _int(node, "broadcast", 0) == 0
+
+
 def _squeeze(node: onnx.NodeProto) -> bool:
     """Without axes, ONNX squeezes only dims it KNOWS are 1; the runtime squeezes every 1."""
     return len(node.input) > 1 or _ints(node, "axes") is not None
@@ -118,7 +123,7 @@ BROADCAST: frozenset[str] = frozenset({
 
 INFERRED: Mapping[str, Rule] = MappingProxyType({
     **{op: Rule() for op in PRESERVING},
-    **{op: Rule() for op in BROADCAST},
+    **{op: Rule(condition=_no_legacy_broadcast) for op in BROADCAST},
     "Constant": Rule(),
     "Shape": Rule(),
     "Transpose": Rule(),
