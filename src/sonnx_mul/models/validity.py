@@ -19,7 +19,7 @@ bad attributes, unknown IR or opset versions, ... — makes the model invalid
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable
 
 import onnx
 import onnx.checker
@@ -27,36 +27,21 @@ import onnx.checker
 from .reading import ModelReadError
 from .sanitize import subgraphs
 
-
-def _graphs(model: onnx.ModelProto) -> Iterator[onnx.GraphProto]:
-    stack = [model.graph]
-    for func in model.functions:
-        for node in func.node:
-            for attr in node.attribute:
-                stack.extend(subgraphs(attr))
-    while stack:
-        g = stack.pop()
-        yield g
-        for node in g.node:
-            for attr in node.attribute:
-                stack.extend(subgraphs(attr))
+_TENSOR_ATTRS = (onnx.AttributeProto.TENSOR, onnx.AttributeProto.TENSORS)
+_SPARSE_ATTRS = (onnx.AttributeProto.SPARSE_TENSOR, onnx.AttributeProto.SPARSE_TENSORS)
+_GRAPH_ATTRS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
 
 
-def _tensors(model: onnx.ModelProto) -> Iterator[onnx.TensorProto]:
-    nodes = [n for f in model.functions for n in f.node]
-    for g in _graphs(model):
-        yield from g.initializer
-        for sp in g.sparse_initializer:
-            yield from (sp.values, sp.indices)
-        nodes.extend(g.node)
-    for node in nodes:
-        for attr in node.attribute:
-            if attr.HasField("t"):
-                yield attr.t
-            yield from attr.tensors
-            sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
-            for sp in (*sparse, *attr.sparse_tensors):
-                yield from (sp.values, sp.indices)
+def _empty(t: onnx.TensorProto) -> None:
+    """Zero elements instead of a cleared or external payload (module doc)."""
+    if t.data_location == onnx.TensorProto.EXTERNAL or t.doc_string == "sonnx-mul:stripped":
+        t.ClearField("external_data")
+        t.ClearField("data_location")
+        for field in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
+                      "double_data", "uint64_data"):  # fmt: skip
+            t.ClearField(field)
+        del t.dims[:]
+        t.dims.append(0)
 
 
 def _placeholder(vi: onnx.ValueInfoProto) -> None:
@@ -64,27 +49,42 @@ def _placeholder(vi: onnx.ValueInfoProto) -> None:
     if kind is None:
         vi.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
         kind = "tensor_type"
-    if kind == "tensor_type":
+    if kind == "tensor_type" and not vi.type.tensor_type.HasField("shape"):
         vi.type.tensor_type.shape.SetInParent()
 
 
 def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
-    """The copy onnx.checker is run on (module doc); ``model`` is already stripped."""
+    """The copy onnx.checker is run on (module doc); ``model`` is already stripped.
+
+    One pass over every graph and function body (iterative)."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
-    for t in _tensors(copy):
-        external = t.data_location == onnx.TensorProto.EXTERNAL
-        if external or t.doc_string == "sonnx-mul:stripped":
-            t.ClearField("external_data")
-            t.ClearField("data_location")
-            for field in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
-                          "double_data", "uint64_data"):  # fmt: skip
-                t.ClearField(field)
-            del t.dims[:]
-            t.dims.append(0)
-    for g in _graphs(copy):
-        for vi in (*g.input, *g.output, *g.value_info):
-            _placeholder(vi)
+    graphs = [copy.graph]
+    bodies: list[Iterable[onnx.NodeProto]] = [f.node for f in copy.functions]
+    while graphs or bodies:
+        if graphs:
+            g = graphs.pop()
+            for t in g.initializer:
+                _empty(t)
+            for sp in g.sparse_initializer:
+                _empty(sp.values)
+                _empty(sp.indices)
+            for vi in (*g.input, *g.output, *g.value_info):
+                _placeholder(vi)
+            bodies.append(g.node)
+            continue
+        for node in bodies.pop():
+            for attr in node.attribute:
+                kind = attr.type
+                if kind in _TENSOR_ATTRS:
+                    for t in (attr.t, *attr.tensors):
+                        _empty(t)
+                elif kind in _SPARSE_ATTRS:
+                    for sp in (attr.sparse_tensor, *attr.sparse_tensors):
+                        _empty(sp.values)
+                        _empty(sp.indices)
+                elif kind in _GRAPH_ATTRS:
+                    graphs.extend(subgraphs(attr))
     return copy
 
 
