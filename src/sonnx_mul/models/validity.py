@@ -7,6 +7,8 @@ of the model after ``sanitize.strip_payloads`` (small), in which
   tensors stored as external data get zero elements: onnx.checker would
   otherwise compare the cleared payload with the dims, or open the external
   file (never done here: no file named by a model is opened);
+* the default domain spelled ``"ai.onnx"`` (IR.md: the same domain as ``""``;
+  onnxruntime accepts both, onnx.checker only ``""``) is spelled ``""``;
 * value declarations without a type (a graph input or output with an empty type, or
   a tensor type without shape) get a placeholder type: onnx.checker
   requires them, onnxruntime does not, and the checker ignores every such
@@ -59,6 +61,10 @@ def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
     One pass over every graph and function body (iterative)."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
+    for imports in (copy.opset_import, *(f.opset_import for f in copy.functions)):
+        for op in imports:
+            if op.domain == "ai.onnx":
+                op.domain = ""
     graphs = [copy.graph]
     bodies: list[Iterable[onnx.NodeProto]] = [f.node for f in copy.functions]
     while graphs or bodies:
@@ -74,6 +80,8 @@ def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
             bodies.append(g.node)
             continue
         for node in bodies.pop():
+            if node.domain == "ai.onnx":
+                node.domain = ""
             for attr in node.attribute:
                 kind = attr.type
                 if kind in _TENSOR_ATTRS:
