@@ -201,3 +201,62 @@ def test_R1_R4_claims_along_a_unary_chain_are_checked() -> None:
         [(0, 0, 2, 0), (1, 0, 3, 0), (3, 1, 2, 1)],
     )  # fmt: skip
     assert reqs(check_ir(honest)) == {"R1", "R4"}
+
+
+# ------------------------------------------------------------ issue 21: port dims are claims
+def _ir_from_onnx(tmp_path: Path) -> Path:
+    """OpenVINO's own IR of Mul(Reshape(x (3,), [1, 3]), y (2, 3)) (numpy broadcast)."""
+    ov = pytest.importorskip("openvino")
+    import numpy as np
+    from onnx import TensorProto as T
+    from onnx import helper as h
+    from onnx import numpy_helper as nh
+
+    s = nh.from_array(np.array([1, 3], np.int64), "s")
+    nodes = [h.make_node("Reshape", ["x", "s"], ["r"]), h.make_node("Mul", ["r", "y"], ["z"])]
+    inputs = [
+        h.make_tensor_value_info("x", T.FLOAT, [3]),
+        h.make_tensor_value_info("y", T.FLOAT, [2, 3]),
+    ]
+    graph = h.make_graph(nodes, "g", inputs, [h.make_tensor_value_info("z", T.FLOAT, None)], [s])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
+    m.ir_version = 10
+    model = ov.Core().read_model(m.SerializeToString(), b"")
+    path = tmp_path / "m.xml"
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    return path
+
+
+def test_class5_edited_reshape_claim_is_not_a_fact_openvino_reinfers(tmp_path: Path) -> None:
+    """Issue 21, class 5, with OpenVINO as the oracle (optional dependency)."""
+    ov = pytest.importorskip("openvino")
+    path = _ir_from_onnx(tmp_path)
+    assert check_ir_report(path).verdict == "undecided"  # Reshape output: no fact
+    text = path.read_text()
+    edited = text.replace(
+        '<port id="2" precision="FP32" names="r">\n\t\t\t\t\t<dim>1</dim>',
+        '<port id="2" precision="FP32" names="r">\n\t\t\t\t\t<dim>2</dim>',
+    ).replace(
+        '<port id="0" precision="FP32">\n\t\t\t\t\t<dim>1</dim>\n\t\t\t\t\t<dim>3</dim>',
+        '<port id="0" precision="FP32">\n\t\t\t\t\t<dim>2</dim>\n\t\t\t\t\t<dim>3</dim>',
+    )
+    assert edited.count("<dim>1</dim>") == text.count("<dim>1</dim>") - 2  # both claims edited
+    path.write_text(edited)
+    assert check_ir_report(path).verdict == "undecided"  # was "conforms" (issue 21)
+    model = ov.Core().read_model(str(path))
+    mul = next(op for op in model.get_ops() if op.get_type_name() == "Multiply")
+    assert list(mul.input(0).get_partial_shape().to_shape()) == [1, 3]  # OpenVINO re-infers
+
+
+def test_class5_port_claims_without_openvino() -> None:
+    """The same edit on a hand-written IR: Reshape's port claims (2, 3), it is unknown."""
+    reshape = (
+        '<layer id="3" name="r" type="Reshape" version="opset1"><input>'
+        '<port id="0" precision="FP32"><dim>3</dim></port></input>'
+        '<output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>'
+    )
+    xml = ir_net(
+        ir_parameter(0, [3]) + ir_parameter(1, [2, 3]) + reshape + ir_multiply(4, [2, 3], [2, 3]),
+        [(0, 0, 3, 0), (3, 2, 4, 0), (1, 0, 4, 1)],
+    )
+    assert check_ir_report(xml).verdict == "undecided"
