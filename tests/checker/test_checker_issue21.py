@@ -65,13 +65,13 @@ def test_class1_other_shape_operands(op: str) -> None:
 
 # ---------------------------------------------------------------- 2. symbol collisions
 def many_graphs_model(n_ifs: int) -> onnx.ModelProto:
-    """c = Concat(a, b) in main (unknown size); in each If, d = Slice(x) (unknown size)
+    """c = Concat(a, b) in main (unknown size); in each If, d = Concat(x, w) (unknown size)
     and a nested If holding Mul(c, d): inferred graph by graph, both were ``unk__0``."""
     mul = h.make_node("Mul", ["c", "d"], ["e"], name="m")
     inner = h.make_graph([mul], "inner", [], [vi("e", T.FLOAT, None)])
     empty = h.make_graph([h.make_node("Identity", ["c"], ["f"])], "else", [], [vi("f")])
     branch = h.make_graph(
-        [h.make_node("Slice", ["x", "st", "en"], ["d"]),
+        [h.make_node("Concat", ["x", "w"], ["d"], axis=0),
          h.make_node("If", ["cond"], ["g"], then_branch=inner, else_branch=empty)],
         "then", [], [vi("g")],
     )  # fmt: skip
@@ -82,7 +82,7 @@ def many_graphs_model(n_ifs: int) -> onnx.ModelProto:
     ]
     inputs = [
         vi("a", T.FLOAT, ["N"]), vi("b", T.FLOAT, ["M"]), vi("x", T.FLOAT, ["K"]),
-        vi("st", T.INT64, [1]), vi("en", T.INT64, [1]), vi("cond", T.BOOL, []),
+        vi("w", T.FLOAT, ["L"]), vi("cond", T.BOOL, []),
     ]  # fmt: skip
     return model(nodes, inputs, ["o0"])
 
@@ -246,3 +246,21 @@ def test_corpus_table_in_docs_is_current() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "checker-corpus.md").read_text()
     for name, checked, ok, bad, unsure in table():
         assert f"| {name} | {checked} | {ok} | {bad} | {unsure} |" in text, name
+
+
+# ---------------------------------------------------------------- negative controls
+def test_negative_control_symbols_shared_across_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the renaming, the two runs' ``unk__0`` match and class 2 conforms again."""
+    from sonnx_mul.models import facts
+
+    monkeypatch.setattr(facts.Renamer, "dim", lambda self, d: d)
+    assert verdict(many_graphs_model(30)) == "conforms"
+
+
+def test_negative_control_overridable_value_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the overridable rule, class 1 conforms again."""
+    from sonnx_mul.models import checker
+
+    real = checker.Facts
+    monkeypatch.setattr(checker, "Facts", lambda overridable: real(frozenset()))
+    assert verdict(overridable_reshape()) == "conforms"

@@ -94,10 +94,14 @@ def infer_alone(
             if tp is not None:
                 vi.type.CopyFrom(tp)
     inherited = input_symbols(g)
+    own = len(graph.input)
     try:
-        return onnx.shape_inference.infer_shapes(alone).graph, SPLIT_NOTE, inherited
+        result = onnx.shape_inference.infer_shapes(alone).graph
+        note = SPLIT_NOTE
     except Exception as exc:
-        return g, f"{SPLIT_NOTE}; inference failed: {str(exc).strip()}", inherited
+        result, note = g, f"{SPLIT_NOTE}; inference failed: {str(exc).strip()}"
+    del result.input[own:]  # the outer names: their facts are the outer scope's, not inputs
+    return result, note, inherited
 
 
 def input_symbols(graph: onnx.GraphProto) -> set[str]:
