@@ -4,23 +4,32 @@ Pipeline (each step in its own module):
 
 1. ``reading``: the file must be a regular file under a byte cap; it is
    parsed without its external data, so no file named by the model is opened.
-2. ``sanitize``: big payloads cleared, recursive functions and duplicate
-   opset imports refused.
+2. ``sanitize``: big payloads cleared (tensors, attribute lists, strings, in
+   graphs, subgraphs and functions), recursive or duplicate functions and
+   duplicate opset imports refused; ``validity``: whatever onnx.checker
+   rejects is refused (run on a skeleton, no external data).
 3. ``declared``: user bindings of free dims applied to the main graph's
    inputs; initializers made facts (overridable ones as the runtime treats
    them); every other declaration removed before shape inference and
    compared after it — a contradiction is an invalid model (ModelReadError).
 4. Shape inference (strict, else non-strict, else none; the failure text is
-   added to every "cannot be shown" message).
-5. One linear walk over the graph and every nested graph (a chain of scopes,
+   added to every "cannot be shown" message) — whole model, or graph by graph
+   above 64 nested graphs (``inference``).
+5. ``facts``: per graph, what the checker owns about each value: provenance
+   classes, static facts, and ONNX's shape only for the allow-listed
+   operators of ``trusted`` (cross-checked against onnxruntime), with every
+   symbol an inference run made up renamed to be unique. Everything else is
+   an unknown shape.
+6. One linear walk over the graph and every nested graph (a chain of scopes,
    nothing copied per subgraph); each call of a model-local function is
-   specialised with the call site's types (``functions``) and its Mul nodes
-   are reported under ``<call site>-><function>/<function node>``. Functions
-   that no reachable node calls are never run and are not checked.
-6. Each Mul is judged (``rules``) with the opset that applies to it, from
+   specialised with the call site's facts (``functions``), its outputs are the
+   facts derived inside, and its Mul nodes are reported under
+   ``<call site>-><function>/<function node>``. Functions that no reachable
+   node calls are never run and are not checked.
+7. Each Mul is judged (``rules``) with the opset that applies to it, from
    what the graph's scope knows (``scope``); shapes are compared
-   symbolically (``shapes``: the same ``dim_param`` is the same size).
-   Findings are ``Violation`` objects gathered in a ``Report`` (``findings``).
+   symbolically (``shapes``), or equal by provenance. Findings are
+   ``Violation`` objects gathered in a ``Report`` (``findings``).
 
 Verdicts are conservative: a property the model does not show is reported
 with ``definite=False``. "Conforms" means: for every binding of the free dims
