@@ -112,7 +112,8 @@ class Facts:
         for init in graph.initializer:
             dims = tuple(int(d) for d in init.dims)
             owned = not (main and init.name in self.overridable)
-            value = owned and not stripped(init) and _count(dims) <= VALUE_LIMIT
+            external = init.data_location == onnx.TensorProto.EXTERNAL  # never loaded
+            value = owned and not external and not stripped(init) and _count(dims) <= VALUE_LIMIT
             local[init.name] = Info(init.data_type or None, dims, cls=self.fresh(), value=value)
         for sp in graph.sparse_initializer:
             dims = tuple(int(d) for d in sp.dims)
