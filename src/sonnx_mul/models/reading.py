@@ -48,6 +48,7 @@ def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytearr
         size = 0
         while size <= limit:
             if size == len(buffer):
+                view.release()  # a buffer with a live view cannot be resized
                 buffer.extend(bytes(min(1 << 20, limit + 1 - size)))  # it grew: read on
                 view = memoryview(buffer)
             got = os.readv(fd, [view[size:]])
