@@ -169,18 +169,14 @@ class Facts:
                     local.update({out: info for out in node.output if out})
                     return
         found = rule(node) if default else None
+        present = [info for info in ins if info is not None]  # omitted optional inputs: None
         trusted = found is not None and all(
-            info is not None
-            and info.kind == "tensor"
-            and not info.sparse
-            and info.shape is not None
-            for info in ins
+            info.kind == "tensor" and not info.sparse and info.shape is not None
+            for info in present
         )
         if trusted and found is not None:
-            trusted = all(
-                i >= len(ins) or ins[i] is None or ins[i].value  # type: ignore[union-attr]
-                for i in found.value_inputs
-            )
+            owned = [ins[i] for i in found.value_inputs if i < len(ins)]
+            trusted = all(info is None or info.value for info in owned)
         classes = self._classes_of(node, ins) if default else {}
         for j, out in enumerate(node.output):
             if not out:
