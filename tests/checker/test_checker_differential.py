@@ -359,3 +359,58 @@ def test_issue21_generator_reaches_every_class_and_verdict() -> None:
         assert tally[f"{cls}/undecided"] + tally[f"{cls}/violates"] >= 3, tally
     for cls in ("pool", "shape_operand", "provenance"):
         assert tally[f"{cls}/conforms"] >= 3, tally
+
+
+@st.composite
+def structural_models(draw: st.DrawFn) -> tuple[onnx.ModelProto, str]:
+    """Issue 21 classes 2 and 6: (model, the verdicts allowed).
+
+    * many nested graphs (1 to 80 If nodes, around the 64-graph threshold), a Mul
+      in a nested branch of two sizes made up by different inference runs;
+    * a model-local function defined twice (invalid), or IR-10 overloads of one
+      function with one of them called (judged like that overload's body).
+    """
+    kind = draw(st.sampled_from(["nested", "duplicate", "overload"]))
+    if kind == "nested":
+        from checker.test_checker_issue21 import many_graphs_model
+
+        return many_graphs_model(draw(st.integers(1, 80))), "undecided"
+    a, b = ["a", "b"], ["a", "a"]
+    funcs = []
+    for name, inputs in (("same", b), ("bcast", a)):
+        f = h.make_function(
+            "local", "f", ["a", "b"], ["c"], [h.make_node("Mul", inputs, ["c"], name="fm")],
+            [h.make_opsetid(draw(st.sampled_from(["", "ai.onnx"])), 14)],
+        )  # fmt: skip
+        f.overload = name if kind == "overload" else ""
+        funcs.append(f)
+    called = draw(st.sampled_from(["same", "bcast"])) if kind == "overload" else ""
+    call = h.make_node("f", ["x", "y"], ["z"], domain="local", name="call")
+    call.overload = called
+    inputs = [
+        h.make_tensor_value_info("x", T.FLOAT, [2, 3]),
+        h.make_tensor_value_info("y", T.FLOAT, [3]),
+    ]
+    graph = h.make_graph([call], "g", inputs, [h.make_value_info("z", onnx.TypeProto())])
+    m = h.make_model(
+        graph, opset_imports=[h.make_opsetid("", 14), h.make_opsetid("local", 1)], functions=funcs
+    )
+    m.ir_version = 10
+    expected = {"": "invalid", "same": "conforms", "bcast": "violates"}[called]
+    return m, expected
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(structural_models())
+def test_issue21_nested_graphs_and_functions_get_the_expected_verdict(
+    generated: tuple[onnx.ModelProto, str],
+) -> None:
+    model, expected = generated
+    verdict = checked(model)
+    kind = verdict.report.verdict if verdict.report else "invalid"
+    event(f"structural {expected}")
+    assert kind == expected, (verdict, onnx.printer.to_text(model))
+    if expected == "invalid":  # onnxruntime refuses a duplicated function too
+        feeds = {"x": np.ones((2, 3), np.float32), "y": np.ones(3, np.float32)}
+        error = observe(model, feeds).error
+        assert error is not None and "local::f" in error or "function" in str(error).lower()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
+from checker.test_checker_differential import issue21_models
 from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
 from sonnx_mul.models import ModelReadError, Violation
@@ -260,3 +264,43 @@ def test_class5_port_claims_without_openvino() -> None:
         [(0, 0, 3, 0), (3, 2, 4, 0), (1, 0, 4, 1)],
     )
     assert check_ir_report(xml).verdict == "undecided"
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(issue21_models(), st.randoms(use_true_random=False))
+def test_ir_with_edited_port_dims_never_conforms_against_openvino(
+    generated: tuple[Any, dict[str, Any]], rnd: Any
+) -> None:
+    """Differential, OpenVINO as the oracle (optional): issue-21 models converted by
+    OpenVINO to IR, random port dims edited; whenever check_ir says "conforms",
+    OpenVINO (re-reading the edited IR) gives every Multiply two equal input shapes."""
+    ov = pytest.importorskip("openvino")
+    import re
+    import tempfile
+
+    model, _ = generated
+    try:
+        converted = ov.Core().read_model(model.SerializeToString(), b"")
+    except Exception:
+        return  # OpenVINO cannot read this model: nothing to compare
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.xml"
+        ov.save_model(converted, str(path), compress_to_fp16=False)
+        text = path.read_text()
+        dims = list(re.finditer(r"<dim>(-?\d+)</dim>", text))
+        for match in rnd.sample(dims, min(len(dims), rnd.randint(0, 3))):
+            start, end = match.span(1)
+            text = text[:start] + str(rnd.randint(1, 3)) + text[end:]  # an edited claim
+        path.write_text(text)
+        try:
+            verdict = check_ir_report(path).verdict
+            reread = ov.Core().read_model(str(path))
+        except Exception:
+            return  # refused by the checker or by OpenVINO: no "conforms" to compare
+        event(f"IR verdict {verdict}")
+        if verdict != "conforms":
+            return
+        for op in reread.get_ops():
+            if op.get_type_name() == "Multiply":
+                a, b = (op.input(i).get_partial_shape() for i in (0, 1))
+                assert a.compatible(b) and str(a) == str(b), (str(a), str(b), text)
