@@ -413,4 +413,4 @@ def test_issue21_nested_graphs_and_functions_get_the_expected_verdict(
     if expected == "invalid":  # onnxruntime refuses a duplicated function too
         feeds = {"x": np.ones((2, 3), np.float32), "y": np.ones(3, np.float32)}
         error = observe(model, feeds).error
-        assert error is not None and "local::f" in error or "function" in str(error).lower()
+        assert (error is not None and "local::f" in error) or "function" in str(error).lower()
