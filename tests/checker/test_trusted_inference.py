@@ -101,6 +101,18 @@ CASES: list[tuple[str, list[Value], dict[str, Any]]] = [
     ("ReduceMean", [(2, 3, 4), i64(1)], {"keepdims": 1}),
     ("ReduceSum", [(2, 3, 4), i64(0, 2)], {"keepdims": 0}),
     ("ReduceMax", [(2, 3, 4), i64(-1)], {}),
+    ("Slice", [(5, 6), i64(1, -4), i64(100, -1)], {}),
+    ("Slice", [(5, 6), i64(-1), i64(-100), i64(0), i64(-2)], {}),
+    ("Slice", [(5, 6, 7), i64(0, 2), i64(3, 7), i64(2, 0), i64(3, 2)], {}),
+    ("Slice", [(5, 6), i64(4), i64(2), i64(1)], {}),
+    ("Slice", [(5, 6), i64(2), i64(2), i64(1), i64(1)], {}),
+    ("Gather", [(5, 6), i64(0, 2, 4)], {"axis": 0}),
+    ("Gather", [(5, 6), np.array([[1, -1], [0, 2]], np.int64)], {"axis": 1}),
+    ("Gather", [(5, 6), np.array(3, np.int64)], {"axis": 0}),
+    ("Pad", [(2, 3), i64(1, 0, 2, 3)], {}),
+    ("Pad", [(2, 3), i64(0, 1, 0, 2)], {"mode": "reflect"}),
+    ("Pad", [(2, 3, 4), i64(1, 2, 0, 1), np.array(0.0, np.float32), i64(0, 2)], {}),
+    ("CumSum", [(2, 3), np.array(1, np.int64)], {}),
 ]
 
 # Combinations the conditions exclude (issue 21, class 3): the cross-check fails on them.

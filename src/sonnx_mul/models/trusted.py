@@ -146,6 +146,10 @@ INFERRED: Mapping[str, Rule] = MappingProxyType({
     "ReduceMean": Rule(value_inputs=(1,)),
     "ReduceSum": Rule(value_inputs=(1,)),
     "ReduceMax": Rule(value_inputs=(1,)),
+    "Slice": Rule(value_inputs=(1, 2, 3, 4)),
+    "Gather": Rule(),
+    "Pad": Rule(value_inputs=(1, 3)),
+    "CumSum": Rule(value_inputs=(1,)),
 })  # fmt: skip
 """Operators whose ONNX shape inference is trusted (module doc); the rest: unknown."""
 
