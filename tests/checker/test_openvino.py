@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from checker.test_checker_differential import issue21_models
 from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
 from sonnx_mul.models import ModelReadError, Violation
@@ -267,7 +266,13 @@ def test_class5_port_claims_without_openvino() -> None:
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(issue21_models(), st.randoms(use_true_random=False))
+def _issue21_models() -> st.SearchStrategy[tuple[Any, dict[str, Any]]]:
+    from checker.test_checker_differential import issue21_models  # needs onnxruntime
+
+    return issue21_models()
+
+
+@given(st.deferred(_issue21_models), st.randoms(use_true_random=False))
 def test_ir_with_edited_port_dims_never_conforms_against_openvino(
     generated: tuple[Any, dict[str, Any]], rnd: Any
 ) -> None:
