@@ -43,6 +43,26 @@ def build(folder: Path) -> dict[str, str]:
     path = folder / "ifs.onnx"
     onnx.save(many_ifs(20_000, bad_every=1000), path)
     cases["20,000 If nodes, a Mul in each (3.6 MB)"] = str(path)
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    from models import model, vi
+
+    mul = h.make_node("Mul", ["x", "x"], ["z"])
+    big = 100 << 20  # issue 21: peak within 2x the file
+    payloads = {
+        "value_floats": h.make_node("Constant", [], ["c"], value_floats=[0.5] * (big // 4)),
+        "value_ints": h.make_node("Constant", [], ["c"], value_ints=[2**62] * (big // 10)),
+        "tensor": h.make_node(
+            "Constant", [], ["c"], value=T(name="c", data_type=T.FLOAT, dims=[big // 4],
+                                           raw_data=b"\x01" * big)
+        ),
+    }  # fmt: skip
+    for name, node in payloads.items():
+        path = folder / f"{name}.onnx"
+        onnx.save(model([node, mul], [vi("x", T.FLOAT, [2])]), path)
+        size = path.stat().st_size / 2**20
+        cases[f"Constant {name}, {size:.0f} MB"] = str(path)
     fifo = folder / "fifo.onnx"
     os.mkfifo(fifo)
     cases["FIFO without writer"] = str(fifo)

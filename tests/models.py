@@ -106,11 +106,20 @@ def ir_xml(
     precision_b: str | None = None,
     prolog: str = "",
 ) -> bytes:
-    """A small OpenVINO IR v11 with one Multiply layer named 'mul'."""
+    """A small OpenVINO IR v11: two Parameters (ids 0, 1) feed one Multiply layer 'mul'.
+
+    The Parameters' shapes are the facts (issue 21: other port dims are claims)."""
 
     def port(pid: int, prec: str, dims: Sequence[int | str]) -> str:
         body = "".join(f"<dim>{d}</dim>" for d in dims)
         return f'<port id="{pid}" precision="{prec}">{body}</port>'
+
+    def parameter(lid: int, prec: str, dims: Sequence[int | str]) -> str:
+        shape = ",".join(str(d) for d in dims)
+        return (
+            f'<layer id="{lid}" name="p{lid}" type="Parameter" version="opset1">'
+            f'<data shape="{shape}"/><output>{port(0, prec, dims)}</output></layer>'
+        )
 
     data = f'<data auto_broadcast="{broadcast}"/>' if broadcast is not None else ""
     pb = precision_b or precision_a
@@ -119,10 +128,12 @@ def ir_xml(
         head.encode()
         + (
             '<net name="ir" version="11"><layers>'
+            f"{parameter(0, precision_a, dims_a)}{parameter(1, pb, dims_b)}"
             '<layer id="2" name="mul" type="Multiply" version="opset1">'
             f"{data}<input>{port(0, precision_a, dims_a)}{port(1, pb, dims_b)}</input>"
             f"<output>{port(2, precision_a, dims_a)}</output></layer>"
-            "</layers><edges/></net>"
+            '</layers><edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>'
+            '<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/></edges></net>'
         ).encode()
     )
 

@@ -64,7 +64,9 @@ def test_R1_R3_R4_onnx_backend_node_models_agree_with_onnxruntime(node_cases: li
             problems[case.name] = found  # type: ignore[attr-defined]
     assert not problems, problems
     assert sum(tally.values()) >= 200, tally
-    assert tally["conforms/run"] >= 40 and tally["violates/run"] >= 100, tally
+    # issue 21: 46 expanded-function models (attention, windows, NLLLoss, depth/space, SwiGLU;
+    # 15 were conforming, 31 violating) are now undecided: their shapes come from untrusted ops.
+    assert tally["conforms/run"] >= 35 and tally["violates/run"] >= 100, tally
     print(dict(tally))  # shown with -s: the corpus figures quoted in the README
 
 

@@ -333,9 +333,13 @@ def nested_if_bytes(depth: int) -> bytes:
         _string(1, "x") + _string(1, "y") + _string(2, "t") + _string(3, "deep") + _string(4, "Mul")
     )
     graph = _msg(1, mul) + _string(2, "g") + out_t
+    identity = _string(1, "y") + _string(2, "e") + _string(4, "Identity")
+    other = _msg(1, identity) + _string(2, "e") + _msg(12, _string(1, "e"))  # onnx.checker
+    otherwise = _string(1, "else_branch") + _msg(6, other) + _key(20, 0) + _varint(5)
     for i in range(depth):
         attr = _string(1, "then_branch") + _msg(6, graph) + _key(20, 0) + _varint(5)
         node = _string(1, "c") + _string(2, "t") + _string(3, f"if{i}") + _string(4, "If")
+        node += _msg(5, otherwise)
         graph = _msg(1, node + _msg(5, attr)) + _string(2, f"g{i}") + out_t
     inputs = model([], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [3]), vi("c", T.BOOL, [])])
     graph += b"".join(_msg(11, i.SerializeToString()) for i in inputs.graph.input)
@@ -419,6 +423,7 @@ def test_negative_control_recursion_unreported_without_the_guard(
     the function specialisation stops the walk with an undecided finding, and
     the backend fails with an evaluator error instead of a clear refusal."""
     monkeypatch.setattr(checker_module, "function_cycle", lambda m: None)
+    monkeypatch.setattr(checker_module, "check_structure", lambda m: None)  # onnx.checker too
     m = _recursive_model(RECURSIVE["self"])
     found = check_model(m)
     assert found and "too deeply nested function calls" in " ".join(v.message for v in found)
@@ -438,10 +443,21 @@ def _huge_models() -> dict[str, onnx.ModelProto]:
     const = h.make_node("Constant", [], ["w"], value=big)
     mul = h.make_node("Mul", ["x", "w"], ["z"], name="m")
     init = T(name="w", data_type=T.FLOAT, dims=[n], raw_data=b"\x01" * PAYLOAD)
+    mul_xx = h.make_node("Mul", ["x", "x"], ["z"], name="m")
     return {
         "constant_tensor": model([const, mul], [vi("x", T.FLOAT, [n])]),
         "string_attribute": model(
-            [h.make_node("Mul", ["x", "x"], ["z"], junk=b"a" * PAYLOAD)], [vi("x", T.FLOAT, [2])]
+            [h.make_node("Constant", [], ["s"], value_string=b"a" * PAYLOAD), mul_xx],
+            [vi("x", T.FLOAT, [2])],
+        ),
+        # issue 21: attribute lists were kept (6-13x the file); 8-byte varints: no parse blow-up
+        "value_ints": model(
+            [h.make_node("Constant", [], ["s"], value_ints=[2**62] * (PAYLOAD // 10)), mul_xx],
+            [vi("x", T.FLOAT, [2])],
+        ),
+        "value_floats": model(
+            [h.make_node("Constant", [], ["s"], value_floats=[0.5] * (PAYLOAD // 4)), mul_xx],
+            [vi("x", T.FLOAT, [2])],
         ),
         "initializer": model([mul], [vi("x", T.FLOAT, [n])], initializers=[init]),
     }
@@ -458,13 +474,18 @@ def huge_paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("source", ["check", "bytes"])
-@pytest.mark.parametrize("name", ["constant_tensor", "string_attribute", "initializer"])
+@pytest.mark.parametrize(
+    "name", ["constant_tensor", "string_attribute", "value_ints", "value_floats", "initializer"]
+)
 def test_huge_payloads_are_checked_in_bounded_memory(
     tmp_path: Path, huge_paths: dict[str, Path], name: str, source: str
 ) -> None:
     result = _measure(tmp_path, source, huge_paths[name])
     assert result["outcome"] == [], result  # the payload does not change the verdict
-    assert result["delta_mb"] < PAYLOAD_LIMIT_MB, result
+    # A packed float list grows by doubling inside protobuf's arena while it is parsed
+    # (before the checker sees it): about one more file's worth at the peak.
+    limit = PAYLOAD_LIMIT_MB + (PAYLOAD / 2**20 if name == "value_floats" else 0)
+    assert result["delta_mb"] < limit, result
 
 
 def test_negative_control_payloads_kept_for_inference_exceed_the_bound(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
 from sonnx_mul import requirements
@@ -69,11 +72,16 @@ def test_R3_SAME_mismatched_precisions() -> None:
     assert reqs(found) == {"R3", "R3-SAME"}
 
 
+def _body(net: bytes) -> str:
+    """The <layers> and <edges> of a net, to nest as a body."""
+    return net.decode().split('version="11">', 1)[1].rsplit("</net>", 1)[0]
+
+
 def test_nested_body_layers_are_checked() -> None:
-    inner = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    inner = _body(ir_xml([2, 3], [3]))
     doc = (
         '<net name="outer" version="11"><layers><layer id="0" name="loop" type="Loop" '
-        f'version="opset5"><body><layers>{inner}</layers></body></layer></layers></net>'
+        f'version="opset5"><body>{inner}</body></layer></layers></net>'
     )
     found = check_ir(doc.encode())
     assert reqs(found) == {"R1", "R4"} and {v.path for v in found} == {"outer/loop.body"}
@@ -166,12 +174,11 @@ def test_deep_xml_is_refused() -> None:
 
 def test_R1_R4_every_body_of_an_if_layer_is_checked() -> None:
     """An If layer has two bodies; a Multiply in the second one is found too."""
-    good = ir_xml([2, 3], [2, 3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
-    bad = ir_xml([2, 3], [3]).decode().split("<layers>", 1)[1].split("</layers>", 1)[0]
+    good, bad = _body(ir_xml([2, 3], [2, 3])), _body(ir_xml([2, 3], [3]))
     doc = (
         '<net name="outer" version="11"><layers><layer id="0" name="cond" type="If" '
-        f'version="opset8"><then_body><layers>{good}</layers></then_body>'
-        f"<else_body><layers>{bad}</layers></else_body></layer></layers></net>"
+        f'version="opset8"><then_body>{good}</then_body>'
+        f"<else_body>{bad}</else_body></layer></layers></net>"
     )
     report = check_ir_report(doc.encode())
     assert report.mul_nodes == 2
@@ -197,3 +204,108 @@ def test_R1_R4_claims_along_a_unary_chain_are_checked() -> None:
         [(0, 0, 2, 0), (1, 0, 3, 0), (3, 1, 2, 1)],
     )  # fmt: skip
     assert reqs(check_ir(honest)) == {"R1", "R4"}
+
+
+# ------------------------------------------------------------ issue 21: port dims are claims
+def _ir_from_onnx(tmp_path: Path) -> Path:
+    """OpenVINO's own IR of Mul(Reshape(x (3,), [1, 3]), y (2, 3)) (numpy broadcast)."""
+    ov = pytest.importorskip("openvino")
+    import numpy as np
+    from onnx import TensorProto as T
+    from onnx import helper as h
+    from onnx import numpy_helper as nh
+
+    s = nh.from_array(np.array([1, 3], np.int64), "s")
+    nodes = [h.make_node("Reshape", ["x", "s"], ["r"]), h.make_node("Mul", ["r", "y"], ["z"])]
+    inputs = [
+        h.make_tensor_value_info("x", T.FLOAT, [3]),
+        h.make_tensor_value_info("y", T.FLOAT, [2, 3]),
+    ]
+    graph = h.make_graph(nodes, "g", inputs, [h.make_tensor_value_info("z", T.FLOAT, None)], [s])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
+    m.ir_version = 10
+    model = ov.Core().read_model(m.SerializeToString(), b"")
+    path = tmp_path / "m.xml"
+    ov.save_model(model, str(path), compress_to_fp16=False)
+    return path
+
+
+def test_class5_edited_reshape_claim_is_not_a_fact_openvino_reinfers(tmp_path: Path) -> None:
+    """Issue 21, class 5, with OpenVINO as the oracle (optional dependency)."""
+    ov = pytest.importorskip("openvino")
+    path = _ir_from_onnx(tmp_path)
+    assert check_ir_report(path).verdict == "undecided"  # Reshape output: no fact
+    text = path.read_text()
+    edited = text.replace(
+        '<port id="2" precision="FP32" names="r">\n\t\t\t\t\t<dim>1</dim>',
+        '<port id="2" precision="FP32" names="r">\n\t\t\t\t\t<dim>2</dim>',
+    ).replace(
+        '<port id="0" precision="FP32">\n\t\t\t\t\t<dim>1</dim>\n\t\t\t\t\t<dim>3</dim>',
+        '<port id="0" precision="FP32">\n\t\t\t\t\t<dim>2</dim>\n\t\t\t\t\t<dim>3</dim>',
+    )
+    assert edited.count("<dim>1</dim>") == text.count("<dim>1</dim>") - 2  # both claims edited
+    path.write_text(edited)
+    assert check_ir_report(path).verdict == "undecided"  # was "conforms" (issue 21)
+    model = ov.Core().read_model(str(path))
+    mul = next(op for op in model.get_ops() if op.get_type_name() == "Multiply")
+    assert list(mul.input(0).get_partial_shape().to_shape()) == [1, 3]  # OpenVINO re-infers
+
+
+def test_class5_port_claims_without_openvino() -> None:
+    """The same edit on a hand-written IR: Reshape's port claims (2, 3), it is unknown."""
+    reshape = (
+        '<layer id="3" name="r" type="Reshape" version="opset1"><input>'
+        '<port id="0" precision="FP32"><dim>3</dim></port></input>'
+        '<output><port id="2" precision="FP32"><dim>2</dim><dim>3</dim></port></output></layer>'
+    )
+    xml = ir_net(
+        ir_parameter(0, [3]) + ir_parameter(1, [2, 3]) + reshape + ir_multiply(4, [2, 3], [2, 3]),
+        [(0, 0, 3, 0), (3, 2, 4, 0), (1, 0, 4, 1)],
+    )
+    assert check_ir_report(xml).verdict == "undecided"
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def _issue21_models() -> st.SearchStrategy[tuple[Any, dict[str, Any]]]:
+    from checker.test_checker_differential import issue21_models  # needs onnxruntime
+
+    return issue21_models()
+
+
+@given(st.deferred(_issue21_models), st.randoms(use_true_random=False))
+def test_ir_with_edited_port_dims_never_conforms_against_openvino(
+    generated: tuple[Any, dict[str, Any]], rnd: Any
+) -> None:
+    """Differential, OpenVINO as the oracle (optional): issue-21 models converted by
+    OpenVINO to IR, random port dims edited; whenever check_ir says "conforms",
+    OpenVINO (re-reading the edited IR) gives every Multiply two equal input shapes."""
+    ov = pytest.importorskip("openvino")
+    import re
+    import tempfile
+
+    model, _ = generated
+    try:
+        converted = ov.Core().read_model(model.SerializeToString(), b"")
+    except Exception:
+        return  # OpenVINO cannot read this model: nothing to compare
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.xml"
+        ov.save_model(converted, str(path), compress_to_fp16=False)
+        text = path.read_text()
+        dims = list(re.finditer(r"<dim>(-?\d+)</dim>", text))
+        for match in rnd.sample(dims, min(len(dims), rnd.randint(0, 3))):
+            start, end = match.span(1)
+            text = text[:start] + str(rnd.randint(1, 3)) + text[end:]  # an edited claim
+        path.write_text(text)
+        try:
+            verdict = check_ir_report(path).verdict
+            reread = ov.Core().read_model(str(path))
+        except Exception:
+            return  # refused by the checker or by OpenVINO: no "conforms" to compare
+        event(f"IR verdict {verdict}")
+        if verdict != "conforms":
+            return
+        for op in reread.get_ops():
+            if op.get_type_name() == "Multiply":
+                a, b = (op.input(i).get_partial_shape() for i in (0, 1))
+                assert a.compatible(b) and str(a) == str(b), (str(a), str(b), text)

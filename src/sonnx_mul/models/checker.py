@@ -4,23 +4,32 @@ Pipeline (each step in its own module):
 
 1. ``reading``: the file must be a regular file under a byte cap; it is
    parsed without its external data, so no file named by the model is opened.
-2. ``sanitize``: big payloads cleared, recursive functions and duplicate
-   opset imports refused.
+2. ``sanitize``: big payloads cleared (tensors, attribute lists, strings, in
+   graphs, subgraphs and functions), recursive or duplicate functions and
+   duplicate opset imports refused; ``validity``: whatever onnx.checker
+   rejects is refused (run on a skeleton, no external data).
 3. ``declared``: user bindings of free dims applied to the main graph's
    inputs; initializers made facts (overridable ones as the runtime treats
    them); every other declaration removed before shape inference and
    compared after it — a contradiction is an invalid model (ModelReadError).
 4. Shape inference (strict, else non-strict, else none; the failure text is
-   added to every "cannot be shown" message).
-5. One linear walk over the graph and every nested graph (a chain of scopes,
+   added to every "cannot be shown" message) — whole model, or graph by graph
+   above 64 nested graphs (``inference``).
+5. ``facts``: per graph, what the checker owns about each value: provenance
+   classes, static facts, and ONNX's shape only for the allow-listed
+   operators of ``trusted`` (cross-checked against onnxruntime), with every
+   symbol an inference run made up renamed to be unique. Everything else is
+   an unknown shape.
+6. One linear walk over the graph and every nested graph (a chain of scopes,
    nothing copied per subgraph); each call of a model-local function is
-   specialised with the call site's types (``functions``) and its Mul nodes
-   are reported under ``<call site>-><function>/<function node>``. Functions
-   that no reachable node calls are never run and are not checked.
-6. Each Mul is judged (``rules``) with the opset that applies to it, from
+   specialised with the call site's facts (``functions``), its outputs are the
+   facts derived inside, and its Mul nodes are reported under
+   ``<call site>-><function>/<function node>``. Functions that no reachable
+   node calls are never run and are not checked.
+7. Each Mul is judged (``rules``) with the opset that applies to it, from
    what the graph's scope knows (``scope``); shapes are compared
-   symbolically (``shapes``: the same ``dim_param`` is the same size).
-   Findings are ``Violation`` objects gathered in a ``Report`` (``findings``).
+   symbolically (``shapes``), or equal by provenance. Findings are
+   ``Violation`` objects gathered in a ``Report`` (``findings``).
 
 Verdicts are conservative: a property the model does not show is reported
 with ``definite=False``. "Conforms" means: for every binding of the free dims
@@ -46,13 +55,25 @@ from .declared import (
     name_free_dims,
     strip_declarations,
 )
+from .facts import Facts, Renamer
 from .findings import Report, Violation
 from .functions import FunctionId, body_index, specialise
-from .inference import infer, infer_alone, many_subgraphs
+from .inference import infer, infer_alone, input_symbols, many_subgraphs
 from .reading import MAX_MODEL_BYTES, ModelReadError, read_limited
 from .rules import check_node
-from .sanitize import DEFAULT_DOMAINS, function_cycle, opsets, strip_payloads, subgraphs
-from .scope import UNKNOWN, Info, Scope, type_info
+from .sanitize import (
+    DEFAULT_DOMAINS,
+    STRIPPED,
+    function_cycle,
+    function_key,
+    functions_by_key,
+    opsets,
+    strip_payloads,
+    subgraphs,
+)
+from .scope import Info, Scope
+from .shapes import Shape
+from .validity import check_structure
 
 __all__ = [
     "ModelReadError",
@@ -89,7 +110,8 @@ def load_model(source: ModelSource) -> onnx.ModelProto:
             else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
         )
         try:
-            model = onnx.load_from_string(data)
+            model = onnx.ModelProto()
+            model.ParseFromString(data)
         except Exception as exc:  # protobuf DecodeError, ...
             raise ModelReadError(f"cannot read ONNX model: {exc}") from exc
     if not model.HasField("graph"):
@@ -132,6 +154,7 @@ def _check(
     source: ModelSource, dims: dict[str, int], input_shapes: dict[str, Sequence[int]]
 ) -> Report:
     model = load_model(source)
+    functions_by_key(model)  # a function defined twice: invalid
     cycle = function_cycle(model)
     if cycle is not None:
         raise ModelReadError(
@@ -150,13 +173,16 @@ def _check(
         model = onnx.ModelProto()
         model.CopyFrom(source)
     strip_payloads(model)
+    check_structure(model)
     bind(model.graph, dims, input_shapes)
     initializer_facts(model)
     name_free_dims(model.graph)
     declared = strip_declarations(model)
-    walker = _Walker(
-        {(f.domain, f.name): f for f in model.functions}, model_opsets, model.ir_version
+    inputs = {vi.name for vi in model.graph.input}
+    overridable = frozenset(
+        t.name for t in model.graph.initializer if model.ir_version >= 4 and t.name in inputs
     )
+    walker = _Walker(functions_by_key(model), model_opsets, model.ir_version, Facts(overridable))
     walker.walk_model(model, "main", model_opsets.get(""), declared)
     if walker.contradictions:
         shown = "; ".join(walker.contradictions[:3])
@@ -174,7 +200,8 @@ def _text(value: str | bytes) -> str:
 
 
 def _fname(func: onnx.FunctionProto) -> str:
-    return f"{_text(func.domain)}.{_text(func.name)}" if func.domain else _text(func.name)
+    name = f"{_text(func.domain)}.{_text(func.name)}" if func.domain else _text(func.name)
+    return f"{name}:{_text(func.overload)}" if func.overload else name
 
 
 class _Walker:
@@ -185,12 +212,16 @@ class _Walker:
         functions: dict[FunctionId, onnx.FunctionProto],
         model_opsets: dict[str, int],
         ir_version: int,
+        facts: Facts,
     ) -> None:
         self.functions, self.model_opsets, self.ir_version = functions, model_opsets, ir_version
+        self.facts = facts
+        self.runs = 0  # shape-inference runs: each makes up its own symbols
         self.found: list[Violation] = []
         self.muls = 0
         self.contradictions: list[str] = []
-        self.memo: dict[tuple[object, ...], tuple[list[Violation], int]] = {}
+        self.memo: dict[tuple[object, ...], tuple[list[Violation], int, list[Info]]] = {}
+        self.calls = 0  # uses of call facts (each gets its own symbols)
         self.specialised = 0
 
     def walk_model(
@@ -201,13 +232,17 @@ class _Walker:
         declared: Declared,
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
-    ) -> None:
-        """Infer (whole model, or graph by graph when it has many nested graphs), then walk."""
+    ) -> Scope | None:
+        """Infer (whole model, or graph by graph when it has many nested graphs), then walk;
+        the main graph's scope."""
         if many_subgraphs(model.graph):
-            self.walk(model.graph, path, opset, "", declared, body, depth, template=model)
-        else:
-            inferred, note = infer(model)
-            self.walk(inferred.graph, path, opset, note, declared, body, depth)
+            return self.walk(model.graph, path, opset, "", declared, body, depth, template=model)
+        inherited = input_symbols(model.graph)
+        inferred, note = infer(model)
+        self.runs += 1
+        return self.walk(
+            inferred.graph, path, opset, note, declared, body, depth, inherited=inherited
+        )
 
     def walk(
         self,
@@ -219,11 +254,15 @@ class _Walker:
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
         template: onnx.ModelProto | None = None,
-    ) -> None:
+        inherited: set[str] | None = None,
+    ) -> Scope | None:
         """Every graph under ``root``; ``body``: root is an inlined call of that function.
 
         With ``template``, the graphs are not inferred yet: each is inferred alone.
+        ``inherited``: the symbols the inference run of ``root`` was given.
         """
+        run = self.runs
+        main_scope: Scope | None = None
         stack: list[tuple[onnx.GraphProto, GraphKey, str, Scope | None]] = [(root, (), path, None)]
         while stack:
             graph, key, gpath, parent = stack.pop()
@@ -233,12 +272,26 @@ class _Walker:
                 # compared either: no verdict can depend on them (they were stripped, and
                 # outputs of nested graphs are unknown to the graph around them).
                 continue
+            names = Renamer(inherited or (), f"{run}{list(key)}")
+            where = body if not key else None
+
+            def call(node: onnx.NodeProto, i: int, scope: Scope) -> list[Info] | None:
+                if function_key(node) not in self.functions:
+                    return None
+                label = self._label(node, i, where)  # noqa: B023 (called before the loop moves)
+                return self._call(node, label, gpath, scope, depth)  # noqa: B023
+
             if template is None or need < 2:  # need 1: no claim about a node output is checked
-                scope = Scope(self._local(graph), parent)
+                local = self.facts.local(graph, not key, parent, names, call)
             else:
                 outer = parent.type_of if parent is not None else _no_type
-                facts, note = infer_alone(graph, template, outer)
-                scope = Scope(self._local(facts), parent)
+                facts, note, given = infer_alone(graph, template, outer)
+                self.runs += 1
+                names = Renamer(given, f"{self.runs}{list(key)}")
+                local = self.facts.local(facts, not key, parent, names, call)
+            scope = Scope(local, parent)
+            if not key:
+                main_scope = scope
             for name, tp in declared.get(key, ()):
                 info = scope.get(name)
                 why = contradiction(tp, info.elem_type, info.shape)
@@ -249,13 +302,14 @@ class _Walker:
                 if node.op_type == "Mul" and node.domain in DEFAULT_DOMAINS:
                     self.muls += 1
                     self.found += check_node(node, label, gpath, scope, opset, note)
-                elif (node.domain, node.op_type) in self.functions:  # any domain, "" too
-                    self._call(node, label, gpath, scope, depth)
+                # a call of a model-local function (any domain, "" too) was followed while
+                # the facts of this graph were built (its outputs are facts of the call)
                 for j, attr in enumerate(node.attribute):
                     for k, sub in enumerate(subgraphs(attr)):
                         suffix = f"[{k}]" if attr.type == onnx.AttributeProto.GRAPHS else ""
                         sub_path = f"{gpath}/{label}.{_text(attr.name)}{suffix}"
                         stack.append((sub, (*key, i, j, k), sub_path, scope))
+        return main_scope
 
     def _needs(self, graph: onnx.GraphProto) -> int:
         """0: nothing to judge; 1: Mul/call inputs all come from outside the graph's
@@ -266,9 +320,8 @@ class _Walker:
             if node.attribute and any(a.type in _GRAPH_ATTRS for a in node.attribute):
                 return 2
             judged = (node.domain in DEFAULT_DOMAINS and node.op_type == "Mul") or (
-                node.domain,
-                node.op_type,
-            ) in self.functions
+                function_key(node) in self.functions
+            )
             if judged:
                 if any(name in produced for name in node.input):
                     return 2
@@ -285,52 +338,24 @@ class _Walker:
                 return _text(original.name) or f"{_text(original.op_type)}#{at}"
         return _text(node.name) or f"{_text(node.op_type)}#{index}"
 
-    def _local(self, graph: onnx.GraphProto) -> dict[str, Info]:
-        """Facts about the names a graph defines (inferred types: declarations are gone)."""
-        local: dict[str, Info] = {}
-        for init in graph.initializer:
-            local[init.name] = Info(init.data_type or None, tuple(int(d) for d in init.dims))
-        for sp in graph.sparse_initializer:
-            dims = tuple(int(d) for d in sp.dims)
-            local[sp.values.name] = Info(sp.values.data_type or None, dims, True, "sparse")
-        for vi in graph.input:
-            info = type_info(vi.type)
-            known = local.get(vi.name)
-            if known is None or not (known.sparse or info.kind == "unknown"):
-                local[vi.name] = info
-        defined: set[str] = set()
-        for node in graph.node:
-            for out in node.output:
-                if not out:
-                    continue
-                if out in defined or out in local:
-                    raise ModelReadError(
-                        f"invalid ONNX model: {_text(out)!r} is defined more than once "
-                        "(a graph must be in single static assignment form)"
-                    )
-                defined.add(out)
-            if node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS:
-                for attr in node.attribute:
-                    if attr.name == "sparse_value":
-                        sp = attr.sparse_tensor
-                        dims = tuple(int(d) for d in sp.dims)
-                        info = Info(sp.values.data_type or None, dims, True, "sparse")
-                        local.update({out: info for out in node.output if out})
-        for vi in (*graph.value_info, *graph.output):
-            if vi.name in defined and vi.name not in local:
-                local[vi.name] = type_info(vi.type)
-        for name in defined:
-            local.setdefault(name, UNKNOWN)  # never fall through to an outer name
-        return local
-
-    def _call(self, node: onnx.NodeProto, label: str, path: str, scope: Scope, depth: int) -> None:
-        func = self.functions[(node.domain, node.op_type)]
+    def _call(
+        self, node: onnx.NodeProto, label: str, path: str, scope: Scope, depth: int
+    ) -> list[Info]:
+        """Follow one call (findings added); the facts about its outputs."""
+        func = self.functions[function_key(node)]
+        unknown = [Info(kind="unknown", cls=self.facts.fresh()) for _ in node.output]
+        if STRIPPED in node.doc_string:  # an attribute payload was cleared: not followed
+            msg = (
+                "the Mul nodes of this call were not checked: an attribute of the call was "
+                "too large to keep"
+            )
+            self.found.append(Violation("R1", label, path, msg, False))
+            return unknown
         types = [scope.type_of(name) if name else None for name in node.input]
         func_opset = opsets(func.opset_import, f"function {_fname(func)!r}").get("")
         call_path = f"{path}/{label}->{_fname(func)}"
         key = (
-            node.domain,
-            node.op_type,
+            function_key(node),
             tuple(t.SerializeToString(deterministic=True) if t else b"" for t in types),
             tuple(a.SerializeToString(deterministic=True) for a in node.attribute),
             tuple(bool(n) for n in node.input),
@@ -339,12 +364,20 @@ class _Walker:
         if cached is None:
             cached = self._specialise(node, types, func, func_opset, depth)
             self.memo[key] = cached
-        found, muls = cached
+        found, muls, outputs = cached
         self.found += [
             replace(v, path=call_path + v.path) if v.node else replace(v, path=path, node=label)
             for v in found
         ]
         self.muls += muls
+        # Each use gets its own provenance classes and symbols: two calls are two values.
+        self.calls += 1
+        given = {d.dim_param for t in types if t is not None for d in t.tensor_type.shape.dim}
+        names = Renamer(given, f"call{self.calls}")
+        return [
+            replace(info, cls=self.facts.fresh(), shape=_renamed(info.shape, names))
+            for info in outputs
+        ] or unknown
 
     def _specialise(
         self,
@@ -353,17 +386,18 @@ class _Walker:
         func: onnx.FunctionProto,
         func_opset: int | None,
         depth: int,
-    ) -> tuple[list[Violation], int]:
-        """Findings (paths relative to the call) and Mul count of one call."""
+    ) -> tuple[list[Violation], int, list[Info]]:
+        """Findings (paths relative to the call), Mul count and output facts of one call."""
         saved, saved_muls = self.found, self.muls
         self.found, self.muls = [], 0
+        unknown = [Info(kind="unknown") for _ in node.output]
         try:
             if depth >= MAX_CALL_DEPTH or self.specialised >= MAX_SPECIALISATIONS:
                 msg = (
                     "the Mul nodes of this call (and of the functions it calls) were not "
                     "checked: too many or too deeply nested function calls"
                 )
-                return [Violation("R1", "", "", msg, False)], 0
+                return [Violation("R1", "", "", msg, False)], 0, unknown
             self.specialised += 1
             try:
                 tiny = specialise(
@@ -377,9 +411,15 @@ class _Walker:
                     "function body, input shapes and types are not known statically"
                 )
                 self.walk(body, "", func_opset, note, {}, func, depth + 1)
-            else:
-                declared = strip_declarations(tiny)
-                self.walk_model(tiny, "", func_opset, declared, func, depth + 1)
-            return self.found, self.muls
+                return self.found, self.muls, unknown
+            declared = strip_declarations(tiny)
+            root = self.walk_model(tiny, "", func_opset, declared, func, depth + 1)
+            outputs = [root.get(name) if root and name else Info(kind="unknown")
+                       for name in node.output]  # fmt: skip
+            return self.found, self.muls, outputs
         finally:
             self.found, self.muls = saved, saved_muls
+
+
+def _renamed(shape: Shape, names: Renamer) -> Shape:
+    return None if shape is None else tuple(names.dim(d) for d in shape)

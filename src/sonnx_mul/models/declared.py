@@ -1,7 +1,8 @@
 """Declarations versus facts: what the checker may trust in a model's types.
 
-Facts are initializers (their dims and type), Constant nodes, and what shape
-inference derives from them and from the main graph's inputs. The main
+Facts are initializers (their dims and type), Constant nodes, and what the
+allow-listed operators' shape inference derives from them and from the main
+graph's inputs (facts.py, trusted.py). The main
 graph's input types are the checker's *preconditions* (a runtime checks fed
 tensors against them; free dims can be bound by the user). Everything else a
 model declares — ``value_info``, graph outputs, the inputs of subgraphs — is

@@ -16,13 +16,17 @@ opaque, its outputs unknown.
 
 from __future__ import annotations
 
+import re
+
 import onnx
 import onnx.inliner
 
-from .sanitize import DEFAULT_DOMAINS
+from .sanitize import DEFAULT_DOMAINS, STRIPPED, FunctionKey
 
 TAG = "sonnx-mul:function-node:"
-FunctionId = tuple[str, str]
+FunctionId = FunctionKey
+_OVERLOAD = "@overload:"  # the called overload's name in the small model (the inliner
+# identifies functions by (domain, name) only)
 
 
 def _imports(func: onnx.FunctionProto) -> dict[str, int]:
@@ -50,14 +54,18 @@ def specialise(
     tiny.ir_version = max(int(ir_version), 8)  # local functions need IR >= 8
     for domain, version in imports.items():
         tiny.opset_import.add(domain=domain, version=version)
-    for fid, other in functions.items():
+    fname = f"{func.name}{_OVERLOAD}{func.overload}" if func.overload else func.name
+    for other in functions.values():
         other_imports = _imports(other)
-        if other is func or all(imports.get(d, v) == v for d, v in other_imports.items()):
+        if other is func:
             copy = tiny.functions.add()
             copy.CopyFrom(other)
-            if fid == (func.domain, func.name):
-                for i, node in enumerate(copy.node):
-                    node.doc_string = f"{TAG}{i}"
+            copy.name, copy.overload = fname, ""
+            for i, node in enumerate(copy.node):
+                mark = STRIPPED if STRIPPED in node.doc_string else ""
+                node.doc_string = f"{TAG}{i};{mark}"
+        elif not other.overload and all(imports.get(d, v) == v for d, v in other_imports.items()):
+            tiny.functions.add().CopyFrom(other)
     graph = tiny.graph
     graph.name = "call_site"
     seen: set[str] = set()
@@ -70,18 +78,15 @@ def specialise(
     node = graph.node.add()
     node.CopyFrom(call)
     node.ClearField("doc_string")
-    for name in call.output:
-        if name:
-            graph.output.add(name=name)
-    return onnx.inliner.inline_selected_functions(tiny, [(func.domain, func.name)])
+    node.op_type, node.overload = fname, ""
+    for out in call.output:
+        if out:
+            graph.output.add(name=out)
+    return onnx.inliner.inline_selected_functions(tiny, [(func.domain, fname)])
 
 
 def body_index(node: onnx.NodeProto) -> int | None:
     """Index in the function body of an inlined node, from its tag."""
     text = node.doc_string
-    if isinstance(text, str) and text.startswith(TAG):
-        try:
-            return int(text[len(TAG) :])
-        except ValueError:
-            return None
-    return None
+    found = re.match(r"\d+", text[len(TAG) :]) if text.startswith(TAG) else None
+    return int(found.group()) if found else None

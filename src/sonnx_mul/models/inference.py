@@ -9,7 +9,8 @@ them) — each If/Loop/Scan body gets a copy of the outer scope's types — so
 nested-graph nodes replaced by opaque nodes (outputs unknown), and the outer
 names it reads declared as inputs with the types already known. Linear in
 the model's size; less precise (outputs of If/Loop/Scan and the inputs of
-their bodies are unknown), so never less conservative.
+their bodies are unknown), so never less conservative. Each run makes up
+its own ``unk__N`` symbols: facts.Renamer makes them unique per run and graph.
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def infer_alone(
     graph: onnx.GraphProto,
     template: onnx.ModelProto,
     outer: Callable[[str], onnx.TypeProto | None],
-) -> tuple[onnx.GraphProto, str]:
-    """``graph`` inferred on its own (module doc); same node order as ``graph``."""
+) -> tuple[onnx.GraphProto, str, set[str]]:
+    """``graph`` inferred on its own (module doc); same node order as ``graph``;
+    with the symbols the run inherited (those of the inputs it was given)."""
     alone = onnx.ModelProto()
     alone.ir_version = template.ir_version
     alone.opset_import.extend(template.opset_import)
@@ -91,7 +93,21 @@ def infer_alone(
             tp = outer(name)
             if tp is not None:
                 vi.type.CopyFrom(tp)
+    inherited = input_symbols(g)
+    own = len(graph.input)
     try:
-        return onnx.shape_inference.infer_shapes(alone).graph, SPLIT_NOTE
+        result = onnx.shape_inference.infer_shapes(alone).graph
+        note = SPLIT_NOTE
     except Exception as exc:
-        return g, f"{SPLIT_NOTE}; inference failed: {str(exc).strip()}"
+        result, note = g, f"{SPLIT_NOTE}; inference failed: {str(exc).strip()}"
+    del result.input[own:]  # the outer names: their facts are the outer scope's, not inputs
+    return result, note, inherited
+
+
+def input_symbols(graph: onnx.GraphProto) -> set[str]:
+    """The symbols an inference run inherits: those of its graph's declared inputs.
+
+    Every other symbol in its result was made up by that run (``unk__N``) and
+    means nothing outside it (facts.Renamer).
+    """
+    return {d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param}

@@ -10,9 +10,10 @@ nested bodies is iterative. The file must be a regular file under
 
 Facts, not the layer's own ports: each Multiply input is followed along
 its ``<edge>`` to the producing layer. A Parameter's or Const's
-``data shape`` is a fact; any other producer's output port dims are what
-the IR writer inferred (OpenVINO infers them again when it reads the IR:
-this checker does not re-implement that inference). A Multiply port whose
+``data shape`` is a fact; any other producer's output port dims are only
+what the IR writer claims (OpenVINO infers them again when it reads the IR,
+and an edited file can claim anything: issue 21, class 5), so they are
+unknown here, as are the Multiply's own port dims. A Multiply port whose
 dims or precision contradict its producer, or a Parameter/Const whose port
 contradicts its ``shape``, makes the IR invalid (ModelReadError, exit 2).
 Two inputs that reach the same producer port through shape-preserving
@@ -107,7 +108,7 @@ def check_ir_report(path_or_bytes: str | os.PathLike[str] | bytes) -> Report:
     if isinstance(path_or_bytes, bytes):
         data = path_or_bytes
     else:
-        data = read_limited(path_or_bytes, MAX_IR_BYTES, "IR")
+        data = bytes(read_limited(path_or_bytes, MAX_IR_BYTES, "IR"))
     try:
         root = parse_ir(data)
         return _walk(root, root.get("name") or "net")
@@ -229,7 +230,9 @@ def _source(
                     f"through shape-preserving layers from {kind} {src[0]} of shape {_show(dims)}"
                 )
             return src, dims, first[1]
-        return src, first[0], first[1]
+        if kind in ("Parameter", "Const"):
+            return src, first[0], first[1]
+        return src, None, first[1]  # another layer's port dims: a claim, never a fact
 
 
 def _show(shape: Shape) -> str:
@@ -274,7 +277,7 @@ def check_layer(
                 f"invalid IR: Multiply {label!r} port {me[1]} has precision "
                 f"{port.get('precision')} but its producer gives {precision}"
             )
-        shapes.append(fact if fact is not None else own)
+        shapes.append(fact)  # the port's own dims are a claim: unknown without a fact
         roots.append(root)
         precisions.append(port.get("precision") or precision)
     da, db = shapes

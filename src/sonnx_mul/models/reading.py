@@ -25,7 +25,7 @@ MAX_IR_BYTES = 256 << 20
 """OpenVINO IR XML: weights live in the .bin file, never read; 256 MiB of XML is ample."""
 
 
-def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
+def read_limited(path: str | os.PathLike[str], limit: int, what: str) -> bytearray:
     """The bytes of a regular file of at most ``limit`` bytes; ModelReadError otherwise.
 
     Opened by :func:`sonnx_mul.regular.open_regular` (non-blocking, refused

@@ -92,6 +92,11 @@ def _element_types(
     return []
 
 
+def provenance(a: Info, b: Info) -> bool:
+    """Same provenance class (facts.py): the same shape, whatever that shape is."""
+    return a.cls is not None and a.cls == b.cls
+
+
 # @relation(R1, R4, R1-DIMS, scope=function)
 def _shapes(inputs: list[str], infos: list[Info], note: str) -> list[tuple[str, str, bool]]:
     """R1/R4/R1-DIMS from shapes compared symbolically (shapes.py)."""
@@ -104,8 +109,8 @@ def _shapes(inputs: list[str], infos: list[Info], note: str) -> list[tuple[str, 
         if shape is not None and any(isinstance(d, int) and d < 0 for d in shape):
             found.append(("R1-DIMS", f"shape {fmt(shape)} has a negative dimension", True))
             break
-    if inputs[0] == inputs[1]:  # the same tensor: the same shape by construction
-        return found
+    if inputs[0] == inputs[1] or provenance(infos[0], infos[1]):
+        return found  # the same tensor, or derived from one through shape-preserving ops
     same = same_shape(sa, sb)
     if same == "equal":
         return found

@@ -1,8 +1,12 @@
 """Structural hygiene before shape inference: payloads, recursion, opset imports.
 
-* Tensor payloads, long strings and doc strings are cleared (the checker
-  judges dims and types only, so a 50 MB weight is not copied again and
-  again through shape inference).
+* Tensor payloads, long attribute lists (``value_ints``, ``value_floats``,
+  ``ints``, ``floats``, ``strings``), long strings and doc strings are
+  cleared, in graphs, nested graphs and functions (the checker judges dims
+  and types only, so a 50 MB weight is not copied again and again through
+  shape inference). A node whose meaning changed is marked ``STRIPPED``.
+* A model-local function defined twice (same domain, name and overload)
+  makes the model invalid, as for onnx.checker and onnxruntime.
 * Model-local functions that call themselves, directly or through others,
   make the model invalid (ONNX forbids recursive functions).
 * Opset imports must name each domain once: onnxruntime takes the LAST
@@ -32,11 +36,27 @@ def subgraphs(attr: onnx.AttributeProto) -> Iterator[onnx.GraphProto]:
         yield from attr.graphs
 
 
+STRIPPED = "sonnx-mul:stripped"
+"""Marks a tensor whose payload, or a node whose attribute payload, was cleared:
+such a node's outputs have unknown shapes, such a tensor's value is no fact."""
+
+_CONSTANT_LISTS = {
+    "value_ints": onnx.TensorProto.INT64,
+    "value_floats": onnx.TensorProto.FLOAT,
+    "value_strings": onnx.TensorProto.STRING,
+}
+
+
 def _big(n: int) -> bool:
     return n > PAYLOAD_LIMIT
 
 
-def _strip_tensor(t: onnx.TensorProto) -> None:
+def stripped(t: onnx.TensorProto) -> bool:
+    return t.doc_string == STRIPPED
+
+
+def _strip_tensor(t: onnx.TensorProto) -> bool:
+    """Clear a big payload (dims and type stay); True when it was cleared."""
     count = 1
     for d in t.dims:
         count *= max(int(d), 0)
@@ -49,13 +69,51 @@ def _strip_tensor(t: onnx.TensorProto) -> None:
     ):
         for field in ("raw_data", *fields):
             t.ClearField(field)
+        t.doc_string = STRIPPED
+        return True
+    t.ClearField("doc_string")
+    return False
+
+
+def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto) -> bool:
+    """Clear the attribute's big payloads; True when the node's meaning changed."""
+    attr.ClearField("doc_string")
+    changed = False
+    lists = len(attr.ints) + len(attr.floats) + len(attr.strings)
+    if _big(lists) or _big(sum(len(x) for x in attr.strings)):
+        constant = node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS
+        if constant and attr.name in _CONSTANT_LISTS:  # keep its shape: a data-less tensor
+            t = onnx.TensorProto(data_type=_CONSTANT_LISTS[attr.name], dims=[lists])
+            t.doc_string = STRIPPED
+            attr.Clear()
+            attr.name, attr.type = "value", onnx.AttributeProto.TENSOR
+            attr.t.CopyFrom(t)
+            return False
+        for field in ("ints", "floats", "strings"):
+            attr.ClearField(field)
+        changed = True
+    if _big(len(attr.s)):
+        attr.s = b""
+        changed = True
+    tensors = [attr.t] if attr.HasField("t") else []
+    for t in (*tensors, *attr.tensors):
+        changed |= _strip_tensor(t)
+    sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
+    for sp in (*sparse, *attr.sparse_tensors):
+        changed |= _strip_tensor(sp.values) | _strip_tensor(sp.indices)
+    return changed and node.op_type != "Constant"
 
 
 def strip_payloads(model: onnx.ModelProto) -> None:
-    """Clear big payloads in place (iteratively, over every nested graph)."""
+    """Clear big payloads in place (iteratively, over functions and every nested graph):
+    tensors, value_ints/value_floats/strings, doc strings. Nodes whose meaning
+    changed are marked STRIPPED; a Constant keeps its shape."""
     model.ClearField("doc_string")
     graphs: list[onnx.GraphProto] = [model.graph]
-    node_lists: list[Iterable[onnx.NodeProto]] = [f.node for f in model.functions]
+    node_lists: list[Iterable[onnx.NodeProto]] = []
+    for func in model.functions:
+        func.ClearField("doc_string")
+        node_lists.append(func.node)
     while graphs or node_lists:
         if graphs:
             g = graphs.pop()
@@ -69,34 +127,51 @@ def strip_payloads(model: onnx.ModelProto) -> None:
             continue
         for node in node_lists.pop():
             node.ClearField("doc_string")
+            changed = False
             for attr in node.attribute:
-                attr.ClearField("doc_string")
-                if _big(len(attr.s)) or _big(sum(len(x) for x in attr.strings)):
-                    attr.ClearField("s")
-                    attr.ClearField("strings")
-                tensors = [attr.t] if attr.HasField("t") else []
-                for t in (*tensors, *attr.tensors):
-                    _strip_tensor(t)
-                sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
-                for sp in (*sparse, *attr.sparse_tensors):
-                    _strip_tensor(sp.values)
-                    _strip_tensor(sp.indices)
+                changed |= _strip_attribute(node, attr)
                 graphs.extend(subgraphs(attr))
+            if changed:
+                node.doc_string = STRIPPED
+
+
+FunctionKey = tuple[str, str, str]
+"""(domain, name, overload): a model-local function's identity (IR 10 overloads)."""
+
+
+def function_key(item: onnx.FunctionProto | onnx.NodeProto) -> FunctionKey:
+    if isinstance(item, onnx.FunctionProto):
+        return (item.domain, item.name, item.overload)
+    return (item.domain, item.op_type, item.overload)
+
+
+def functions_by_key(model: onnx.ModelProto) -> dict[FunctionKey, onnx.FunctionProto]:
+    """The model-local functions; ModelReadError when one is defined twice."""
+    found: dict[FunctionKey, onnx.FunctionProto] = {}
+    for func in model.functions:
+        key = function_key(func)
+        if key in found:
+            shown = ":".join(part for part in key if part)
+            raise ModelReadError(
+                f"invalid ONNX model: model-local function {shown!r} is defined more than once"
+            )
+        found[key] = func
+    return found
 
 
 def function_cycle(model: onnx.ModelProto) -> list[str] | None:
     """A cycle of model-local functions calling each other, or None (iterative DFS)."""
-    calls: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    calls: dict[FunctionKey, set[FunctionKey]] = {}
     for func in model.functions:
-        found: set[tuple[str, str]] = set()
+        found: set[FunctionKey] = set()
         graphs: list[Iterable[onnx.NodeProto]] = [func.node]
         while graphs:
             for node in graphs.pop():
-                found.add((node.domain, node.op_type))
+                found.add(function_key(node))
                 for attr in node.attribute:
                     graphs.extend(g.node for g in subgraphs(attr))
-        calls[(func.domain, func.name)] = found
-    state: dict[tuple[str, str], int] = {}  # 1 on the current path, 2 done
+        calls[function_key(func)] = found
+    state: dict[FunctionKey, int] = {}  # 1 on the current path, 2 done
     # key=repr below: names that are not UTF-8 come back as bytes, not comparable with str
     for start in calls:
         if start in state:
@@ -111,7 +186,7 @@ def function_cycle(model: onnx.ModelProto) -> list[str] | None:
                 stack.pop()
             elif state.get(nxt) == 1:
                 cycle = [*path[path.index(nxt) :], nxt]
-                return [f"{d}.{n}" if d else n for d, n in cycle]
+                return [(f"{d}.{n}" if d else n) + (f":{o}" if o else "") for d, n, o in cycle]
             elif nxt not in state:
                 state[nxt] = 1
                 path.append(nxt)

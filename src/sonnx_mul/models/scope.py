@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import onnx
 
@@ -17,7 +17,8 @@ class Info:
     shape: Shape = None
     sparse: bool = False
     kind: str = "tensor"  # or "sparse", "sequence", "map", "optional", "unknown"
-    type: onnx.TypeProto | None = field(default=None, compare=False)
+    cls: int | None = None  # provenance class: the same class is the same shape (facts.py)
+    value: bool = False  # the value is owned (small, not overridable): may define shapes
 
 
 UNKNOWN = Info(kind="unknown")
@@ -41,10 +42,8 @@ class Scope:
         return UNKNOWN
 
     def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The tensor type known for ``name``, as a TypeProto (None when unknown)."""
+        """The owned facts about ``name`` as a TypeProto (None when not a known tensor)."""
         info = self.get(name)
-        if info.type is not None:
-            return info.type
         if info.kind != "tensor" or info.sparse or info.elem_type is None:
             return None
         tp = onnx.TypeProto()
@@ -65,7 +64,7 @@ def type_info(tp: onnx.TypeProto) -> Info:
     kind = tp.WhichOneof("value")
     if kind == "tensor_type":
         tt = tp.tensor_type
-        return Info(tt.elem_type or None, shape_of(tt), type=tp)
+        return Info(tt.elem_type or None, shape_of(tt))
     if kind == "sparse_tensor_type":
         return Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
     return Info(kind=kind.replace("_type", "") if kind else "unknown")

@@ -16,9 +16,10 @@ the same symbol. Symbol equality relies on these ONNX rules:
 * The same section: a dim with neither ``dim_value`` nor ``dim_param``
   "represents an unknown dimension unrelated to other unknown dimensions";
   the checker names each such input dim with a fresh symbol (declared.py).
-* ONNX shape inference propagates a symbol only where the operator's
-  definition makes the sizes equal (``Sigmoid(x)`` has ``x``'s dims; dims it
-  cannot relate get a fresh ``unk__N`` symbol, never a reused one).
+* Symbols in node outputs come only from allow-listed operators (trusted.py)
+  whose inference propagates a symbol where the operator's definition makes
+  the sizes equal; a fresh ``unk__N`` is fresh only within one inference run,
+  so facts.Renamer suffixes it with its run and graph (issue 21).
 
 Unknown dims (``None``) are never known equal, not even to each other.
 """
