@@ -59,7 +59,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_report_internals.py", "tests/report/test_outcome_reading.py",
     "tests/report/test_hashing.py", "tests/report/test_trace_markers.py",
     "tests/report/test_requirements.py", "tests/report/test_report_cli.py",
-    "tests/report/test_trace_audit.py",
+    "tests/report/test_render.py", "tests/report/test_trace_audit.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -75,7 +75,10 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "cli": ("tests/report/test_report_cli.py", "tests/report/test_trace_report.py"),
     "strictdoc": ("tests/report/test_report_cli.py", "tests/report/test_trace_markers.py"),
     "sources": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
-    "render": ("tests/report/test_trace_report.py", "tests/report/test_trace_audit.py"),
+    "render": (
+        "tests/report/test_render.py", "tests/report/test_trace_report.py",
+        "tests/report/test_trace_audit.py",
+    ),
     "trusted": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
 })  # fmt: skip
 """Each report module and the tests that face it (all of ``tests/report`` for the core)."""

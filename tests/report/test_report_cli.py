@@ -192,3 +192,10 @@ def test_strictdoc_command_line(tmp_path: Path) -> None:
         report_cli.main(["strictdoc", "--root", str(REPO), "--out", str(out), "--no-export"]) == 0
     )
     assert (out / "strictdoc_config.py").is_file()
+
+
+def test_export_twice_into_the_same_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert export(REPO, out, run=False) == 0
+    assert export(REPO, out, run=False) == 0  # the folders exist now: rewritten, not refused
+    assert (out / "sdoc" / "requirements.sdoc").is_file()

@@ -286,3 +286,12 @@ def test_crosshair_function_names_in_every_spelling_map_to_the_marker(
     assert [e["source"] for e in built["requirements"]["R1"]["evidence"]["proof"]].count(
         "crosshair"
     ) == 1
+
+
+def test_a_line_marker_on_its_own_line_names_the_next_non_blank_line(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    text = "# @relation(R1, scope=line)\n\nx = 1\ny = 2\n\nz = 3\n"
+    (tmp_path / "src" / "m.py").write_text(text)
+    markers, problems = scan(tmp_path, {"R1"}, ("src",))
+    assert problems == []
+    assert [(m.start, m.end) for m in markers] == [(3, 3)]
