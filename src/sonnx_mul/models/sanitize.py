@@ -16,7 +16,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 
 import onnx
 
@@ -40,11 +41,13 @@ STRIPPED = "sonnx-mul:stripped"
 """Marks a tensor whose payload, or a node whose attribute payload, was cleared:
 such a node's outputs have unknown shapes, such a tensor's value is no fact."""
 
-_CONSTANT_LISTS = {
-    "value_ints": onnx.TensorProto.INT64,
-    "value_floats": onnx.TensorProto.FLOAT,
-    "value_strings": onnx.TensorProto.STRING,
-}
+_CONSTANT_LISTS: Mapping[str, int] = MappingProxyType(
+    {
+        "value_ints": onnx.TensorProto.INT64,
+        "value_floats": onnx.TensorProto.FLOAT,
+        "value_strings": onnx.TensorProto.STRING,
+    }
+)
 
 
 def _big(n: int) -> bool:
