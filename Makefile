@@ -54,10 +54,13 @@ report-screenshot:
 mutants: provers $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants
 
-# The audit machinery only (the report's modules against tests/report): no
-# provers needed; writes proofs/out/mutants-report.json.
+# The audit machinery only (the report's modules, the evidence schema and the
+# WhyML reader against their tests): no provers needed; writes
+# proofs/out/mutants-report.json.
 mutants-report: $(STAMP)
-	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report --max-py 10 --out proofs/out/mutants-report.json
+	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
+	  --file assurance/sonnx_mul_assurance/evidence_schema.py \
+	  --file assurance/sonnx_mul_assurance/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache

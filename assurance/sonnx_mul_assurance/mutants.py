@@ -5,8 +5,9 @@
 generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, fastpath, arena, validation, dtypes, softfloat, onnx/checker and
-  the checker's rules, shapes and declared-type modules, and the report's modules,
-  the audit machinery: ``--under assurance/sonnx_mul_assurance/report`` runs those only):
+  the checker's rules, shapes and declared-type modules, and the audit machinery:
+  the report's modules, ``evidence_schema.py`` and ``whyml.py``, ``make mutants-report``
+  runs those only):
   comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
   ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
   ``&``/``|``, ``//``/``%``), ``and``/``or``, integer constants +1, ``True``/
@@ -60,28 +61,52 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_hashing.py", "tests/report/test_trace_markers.py",
     "tests/report/test_requirements.py", "tests/report/test_report_cli.py",
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
+    "tests/report/test_sonnx_newest.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
+_RENDER_TESTS: tuple[str, ...] = (
+    "tests/report/test_render.py", "tests/report/test_trace_report.py",
+    "tests/report/test_trace_audit.py", "tests/report/test_sonnx_newest.py",
+)  # fmt: skip
+_PKG = "assurance/sonnx_mul_assurance"
+
 REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "__init__": REPORT_TESTS,
-    "evidence": REPORT_TESTS,
-    "report": REPORT_TESTS,
-    "markers": REPORT_TESTS,
-    "hashes": (
+    f"{_PKG}/report/__init__.py": REPORT_TESTS,
+    f"{_PKG}/report/evidence.py": REPORT_TESTS,
+    f"{_PKG}/report/report.py": REPORT_TESTS,
+    f"{_PKG}/report/markers.py": REPORT_TESTS,
+    f"{_PKG}/report/hashes.py": (
         "tests/report/test_report_internals.py", "tests/report/test_hashing.py",
         "tests/report/test_trace_audit.py",
     ),
-    "cli": ("tests/report/test_report_cli.py", "tests/report/test_trace_report.py"),
-    "strictdoc": ("tests/report/test_report_cli.py", "tests/report/test_trace_markers.py"),
-    "sources": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
-    "render": (
-        "tests/report/test_render.py", "tests/report/test_trace_report.py",
-        "tests/report/test_trace_audit.py",
+    f"{_PKG}/report/cli.py": (
+        "tests/report/test_report_cli.py", "tests/report/test_trace_report.py",
     ),
-    "trusted": ("tests/report/test_report_internals.py", "tests/report/test_trace_audit.py"),
+    f"{_PKG}/report/strictdoc.py": (
+        "tests/report/test_report_cli.py", "tests/report/test_trace_markers.py",
+    ),
+    f"{_PKG}/report/sources.py": (
+        "tests/report/test_report_internals.py", "tests/report/test_trace_audit.py",
+    ),
+    f"{_PKG}/report/document.py": _RENDER_TESTS,
+    f"{_PKG}/report/render.py": _RENDER_TESTS,
+    f"{_PKG}/report/trusted.py": (
+        "tests/report/test_report_internals.py", "tests/report/test_trace_audit.py",
+    ),
+    # What the report reads through: the evidence schema and the WhyML reader.
+    f"{_PKG}/evidence_schema.py": (
+        "tests/assurance/test_evidence_schema.py", "tests/report/test_gate_rules.py",
+        "tests/report/test_outcome_reading.py", "tests/report/test_trace_report.py",
+    ),
+    f"{_PKG}/whyml.py": (
+        "tests/assurance/test_whyml.py", "tests/report/test_report_internals.py",
+        "tests/report/test_trace_markers.py", "tests/report/test_gate_rules.py",
+    ),
 })  # fmt: skip
-"""Each report module and the tests that face it (all of ``tests/report`` for the core)."""
+"""Each module of the audit machinery (``report/`` and the two modules it reads
+through) and the tests that face it (all of ``tests/report`` for the core).
+``report/__main__.py`` holds only the call of ``main``."""
 
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
@@ -129,17 +154,13 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
         "tests/checker/test_checker_mutants.py",
     ),
-    **{
-        f"assurance/sonnx_mul_assurance/report/{name}.py": tests
-        for name, tests in REPORT_TARGETS.items()
-    },
+    **REPORT_TARGETS,
 })  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted).
 
 The report modules (the audit machinery) face the tests of ``tests/report``
 (``REPORT_TARGETS``): the gate rules, the outcome reading, the hashing
 negative controls and the helpers' tests are written to kill their mutants.
-``report/__main__.py`` holds only the call of ``main``.
 """
 
 EQUIVALENT = Path("proofs/mutants-equivalent.json")

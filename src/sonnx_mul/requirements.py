@@ -26,7 +26,7 @@ class Alignment:
 
     status: str
     note: str
-    follows: str = "profile (docs/seeds/sonnx_mul_profile.md)"
+    follows: str = "profile (docs/spec/sonnx_mul_profile.md)"
 
 
 _NOT_COVERED = Alignment(

@@ -86,3 +86,27 @@ def test_equivalent_survivors_do_not_count(tmp_path: Path) -> None:
     )
     data = json.loads((tmp_path / mutants.OUT).read_text())
     assert data["kill_rate"] == 1.0 and data["equivalent"] == 1
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_report_targets_are_the_audit_modules_that_exist_with_existing_tests() -> None:
+    """Every module of report/ (``__main__`` only calls ``main``) and the two it reads
+    through are mutation targets; every target and every test named exists."""
+    package = "assurance/sonnx_mul_assurance"
+    modules = {
+        f"{package}/report/{p.name}"
+        for p in (REPO / package / "report").glob("*.py")
+        if p.name != "__main__.py"
+    }
+    expected = modules | {f"{package}/evidence_schema.py", f"{package}/whyml.py"}
+    assert set(mutants.REPORT_TARGETS) == expected
+    for target, tests in mutants.REPORT_TARGETS.items():
+        assert tests and mutants.PY_TESTS[target] == tests, target
+        assert (REPO / target).is_file(), target
+        missing = [t for t in tests if not (REPO / t).is_file()]
+        assert missing == [], (target, missing)
+    assert set(mutants.REPORT_TESTS) == {
+        p.relative_to(REPO).as_posix() for p in (REPO / "tests/report").glob("test_*.py")
+    }

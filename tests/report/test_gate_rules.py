@@ -8,21 +8,31 @@ and nothing else moves. The green fixture itself is the negative control.
 Rules (``report.py``): an id passes iff it has passing ``spec``, ``code``,
 ``test`` and ``proof`` evidence of its own, none of its evidence failed, and
 every child passes; the gate also fails on a marker-lint problem, on failed
-evidence mapped to no id, on a missing, unreadable or empty required evidence
-file, and on recorded producer errors.
+evidence mapped to no id, on a missing, unreadable (off its schema) or empty
+required evidence file, on a partial run of required evidence, and on
+failures a producer recorded outside its records.
+
+The evidence files the tests plant follow the typed schema
+(:mod:`sonnx_mul_assurance.evidence_schema`): they are built with its
+dataclasses and written with ``schema.dump``, as the producers write them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_trace_report import AT, FIXTURE_REGISTRY, junit, make_tree, report_of
+from test_trace_report import AT, FIXTURE_REGISTRY, function, goal, junit, make_tree, report_of
 
 from sonnx_mul.requirements import Requirement
-from sonnx_mul_assurance.report.evidence import PASS_STATUSES, status_ok
+from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.report import build_report
+from sonnx_mul_assurance.report.evidence import PASS_RULES
+from sonnx_mul_assurance.report.report import EVIDENCE_FILES
 
 
 def problems(root: Path, registry: dict[str, Requirement] | None = None) -> list[str]:
@@ -42,8 +52,37 @@ def evidence(root: Path, name: str) -> Path:
     return root / "proofs" / "out" / name
 
 
-def set_json(root: Path, name: str, data: Any) -> None:
-    evidence(root, name).write_text(json.dumps(data), encoding="utf-8")
+def put(root: Path, name: str, data: object) -> None:
+    """Write a schema object as its producer does."""
+    schema.dump(data, evidence(root, name))
+
+
+def why3_of(root: Path) -> schema.Why3Evidence:
+    return schema.load(schema.Why3Evidence, evidence(root, "why3.json"))
+
+
+def crosshair(
+    *functions: schema.CrossHairFunction, passed: bool | None = None
+) -> schema.CrossHairEvidence:
+    """A crosshair.json; ``passed`` defaults to what the producer writes (all pass)."""
+    return schema.CrossHairEvidence(
+        "crosshair", "0.0.112", "3.11", "PEP316", 8.0, {}, list(functions),
+        sum(f.conditions for f in functions), 1.0,
+        all(f.ok for f in functions) if passed is None else passed,
+    )  # fmt: skip
+
+
+def exhaustive(
+    *results: schema.ExhaustiveResult, complete: bool = True
+) -> schema.ExhaustiveEvidence:
+    return schema.ExhaustiveEvidence(
+        "sonnx_mul_assurance.exhaustive", "2.0", complete, list(results),
+        all(r.ok for r in results),
+    )  # fmt: skip
+
+
+def run(etype: str, requirements: list[str], mismatches: int = 0) -> schema.ExhaustiveResult:
+    return schema.ExhaustiveResult(etype, requirements, 65536, mismatches, [], 1.0, None)
 
 
 @pytest.fixture()
@@ -79,12 +118,9 @@ def test_rule_spec_needed_derived_id(tree: Path) -> None:
 
 
 def test_rule_code_needed(tree: Path) -> None:
-    # The code marker goes; CrossHair keeps its ids by naming them itself.
-    set_json(
-        tree, "crosshair.json",
-        [{"function": "sonnx_mul.a.f", "requirements": ["R1", "R1-X"], "status": "passed"}],
-    )  # fmt: skip
-    assert problems(tree) == []
+    # Schema era: a CrossHair function names no ids of its own (the old reader
+    # took a record's "requirements"); its ids come from the code marker, so
+    # R1 loses its CrossHair proof with the marker and keeps its Why3 goal.
     edit(
         tree / "src/sonnx_mul/a.py",
         "relation(R1, R1-X, scope=function)",
@@ -93,27 +129,19 @@ def test_rule_code_needed(tree: Path) -> None:
     assert problems(tree) == ["R1: no code evidence"]
 
 
+def test_rule_proof_needed(tree: Path) -> None:
+    # R1 keeps its code marker on f; the Why3 goal and the CrossHair check move
+    # to R1-X only (CrossHair now checks g, marked for R1-X alone).
+    only_in_whyml(tree, "R1-X")
+    with (tree / "src/sonnx_mul/a.py").open("a", encoding="utf-8") as f:
+        f.write(f"\n\n# {AT}relation(R1-X, scope=function)\ndef g(x: int) -> int:\n    return x\n")
+    put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.g")))
+    assert problems(tree) == ["R1: no proof evidence"]
+
+
 def test_rule_test_needed(tree: Path) -> None:
     edit(evidence(tree, "pytest.xml"), 'name="test_R1_same"', 'name="test_unrelated"')
     assert problems(tree) == ["R1: no test evidence"]
-
-
-def test_rule_proof_needed(tree: Path) -> None:
-    edit(
-        tree / "why3/a.mlw",
-        "relation(R1, R1-X, scope=range_start)",
-        "relation(R1-X, scope=range_start)",
-    )
-    edit(
-        tree / "why3/a.mlw",
-        "relation(R1, R1-X, scope=range_end)",
-        "relation(R1-X, scope=range_end)",
-    )
-    set_json(
-        tree, "crosshair.json",
-        [{"function": "sonnx_mul.a.f", "requirements": ["R1-X"], "status": "passed"}],
-    )  # fmt: skip
-    assert problems(tree) == ["R1: no proof evidence"]
 
 
 # ---------------------------------------------------------------- no failed evidence
@@ -128,9 +156,9 @@ def test_rule_a_failed_test_fails_its_id_even_beside_a_passing_one(tree: Path) -
 
 
 def test_rule_a_failed_proof_fails_its_id_even_beside_a_passing_one(tree: Path) -> None:
-    data = json.loads(evidence(tree, "why3.json").read_text())
-    data["goals"].append({**data["goals"][0], "goal": "l2", "status": "Timeout"})
-    set_json(tree, "why3.json", data)
+    data = why3_of(tree)
+    data.goals.append(dataclasses.replace(data.goals[0], goal="l#1", status="Timeout"))
+    put(tree, "why3.json", data)
     assert problems(tree) == [
         "R1: 1 proof check failed; child R1-X does not pass",
         "R1-X: 1 proof check failed",
@@ -138,30 +166,78 @@ def test_rule_a_failed_proof_fails_its_id_even_beside_a_passing_one(tree: Path) 
 
 
 def test_rule_a_crosshair_counterexample_fails_the_ids(tree: Path) -> None:
-    set_json(
-        tree, "crosshair.json",
-        [{"function": "sonnx_mul.a.f", "file": "src/sonnx_mul/a.py", "status": "counterexample"}],
-    )  # fmt: skip
+    put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.f", "counterexample")))
     assert problems(tree) == [
         "R1: 1 proof check failed; child R1-X does not pass",
         "R1-X: 1 proof check failed",
     ]
 
 
-@pytest.mark.parametrize("status", ["unknown", "maybe", "", "PASSED?", "failed"])
-def test_rule_only_pass_words_pass(tree: Path, status: str) -> None:
-    set_json(
-        tree, "crosshair.json",
-        [{"function": "sonnx_mul.a.f", "file": "src/sonnx_mul/a.py", "status": status}],
-    )  # fmt: skip
-    assert status_ok(status or "missing status") is False
-    assert problems(tree)[-1] == "R1-X: 1 proof check failed"
+def test_rule_a_failed_exhaustive_run_fails_its_ids(tree: Path) -> None:
+    put(tree, "exhaustive.json", exhaustive(run("int8", ["R1-X"], mismatches=2)))
+    assert problems(tree) == ["R1: child R1-X does not pass", "R1-X: 1 proof check failed"]
+    proofs = report_of(tree)["requirements"]["R1-X"]["evidence"]["proof"]
+    assert [(p["status"], p["ok"]) for p in proofs if p["source"] == "exhaustive"] == [
+        ("2 mismatches", False)
+    ]
 
 
-def test_rule_pass_words_are_a_closed_list() -> None:
-    assert {w for w in PASS_STATUSES if status_ok(w.upper()) is not True} == set()
-    assert status_ok("skipped") is None and status_ok("xfailed") is None
-    assert status_ok("error") is False and status_ok("failed") is False
+# The schema replaced the old closed list of pass words (PASS_STATUSES and
+# status_ok, case-insensitive): each record says itself whether it passed
+# (``ok``), from a field with one pass value. Only that value passes; every
+# other declared value is a failure; a word outside a declared Literal is a
+# file off its schema, which the gate reports as unreadable.
+CROSSHAIR_STATUSES = typing.get_args(typing.get_type_hints(schema.CrossHairFunction)["status"])
+JUNIT_STATUSES = typing.get_args(schema.JUnitStatus)
+
+
+@pytest.mark.parametrize("status", [s for s in CROSSHAIR_STATUSES if s != "pass"])
+def test_rule_only_the_pass_status_passes_crosshair(tree: Path, status: str) -> None:
+    put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.f", status)))
+    assert problems(tree) == [
+        "R1: 1 proof check failed; child R1-X does not pass",
+        "R1-X: 1 proof check failed",
+    ]
+
+
+@pytest.mark.parametrize("status", ["valid", "VALID", "Proved", "passed", "Timeout", "Unknown", ""])
+def test_rule_only_valid_passes_why3(tree: Path, status: str) -> None:
+    # Why3's answer is free text in the schema: anything but "Valid" (exactly) fails.
+    data = why3_of(tree)
+    data.goals[0].status = status
+    put(tree, "why3.json", data)
+    assert problems(tree) == [
+        "R1: 1 proof check failed; child R1-X does not pass",
+        "R1-X: 1 proof check failed",
+    ]
+
+
+@pytest.mark.parametrize("status", ["passed", "PASS", "ok", "unknown", "maybe", "", "PASSED?"])
+def test_rule_a_status_word_off_the_schema_is_a_gate_problem(tree: Path, status: str) -> None:
+    # Schema era: the old reader failed such a record; now the whole file is off
+    # its schema (status outside the Literal) and the gate says it cannot read it.
+    data = schema.to_json(crosshair(function("sonnx_mul.a.f")))
+    data["functions"][0]["status"] = status
+    evidence(tree, "crosshair.json").write_text(json.dumps(data))
+    found = problems(tree)
+    assert found[-1].startswith("cannot read proofs/out/crosshair.json: "), found
+    assert "is not one of" in found[-1]
+    assert all(p.startswith("cannot read") for p in found), found  # Why3 still proves R1, R1-X
+
+
+def test_rule_each_record_has_one_pass_value() -> None:
+    assert set(PASS_RULES) == set(EVIDENCE_FILES)  # a stated rule for every source
+    assert [s for s in CROSSHAIR_STATUSES if function("f", s).ok] == ["pass"]
+    junit_ok = {s: schema.JUnitCase("c", "t", s, 0.0, "", "r").ok for s in JUNIT_STATUSES}
+    assert junit_ok == {
+        "passed": True, "failed": False, "error": False, "skipped": None, "xfailed": None,
+    }  # fmt: skip
+    assert goal("f", "M", "g", "Valid").ok is True
+    assert [s for s in ("valid", "Proved", "Timeout", "") if goal("f", "M", "g", s).ok] == []
+    assert run("int8", []).ok is True and run("int8", [], mismatches=1).ok is False
+    outcomes = typing.get_args(schema.MutantStatus)
+    passing = [s for s in outcomes if schema.MutantOutcome("k", "f", 1, "<", "<=", "", s, 0.0).ok]
+    assert passing == ["killed", "timeout", "equivalent"]
 
 
 # ---------------------------------------------------------------- no flow between ids
@@ -208,8 +284,6 @@ def test_rule_required_evidence_file_missing(tree: Path, name: str) -> None:
 
 def test_rule_optional_evidence_missing_passes_unless_required(tree: Path) -> None:
     assert not evidence(tree, "exhaustive.json").exists()
-    from sonnx_mul_assurance.report import build_report
-
     report = build_report(
         tree, registry=FIXTURE_REGISTRY, probe_tools=False, require=["exhaustive"]
     )
@@ -218,7 +292,19 @@ def test_rule_optional_evidence_missing_passes_unless_required(tree: Path) -> No
     ]
 
 
-@pytest.mark.parametrize("name", ["why3.json", "crosshair.json", "pytest.xml"])
+def test_rule_a_partial_run_of_required_evidence(tree: Path) -> None:
+    put(tree, "exhaustive.json", exhaustive(run("int8", ["R1-X"]), complete=False))
+    assert problems(tree) == []  # partial, not required: listed, marked, not a problem
+    report = build_report(
+        tree, registry=FIXTURE_REGISTRY, probe_tools=False, require=["exhaustive"]
+    )
+    assert report["gate"]["problems"] == [
+        "evidence file proofs/out/exhaustive.json is a partial run (complete: false) "
+        "(--require exhaustive)"
+    ]
+
+
+@pytest.mark.parametrize("name", ["why3.json", "crosshair.json", "exhaustive.json", "pytest.xml"])
 def test_rule_unreadable_evidence_file(tree: Path, name: str) -> None:
     evidence(tree, name).write_text("{not json <not xml", encoding="utf-8")
     found = problems(tree)
@@ -227,48 +313,68 @@ def test_rule_unreadable_evidence_file(tree: Path, name: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        # The old reader took any JSON list of records; the schema reads one layout.
+        ("why3.json", [dataclasses.asdict(goal("why3/a.mlw", "M", "l"))]),
+        ("why3.json", {"goals": []}),
+        ("crosshair.json", []),
+        ("exhaustive.json", {"results": []}),
+    ],
+    ids=["why3-bare-list", "why3-goals-only", "crosshair-list", "exhaustive-results-only"],
+)
+def test_rule_a_file_off_its_schema_is_a_gate_problem(tree: Path, name: str, data: Any) -> None:
+    evidence(tree, name).write_text(json.dumps(data), encoding="utf-8")
+    found = problems(tree)
+    assert found[-1].startswith(f"cannot read proofs/out/{name}: "), found
+    assert all(p.startswith(("R1", "cannot read")) for p in found), found
+
+
+@pytest.mark.parametrize(
     ("name", "what"),
     [("why3.json", "no goals recorded"), ("crosshair.json", "no conditions recorded")],
 )
 def test_rule_an_empty_evidence_file_is_a_failure(tree: Path, name: str, what: str) -> None:
-    set_json(tree, name, {"goals": []} if name == "why3.json" else [])
-    found = problems(tree)
-    assert any(p.startswith("unmapped failed") and what in p for p in found), found
-
-
-@pytest.mark.parametrize("name", ["why3.json", "crosshair.json"])
-def test_rule_recorded_producer_errors(tree: Path, name: str) -> None:
-    data = json.loads(evidence(tree, name).read_text())
-    records = data["goals"] if isinstance(data, dict) else data
-    set_json(
-        tree,
-        name,
-        {"goals" if name == "why3.json" else "records": records, "errors": ["prover crashed"]},
-    )
+    # Schema-valid files with no record: a producer that checked nothing.
+    if name == "why3.json":
+        put(tree, name, dataclasses.replace(why3_of(tree), goals=[]))
+    else:
+        put(tree, name, crosshair())
     source = name.split(".")[0]
+    assert problems(tree) == [f"unmapped failed {source} evidence:  at proofs/out/{name} ({what})"]
+
+
+def test_rule_recorded_producer_errors_why3(tree: Path) -> None:
+    data = why3_of(tree)
+    put(tree, "why3.json", dataclasses.replace(data, ok=False, errors=["prover crashed"]))
     assert problems(tree) == [
-        f"unmapped failed {source} evidence: prover crashed at proofs/out/{name} (error)"
+        "unmapped failed why3 evidence: prover crashed at proofs/out/why3.json (error)"
     ]
-    set_json(tree, name, {"goals" if name == "why3.json" else "records": records, "ok": False})
+    put(tree, "why3.json", dataclasses.replace(data, ok=False, errors=[]))
+    assert problems(tree) == ["unmapped failed why3 evidence:  at proofs/out/why3.json (ok: false)"]
+
+
+def test_rule_recorded_producer_failure_crosshair(tree: Path) -> None:
+    # Schema era: crosshair.json has no "errors" list (such a key is off its
+    # schema); the producer's own verdict is ``passed``, and passed: false
+    # beside functions that all pass is a failure the gate reports.
+    put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.f"), passed=False))
     assert problems(tree) == [
-        f"unmapped failed {source} evidence:  at proofs/out/{name} (ok: false)"
+        "unmapped failed crosshair evidence:  at proofs/out/crosshair.json (passed: false)"
     ]
 
 
 @pytest.mark.parametrize("source", ["why3", "crosshair", "exhaustive", "pytest"])
 def test_rule_unmapped_failed_evidence(tree: Path, source: str) -> None:
     if source == "why3":
-        data = json.loads(evidence(tree, "why3.json").read_text())
-        data["goals"].append({"file": "why3/none.mlw", "goal": "g", "status": "Unknown"})
-        set_json(tree, "why3.json", data)
+        data = why3_of(tree)
+        data.goals.append(goal("why3/none.mlw", "M", "g", "Unknown"))
+        put(tree, "why3.json", data)
     elif source == "crosshair":
-        set_json(
-            tree, "crosshair.json",
-            [{"function": "sonnx_mul.a.f", "file": "src/sonnx_mul/a.py", "status": "passed"},
-             {"function": "nowhere.g", "status": "error"}],
-        )  # fmt: skip
+        functions = (function("sonnx_mul.a.f"), function("nowhere.g", "error"))
+        put(tree, "crosshair.json", crosshair(*functions))
     elif source == "exhaustive":
-        set_json(tree, "exhaustive.json", [{"name": "odd", "status": "3 mismatches"}])
+        put(tree, "exhaustive.json", exhaustive(run("odd", [], mismatches=3)))
     else:
         edit(
             evidence(tree, "pytest.xml"), "</testsuite>",
@@ -286,7 +392,14 @@ def test_rule_unmapped_passing_or_skipped_evidence_is_not_a_problem(tree: Path) 
         '<testcase classname="tests.test_a" name="test_other" time="0">'
         '<skipped message="s"/></testcase></testsuite>',
     )  # fmt: skip
-    assert problems(tree) == []
+    data = why3_of(tree)
+    data.goals.append(goal("why3/none.mlw", "M", "g"))
+    put(tree, "why3.json", data)
+    put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.f"), function("nowhere.g")))
+    put(tree, "exhaustive.json", exhaustive(run("odd", [])))
+    report = report_of(tree)
+    assert report["gate"]["problems"] == []
+    assert sorted(i["source"] for i in report["unmapped"]) == ["crosshair", "exhaustive", "why3"]
 
 
 def test_rule_an_id_with_no_evidence_at_all(tree: Path) -> None:

@@ -4,6 +4,10 @@ An errored test is a failure, a skipped one is not evidence, an xfail is not
 evidence. Checked twice: on JUnit written by pytest itself (the real
 producer, so the reader cannot drift from it) and on the gate of the
 fixture tree, where R1's only test takes each outcome in turn.
+
+The reader is the schema's ``read_junit``: every case says itself (``ok``)
+whether it is a pass (True), a failure (False) or no evidence (None); the
+old reader's word list (``status_ok``) is gone.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_trace_report import make_tree, report_of
 
-from sonnx_mul_assurance.report.evidence import read_junit, status_ok
+from sonnx_mul_assurance.evidence_schema import JUnitCase, read_junit
 
 OUTCOMES = """
 import pytest
@@ -55,8 +59,8 @@ def test_xpasses_strict():
 
 
 @pytest.fixture(scope="module")
-def real_junit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
-    """Statuses the reader gives to the JUnit pytest writes for each outcome."""
+def real_junit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[JUnitCase]]:
+    """The cases the reader gives for the JUnit pytest writes, by test name."""
     tmp = tmp_path_factory.mktemp("junit")
     (tmp / "test_outcomes.py").write_text(OUTCOMES, encoding="utf-8")
     xml = tmp / "out.xml"
@@ -65,16 +69,17 @@ def real_junit(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]
          f"--junitxml={xml}", "test_outcomes.py"],
         cwd=tmp, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
-    found: dict[str, list[str]] = {}
-    for _, case in read_junit([xml]):
-        found.setdefault(case.name, []).append(case.status)
+    found: dict[str, list[JUnitCase]] = {}
+    for case in read_junit([xml]):
+        assert case.report == str(xml)
+        found.setdefault(case.name, []).append(case)
+    assert set(found) >= {"test_passes", "test_fails", "test_skipped"}, found  # pytest ran
     return found
 
 
-def evidence_of(statuses: list[str]) -> bool:
+def evidence_of(cases: list[JUnitCase]) -> bool:
     """What the gate makes of a test: evidence only if every record of it passed."""
-    oks = [status_ok(s) for s in statuses]
-    return all(ok is True for ok in oks)
+    return bool(cases) and all(case.ok is True for case in cases)
 
 
 @pytest.mark.parametrize(
@@ -90,17 +95,22 @@ def evidence_of(statuses: list[str]) -> bool:
     ],
 )
 def test_real_pytest_outcomes_are_read_right(
-    real_junit: dict[str, list[str]], name: str, is_evidence: bool, is_failure: bool
+    real_junit: dict[str, list[JUnitCase]], name: str, is_evidence: bool, is_failure: bool
 ) -> None:
-    statuses = real_junit[name]
-    assert evidence_of(statuses) is is_evidence, statuses
-    assert any(status_ok(s) is False for s in statuses) is is_failure, statuses
+    cases = real_junit[name]
+    statuses = [c.status for c in cases]
+    assert evidence_of(cases) is is_evidence, statuses
+    assert any(c.ok is False for c in cases) is is_failure, statuses
 
 
-def test_real_outcomes_keep_their_names(real_junit: dict[str, list[str]]) -> None:
-    assert "error" in real_junit["test_errors"]
-    assert "skipped" in real_junit["test_skipped"]
-    assert real_junit["test_xfails"] == ["xfailed"]
+def test_real_outcomes_keep_their_names(real_junit: dict[str, list[JUnitCase]]) -> None:
+    def statuses(name: str) -> list[str]:
+        return [c.status for c in real_junit[name]]
+
+    assert "error" in statuses("test_errors")
+    assert "skipped" in statuses("test_skipped")
+    assert statuses("test_xfails") == ["xfailed"]
+    assert [c.ok for c in real_junit["test_skipped"]] == [None]  # neither pass nor failure
 
 
 CASE = '<testcase classname="tests.test_a" name="test_R1_same" time="0.01">'

@@ -16,8 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_trace_report import FIXTURE_REGISTRY, make_tree
+from test_trace_report import FIXTURE_REGISTRY, crosshair_json, function, goal, make_tree
 
+from sonnx_mul_assurance import evidence_schema as schema
 from sonnx_mul_assurance.report import hashes, report, sources, trusted
 from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
 from sonnx_mul_assurance.report.markers import Marker, scan
@@ -149,15 +150,22 @@ def test_tool_versions_probes_by_default_and_not_when_asked(
 
 
 def test_why3_recorded_tools_are_carried_into_the_report(tmp_path: Path) -> None:
+    # Schema era: why3.json records its tools under ``versions`` (a top-level
+    # "why3_version" key, which the old reader copied, is off the schema); the
+    # report carries them as recorded_by_why3/versions, the path the trusted
+    # base's version_keys name.
     root = make_tree(tmp_path)
-    data = json.loads((root / "proofs/out/why3.json").read_text())
-    data["why3_version"] = "1.5.1"
-    (root / "proofs/out/why3.json").write_text(json.dumps(data))
+    path = root / "proofs/out/why3.json"
+    data = schema.load(schema.Why3Evidence, path)
+    data.versions = {"why3": "1.5.1", "z3": "4.12.2"}
+    schema.dump(data, path)
     built = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
-    assert built["tools"]["recorded_by_why3"] == {"why3_version": "1.5.1"}
-    plain = report.build_report(make_tree(tmp_path / "b"), registry=FIXTURE_REGISTRY,
-                                probe_tools=False)  # fmt: skip
+    assert built["tools"]["recorded_by_why3"] == {"versions": {"why3": "1.5.1", "z3": "4.12.2"}}
+    data.versions = {}
+    schema.dump(data, path)
+    plain = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     assert "recorded_by_why3" not in plain["tools"]
+    assert plain["gate"]["problems"] == []
 
 
 def test_write_report_into_a_new_nested_folder_and_again(tmp_path: Path) -> None:
@@ -221,10 +229,17 @@ def goal_tree(tmp_path: Path) -> tuple[Path, dict[str, list[Marker]]]:
     return tmp_path, by_file
 
 
-def test_map_goal_by_a_two_element_loc(tmp_path: Path) -> None:
+def test_map_goal_locates_a_goal_at_its_declaration(tmp_path: Path) -> None:
+    # Schema era: a goal record has no ``loc``/``line`` (the old reader's first
+    # rule, a two-element loc, is gone with them): a goal is located at the
+    # first line of its declaration when that declaration maps it.
     root, by_file = goal_tree(tmp_path)
-    record = {"loc": ["why3/m.mlw", 5], "goal": "zzz", "status": "Valid"}
-    assert map_goal(record, root, by_file) == (("R1",), "why3/m.mlw", 5)
+    assert map_goal(goal("why3/m.mlw", "M", "c#0"), root, by_file) == (
+        ("R1",), "why3/m.mlw", 5,
+    )  # fmt: skip
+    assert map_goal(goal("why3/m.mlw", "M", "e'vc#3"), root, by_file) == (
+        ("R2",), "why3/m.mlw", 9,
+    )  # fmt: skip
 
 
 def test_map_goal_by_declaration_extent(tmp_path: Path) -> None:
@@ -237,25 +252,41 @@ def test_map_goal_by_declaration_extent(tmp_path: Path) -> None:
         "d": ("R2",),  # lines 7-8: R2's start marker is on 8
         "e": ("R2",),
     }
-    for goal, ids in expected.items():
-        record = {"file": "why3/m.mlw", "module": "M", "goal": f"M.{goal}'vc"}
-        found = map_goal(record, root, by_file)
-        assert set(found[0]) == set(ids), (goal, found)
+    for name, ids in expected.items():
+        # goal names as the producer writes them: "name#k", 'vc for a let
+        found = map_goal(goal("why3/m.mlw", "M", f"{name}'vc#0"), root, by_file)
+        assert set(found[0]) == set(ids), (name, found)
 
 
-def test_map_goal_without_a_goal_name_or_term(tmp_path: Path) -> None:
+def test_map_goal_without_a_declaration_of_its_name(tmp_path: Path) -> None:
+    # Schema era: every goal has a name (the old reader also took records
+    # without one); a name no declaration carries maps through its module.
     root, by_file = goal_tree(tmp_path)
-    found = map_goal({"file": "why3/m.mlw", "module": "M", "status": "Valid"}, root, by_file)
+    found = map_goal(goal("why3/m.mlw", "M", "zzz#0"), root, by_file)
     assert found == (("R1", "R2"), "why3/m.mlw", None)  # the module overlaps both ranges
+    assert map_goal(goal("why3/m.mlw", "N", "c#0"), root, by_file) == ((), "why3/m.mlw", None)
+    assert map_goal(goal("why3/gone.mlw", "M", "c#0"), root, by_file) == ((), "why3/gone.mlw", None)
 
 
-def test_exhaustive_direct_ids_win_over_the_dtype_guess(tmp_path: Path) -> None:
-    path = tmp_path / "exhaustive.json"
-    path.write_text(
-        json.dumps([{"dtype": "float16", "requirements": ["F-WRAP"], "status": "agree"}])
-    )
+def test_exhaustive_ids_are_the_ones_the_run_names_never_a_dtype_guess(tmp_path: Path) -> None:
+    # Schema era: the old reader guessed ids from the element type when a record
+    # named none (float -> F-FLOAT); a result now carries its ``requirements``
+    # and nothing else maps it: a float16 run naming F-WRAP is evidence for
+    # F-WRAP only, and one naming no id is unmapped, whatever its type.
+    path = tmp_path / "proofs/out/exhaustive.json"
+
+    def run(etype: str, requirements: list[str]) -> schema.ExhaustiveResult:
+        return schema.ExhaustiveResult(etype, requirements, 1 << 32, 0, [], 1.0, None)
+
+    data = schema.ExhaustiveEvidence(
+        "sonnx_mul_assurance.exhaustive", "2.0", True,
+        [run("float16", ["F-WRAP"]), run("bfloat16", []), run("int8", ["F-NOPE"])], True,
+    )  # fmt: skip
+    schema.dump(data, path)
     mapped, lost = exhaustive_items(path, tmp_path, {"F-WRAP", "F-FLOAT"})
-    assert [i.ids for i in mapped] == [("F-WRAP",)] and lost == []
+    assert [(i.name, i.ids) for i in mapped] == [("float16", ("F-WRAP",))]
+    assert [(i.name, i.ids, i.ok) for i in lost] == [("bfloat16", (), True), ("int8", (), True)]
+    assert {i.location for i in mapped + lost} == {"proofs/out/exhaustive.json"}
 
 
 # ---------------------------------------------------------------- immutable records
@@ -273,19 +304,18 @@ def test_trusted_records_and_markers_are_immutable() -> None:
             setattr(record, field, None)
 
 
-@pytest.mark.parametrize("function", ["f", "sonnx_mul.a.f", "sonnx_mul.a:f", "f(x=1)"])
+@pytest.mark.parametrize("spelling", ["f", "sonnx_mul.a.f", "sonnx_mul.a:f", "f(x=1)"])
 def test_crosshair_function_names_in_every_spelling_map_to_the_marker(
-    tmp_path: Path, function: str
+    tmp_path: Path, spelling: str
 ) -> None:
     root = make_tree(tmp_path)
-    (root / "proofs/out/crosshair.json").write_text(
-        json.dumps([{"function": function, "file": "src/sonnx_mul/a.py", "status": "passed"}])
-    )
+    (root / "proofs/out/crosshair.json").write_text(crosshair_json(function(spelling)))
     built = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     assert built["gate"]["problems"] == []
-    assert [e["source"] for e in built["requirements"]["R1"]["evidence"]["proof"]].count(
-        "crosshair"
-    ) == 1
+    crosshair = [
+        e for e in built["requirements"]["R1"]["evidence"]["proof"] if e["source"] == "crosshair"
+    ]
+    assert [(e["name"], e["location"]) for e in crosshair] == [(spelling, "src/sonnx_mul/a.py:2")]
 
 
 def test_a_line_marker_on_its_own_line_names_the_next_non_blank_line(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def running_code_note(req: Mapping[str, Any]) -> str:
     subjects = req.get("proof_subjects", {})
     if subjects.get("python-kernel"):
         return (
-            "some proofs are about kernel.py, the Python kernel mul_reference runs; "
+            "some proofs are about oracle/integers.py, the Python kernel mul_reference runs; "
             "the numpy fast path (sonnx_mul.mul) is tested, not proved"
         )
     if subjects:
