@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean
+.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -67,3 +67,28 @@ fuzz: $(STAMP)
 STRICTDOC ?= strictdoc
 trace-html: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.report strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)
+
+# The native kernel (C99 + ACSL, native/): a static library and an example
+# program that runs without Python (known answers, exit 0).  The flags live
+# in native/flags.mk, which the Python build reads too.
+include native/flags.mk
+KERNEL_DIR  := build/c-kernel
+KERNEL_SRC  := $(wildcard native/src/*.c)
+KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
+KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
+KERNEL_CC   ?= gcc
+KERNEL_CFLAGS := $(SONNX_CFLAGS) $(if $(filter x86_64,$(shell uname -m)),$(SONNX_CFLAGS_X86_64)) $(SONNX_WARNFLAGS) -Inative/include
+
+$(KERNEL_DIR)/%.o: native/src/%.c $(KERNEL_HDR) native/flags.mk
+	@mkdir -p $(KERNEL_DIR)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(KERNEL_DIR)/libsonnx_mul_kernel.a: $(KERNEL_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(KERNEL_DIR)/example: native/example/example.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
+	$(KERNEL_CC) $(KERNEL_CFLAGS) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -o $@
+
+c-kernel: $(KERNEL_DIR)/example
+	./$(KERNEL_DIR)/example

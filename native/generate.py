@@ -1,0 +1,331 @@
+"""Generate native/src/sonnx_mul_int.c and native/include/sonnx_mul_kernel.h:
+the wrap and checked loops of the 8 integer types and their ACSL contracts,
+one instance of a fixed template per type.
+
+The generated file is committed (Frama-C, cppcheck and gcc read it, not this
+script); ``tests/assurance/test_native_sources.py`` checks that it is what
+this script writes, so the eight instances cannot drift apart.
+
+    python native/generate.py            # rewrite the file
+    python native/generate.py --check    # exit 1 if the file is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "src" / "sonnx_mul_int.c"
+
+
+@dataclass(frozen=True)
+class IntType:
+    """One integer element type: its suffix, C type and width."""
+
+    suffix: str
+    bits: int
+    signed: bool
+
+    @property
+    def ctype(self) -> str:
+        return f"{'' if self.signed else 'u'}int{self.bits}_t"
+
+    @property
+    def utype(self) -> str:
+        return f"uint{self.bits}_t"
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    @property
+    def modulus(self) -> int:
+        return 1 << self.bits
+
+
+TYPES = (
+    IntType("i8", 8, True),
+    IntType("u8", 8, False),
+    IntType("i16", 16, True),
+    IntType("u16", 16, False),
+    IntType("i32", 32, True),
+    IntType("u32", 32, False),
+    IntType("i64", 64, True),
+    IntType("u64", 64, False),
+)
+
+
+def _ulit(value: int, bits: int) -> str:
+    """An unsigned literal of the C type of width ``bits`` (MISRA 7.2: suffix U)."""
+    return f"{value}U" if bits <= 32 else f"{value}ULL"
+
+
+def _mul_unsigned(t: IntType) -> str:
+    """The product bits: operands converted to the unsigned type of their
+    width (modulo 2^bits, C99 6.3.1.3p2), multiplied in an unsigned type at
+    least as wide as int (no promotion to signed int, so no signed overflow),
+    reduced modulo 2^bits by the conversion back to the unsigned type."""
+    if t.bits == 64:
+        return "(uint64_t)a[i] * (uint64_t)b[i]"
+    if t.bits == 32:
+        return "(uint32_t)a[i] * (uint32_t)b[i]"
+    return f"({t.utype})((uint32_t)({t.utype})a[i] * (uint32_t)({t.utype})b[i])"
+
+
+def _wrap_body(t: IntType) -> str:
+    if not t.signed:
+        if t.bits >= 32:
+            return f"        c[i] = {_mul_unsigned(t)};\n"
+        return f"        c[i] = {_mul_unsigned(t)};\n"
+    # Signed: the unsigned bits r, then the two's-complement value of r by a
+    # well-defined path: r itself when it is at most the signed maximum, else
+    # r - 2^bits computed as -(2^bits - 1 - r) - 1 (every step in range).
+    smax = _ulit(t.hi, t.bits)
+    if t.bits <= 16:
+        return (
+            f"        const {t.utype} r = {_mul_unsigned(t)};\n"
+            f"        const int32_t v = (int32_t)r;\n"
+            f"        c[i] = ({t.ctype})((r > {smax}) ? (v - {t.modulus}) : v);\n"
+        )
+    umax = _ulit(t.modulus - 1, t.bits)
+    return (
+        f"        const {t.utype} r = {_mul_unsigned(t)};\n"
+        f"        const {t.utype} nr = {umax} - r;\n"
+        f"        c[i] = (r > {smax}) ? (-({t.ctype})nr - 1) : ({t.ctype})r;\n"
+    )
+
+
+def _overflow_fn(t: IntType) -> str:
+    """A small function deciding whether x*y leaves the type's range; its
+    contract is the exact statement on mathematical integers."""
+    s = t.suffix
+    head = (
+        f"/*@ assigns \\nothing;\n"
+        f"    ensures \\result == 0 || \\result == 1;\n"
+        f"    ensures \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
+        f"*/\n"
+        f"static int overflows_{s}({t.ctype} x, {t.ctype} y)\n{{\n"
+    )
+    if t.bits <= 16:
+        wide = "int32_t" if t.signed else "uint32_t"
+        lo = f"({t.lo})" if t.signed else None
+        cond = f"(p < {lo}) || (p > {t.hi})" if t.signed else f"p > {_ulit(t.hi, 32)}"
+        body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
+    elif t.bits == 32:
+        wide = "int64_t" if t.signed else "uint64_t"
+        cond = (
+            f"(p < ({t.lo}LL)) || (p > {t.hi}LL)" if t.signed else f"p > {_ulit(t.hi, 64)}"
+        )
+        body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
+    elif not t.signed:
+        # No wider type in C99: both factors below 2^32 cannot overflow;
+        # otherwise x*y > 2^64-1 exactly when y > (2^64-1)/x (x > 0).
+        body = (
+            "    int r = 0;\n"
+            "    if ((x > 4294967295ULL) || (y > 4294967295ULL)) {\n"
+            "        if ((x != 0ULL) && (y > (18446744073709551615ULL / x))) {\n"
+            "            r = 1;\n"
+            "        }\n"
+            "    }\n"
+            "    return r;\n"
+        )
+    else:
+        # Both factors in [-2^31, 2^31): |x*y| <= 2^62 fits.  Otherwise the
+        # sign cases, each compared against a quotient that cannot overflow.
+        body = (
+            "    int r = 0;\n"
+            "    if ((x < (-2147483647LL - 1LL)) || (x > 2147483647LL) ||\n"
+            "        (y < (-2147483647LL - 1LL)) || (y > 2147483647LL)) {\n"
+            "        if (x > 0LL) {\n"
+            "            if (y > 0LL) {\n"
+            "                r = (x > (INT64_MAX / y)) ? 1 : 0;\n"
+            "            } else {\n"
+            "                r = (y < (INT64_MIN / x)) ? 1 : 0;\n"
+            "            }\n"
+            "        } else if (x < 0LL) {\n"
+            "            if (y > 0LL) {\n"
+            "                r = (x < (INT64_MIN / y)) ? 1 : 0;\n"
+            "            } else if (y < 0LL) {\n"
+            "                r = (y < (INT64_MAX / x)) ? 1 : 0;\n"
+            "            } else {\n"
+            "                r = 0;\n"
+            "            }\n"
+            "        } else {\n"
+            "            r = 0;\n"
+            "        }\n"
+            "    }\n"
+            "    return r;\n"
+        )
+    return head + body + "}\n"
+
+
+def _functions(t: IntType) -> str:
+    s = t.suffix
+    return f"""
+/* ---- {t.ctype} ---------------------------------------------------------- */
+
+void sonnx_mul_wrap_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==>
+            c[k] == sonnx_wrap_{s}(\\at(a[k], Pre) * \\at(b[k], Pre));
+        loop invariant \\forall integer k; i <= k < n ==>
+            a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+{_wrap_body(t)}    }}
+}}
+
+{_overflow_fn(t)}
+size_t sonnx_mul_first_overflow_{s}(const {t.ctype} *a, const {t.ctype} *b, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==> sonnx_fits_{s}(a[k] * b[k]);
+        loop assigns i;
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+        if (overflows_{s}(a[i], b[i]) != 0) {{
+            break;
+        }}
+    }}
+    return i;
+}}
+
+size_t sonnx_mul_checked_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    const size_t first = sonnx_mul_first_overflow_{s}(a, b, n);
+    if (first == n) {{
+        sonnx_mul_wrap_{s}(a, b, c, n);
+    }}
+    return first;
+}}
+"""
+
+
+HEADER = """/* GENERATED by native/generate.py from one template per type: do not edit.
+ *
+ * The wrap and checked loops of the eight integer types (contracts in
+ * sonnx_mul_kernel.h).  Wrap computes in the unsigned type of the same
+ * width (conversions to unsigned types and unsigned arithmetic are modulo
+ * 2^bits in C99, 6.3.1.3p2 and 6.2.5p9), so the bits are the two's-complement
+ * wrap; a signed result is converted back by a path whose every step is in
+ * range (no implementation-defined conversion, 6.3.1.3p3).
+ */
+#include "sonnx_mul_kernel.h"
+#include "sonnx_mul_config.h"
+"""
+
+
+def render() -> str:
+    """The whole generated C file."""
+    return HEADER + "".join(_functions(t) for t in TYPES)
+
+
+HEADER_OUT = Path(__file__).resolve().parent / "include" / "sonnx_mul_kernel.h"
+
+
+def _logic(t: IntType) -> str:
+    s = t.suffix
+    wrap = (
+        f"sonnx_emod(x + {t.modulus // 2}, {t.modulus}) - {t.modulus // 2}"
+        if t.signed
+        else f"sonnx_emod(x, {t.modulus})"
+    )
+    return (
+        f"    predicate sonnx_fits_{s}(integer x) = {t.lo} <= x <= {t.hi};\n"
+        f"    logic integer sonnx_wrap_{s}(integer x) = {wrap};\n"
+    )
+
+
+def _prototypes(t: IntType) -> str:
+    s, ct = t.suffix, t.ctype
+    return f"""
+/* {ct} */
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    requires valid_c: \\valid(c + (0 .. n - 1));
+    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures wrap: \\forall integer k; 0 <= k < n ==>
+        c[k] == sonnx_wrap_{s}(\\old(a[k]) * \\old(b[k]));
+*/
+void sonnx_mul_wrap_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
+
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    assigns \\nothing;
+    ensures range: 0 <= \\result <= n;
+    ensures prefix_fits: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
+    ensures first: \\result < n ==> !sonnx_fits_{s}(a[\\result] * b[\\result]);
+*/
+size_t sonnx_mul_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n);
+
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    requires valid_c: \\valid(c + (0 .. n - 1));
+    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    behavior all_fit:
+      assumes \\forall integer k; 0 <= k < n ==> sonnx_fits_{s}(a[k] * b[k]);
+      assigns c[0 .. n - 1];
+      ensures checked_n: \\result == n;
+      ensures checked_exact: \\forall integer k; 0 <= k < n ==> c[k] == \\old(a[k]) * \\old(b[k]);
+    behavior overflow:
+      assumes \\exists integer k; 0 <= k < n && !sonnx_fits_{s}(a[k] * b[k]);
+      assigns \\nothing;
+      ensures checked_first: 0 <= \\result < n && !sonnx_fits_{s}(a[\\result] * b[\\result]);
+      ensures checked_prefix: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
+    complete behaviors;
+    disjoint behaviors;
+*/
+size_t sonnx_mul_checked_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
+"""
+
+
+def render_header() -> str:
+    """The whole generated header."""
+    logic = "".join(_logic(t) for t in TYPES)
+    protos = "".join(_prototypes(t) for t in TYPES)
+    return (
+        HEADER_TOP
+        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"
+        + logic
+        + "*/\n"
+        + protos
+        + HEADER_FLOAT
+    )
+
+
+HEADER_TOP = (Path(__file__).resolve().parent / "include" / "header_top.h.in").read_text()
+HEADER_FLOAT = (Path(__file__).resolve().parent / "include" / "header_float.h.in").read_text()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--check", action="store_true", help="fail if the file is stale")
+    args = parser.parse_args(argv)
+    stale = 0
+    for path, text in ((OUT, render()), (HEADER_OUT, render_header())):
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"{path} is stale: run python native/generate.py", file=sys.stderr)
+                stale = 1
+        else:
+            path.write_text(text)
+    return stale
+
+
+if __name__ == "__main__":
+    sys.exit(main())
