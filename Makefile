@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NATIVE := $(VENV)/.native-built
 
 .PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot bench fuzz trace-html clean c-kernel
 
@@ -12,13 +13,13 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]' -e ./assurance
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(NATIVE)
 
 # The negative controls of the proofs need why3 and the provers too.
-test: provers $(STAMP)
+test: provers $(NATIVE)
 	$(PY) -m pytest -n 2 --maxschedchunk 1 -q
 
-lint: $(STAMP)
+lint: $(NATIVE)
 	$(VENV)/bin/ruff check src assurance tests benchmarks examples
 	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples
 	$(VENV)/bin/mypy
@@ -30,17 +31,17 @@ provers:
 
 # The main job: Why3 proofs, CrossHair contracts, tests and agreement checks,
 # then the traceability report into proofs/out/ with its gate.
-prove: provers $(STAMP)
+prove: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.pipeline
 
 # Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)
 # against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
-verify-exhaustive: $(STAMP)
+verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).
-report-release: $(STAMP)
+report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
@@ -51,21 +52,21 @@ report-screenshot:
 # Mutation testing of the checks (Python and WhyML mutants, each against its
 # file's fast checks; see the README for the kill rate and the equivalent
 # survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
-mutants: provers $(STAMP)
+mutants: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
 
 # Side-by-side timings into BENCHMARKS.md (quotes proofs/out/pipeline.json when present).
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(PY) benchmarks/run.py
 
-fuzz: $(STAMP)
+fuzz: $(NATIVE)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py --hypothesis-show-statistics
 
 STRICTDOC ?= strictdoc
-trace-html: $(STAMP)
+trace-html: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)
 
 # The native kernel (C99 + ACSL, native/): a static library and an example
@@ -92,3 +93,9 @@ $(KERNEL_DIR)/example: native/example/example.c $(KERNEL_DIR)/libsonnx_mul_kerne
 
 c-kernel: $(KERNEL_DIR)/example
 	./$(KERNEL_DIR)/example
+
+# sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
+# in place whenever the kernel, its flags or the glue change.
+$(NATIVE): $(STAMP) setup.py src/sonnx_mul/_native.c $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
