@@ -215,10 +215,14 @@ static NpyIter *block_iter(int nop, PyArrayObject **ops, enum kind k, NPY_ORDER 
     return NpyIter_MultiNew(nop, ops, ITER_FLAGS, order, NPY_EQUIV_CASTING, op_flags, dtypes);
 }
 
-/* The kernel requires contiguous blocks: check what NPY_ITER_CONTIG promises. */
-static int blocks_contiguous(NpyIter *iter, int nop, npy_intp itemsize)
+/* The kernel requires contiguous blocks: what NPY_ITER_CONTIG promises, checked
+ * on every block (strides may change between buffered and direct stretches;
+ * a block of one element may report any stride). */
+static int contiguous_block(const npy_intp *strides, int nop, npy_intp itemsize, npy_intp size)
 {
-    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
+    if (size <= 1) {
+        return 1;
+    }
     for (int i = 0; i < nop; i++) {
         if (strides[i] != itemsize) {
             return 0;
@@ -226,6 +230,8 @@ static int blocks_contiguous(NpyIter *iter, int nop, npy_intp itemsize)
     }
     return 1;
 }
+
+static const char NOT_CONTIGUOUS[] = "sonnx_mul._native: numpy gave a non-contiguous block";
 
 /* Runs the wrap/float kernel over every block of a, b -> c. 0 or -1 (error set). */
 static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k)
@@ -236,11 +242,6 @@ static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enu
         return -1;
     }
     npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
-    if (!blocks_contiguous(iter, 3, itemsize)) {
-        NpyIter_Deallocate(iter);
-        PyErr_SetString(PyExc_RuntimeError, "sonnx_mul: numpy gave a non-contiguous block");
-        return -1;
-    }
     NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
     if (next == NULL) {
         NpyIter_Deallocate(iter);
@@ -248,16 +249,26 @@ static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enu
     }
     char **data = NpyIter_GetDataPtrArray(iter);
     npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
     wrap_fn fn = WRAP[k];
+    int contiguous = 1;
     int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
     PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
     do {
+        contiguous = contiguous_block(strides, 3, itemsize, *size);
+        if (!contiguous) {
+            break;
+        }
         fn(data[0], data[1], data[2], (size_t)*size);
     } while (next(iter));
     if (state != NULL) {
         PyEval_RestoreThread(state);
     }
     if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
+        return -1;
+    }
+    if (!contiguous) {
+        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
         return -1;
     }
     return 0;
@@ -274,11 +285,6 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
         return -2;
     }
     npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
-    if (!blocks_contiguous(iter, 2, itemsize)) {
-        NpyIter_Deallocate(iter);
-        PyErr_SetString(PyExc_RuntimeError, "sonnx_mul: numpy gave a non-contiguous block");
-        return -2;
-    }
     NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
     if (next == NULL) {
         NpyIter_Deallocate(iter);
@@ -286,11 +292,17 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
     }
     char **data = NpyIter_GetDataPtrArray(iter);
     npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
     scan_fn fn = SCAN[k];
     npy_intp start = 0, found = -1;
+    int contiguous = 1;
     int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
     PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
     do {
+        contiguous = contiguous_block(strides, 2, itemsize, *size);
+        if (!contiguous) {
+            break;
+        }
         size_t n = (size_t)*size, i = fn(data[0], data[1], n);
         if (i < n) {
             found = start + (npy_intp)i;
@@ -302,6 +314,10 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
         PyEval_RestoreThread(state);
     }
     if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
+        return -2;
+    }
+    if (!contiguous) {
+        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
         return -2;
     }
     return found;
