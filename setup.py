@@ -43,7 +43,7 @@ def ieee_flags() -> list[str]:
 
 
 class BuildExt(build_ext):
-    """Compiles the kernel with its pinned flags only, the glue with Python's and the pinned ones."""
+    """The kernel with its pinned flags only; the glue with Python's flags, then the pinned ones."""
 
     def build_extension(self, ext: Extension) -> None:
         cc = self.compiler.compiler_so[0]

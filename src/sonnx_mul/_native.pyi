@@ -11,7 +11,9 @@ FLT_EVAL_METHOD: int
 THREADS_MIN_ELEMENTS: int
 """From this many elements on, the GIL is released around the kernel's loop."""
 
-def multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool, /) -> np.ndarray | int:
+def multiply(
+    a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool, /
+) -> np.ndarray | int:
     """C = A * B into ``out``, or into a new C-ordered native array; returns it.
 
     With ``checked`` on an integer type, when a product does not fit, returns

@@ -71,9 +71,7 @@ def mul(
     return checked_mul(a, b, out, opset, overflow)
 
 
-def checked_mul(
-    a: object, b: object, out: object, opset: object, overflow: object
-) -> np.ndarray:
+def checked_mul(a: object, b: object, out: object, opset: object, overflow: object) -> np.ndarray:
     """``mul`` through every check of validation.py, then one call of the kernel.
 
     The lane every call can take; ``mul``'s plain lane is a shortcut that

@@ -23,7 +23,9 @@ import numpy as np
 from .dtypes import ElementType, element_type
 
 
-def multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool) -> np.ndarray | int:
+def multiply(
+    a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool
+) -> np.ndarray | int:
     """C = A * B with numpy's loops (IEEE exceptions ignored, whatever ``np.seterr`` says)."""
     etype = element_type(a.dtype)
     if etype is None:

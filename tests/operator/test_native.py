@@ -105,7 +105,9 @@ def test_F_the_kernel_in_use_is_the_native_one() -> None:
 
 @pytest.mark.parametrize("etype", ALL_TYPES, ids=IDS)
 @pytest.mark.parametrize("mode", ["wrap", "error"])
-def test_F_mul_runs_the_native_kernel_for_every_type_and_mode(etype: ElementType, mode: str) -> None:
+def test_F_mul_runs_the_native_kernel_for_every_type_and_mode(
+    etype: ElementType, mode: str
+) -> None:
     rng = np.random.default_rng(7)
     a = rng.integers(0, 12, (6, 5)).astype(etype.dtype)
     b = rng.integers(0, 10, (6, 5)).astype(etype.dtype)
@@ -186,8 +188,12 @@ def test_F_CHECKED_every_8_bit_pair_overflows_exactly_where_the_product_leaves_t
     assert np.array_equal(numpy_loops.first_overflow_index(a, b, etype), outside[0])
 
 
-@pytest.mark.parametrize("etype", [t for t in FLOAT_TYPES if t.bits == 16], ids=lambda t: t.onnx_name)
-def test_F_FLOAT_every_16_bit_value_times_edges_and_randoms_equals_numpy(etype: ElementType) -> None:
+@pytest.mark.parametrize(
+    "etype", [t for t in FLOAT_TYPES if t.bits == 16], ids=lambda t: t.onnx_name
+)
+def test_F_FLOAT_every_16_bit_value_times_edges_and_randoms_equals_numpy(
+    etype: ElementType,
+) -> None:
     values = np.arange(1 << 16, dtype=np.uint16).view(etype.dtype)
     partners = np.concatenate([edge_values(etype), random_values(etype, 34, 16)])
     a = np.tile(values, partners.size)
@@ -266,7 +272,11 @@ OUT_LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "strided": _strided,
     "negative": _negative,
 }
-LAYOUT_PAIRS = [(k, k) for k in LAYOUTS] + [("C", "F"), ("negative", "byteswapped"), ("F", "strided")]
+LAYOUT_PAIRS = [(k, k) for k in LAYOUTS] + [
+    ("C", "F"),
+    ("negative", "byteswapped"),
+    ("F", "strided"),
+]
 
 
 def swappable(etype: ElementType, *layouts: str) -> bool:
@@ -347,7 +357,9 @@ def test_C1_OUT_out_may_be_exactly_a_or_b(etype: ElementType, layout: str) -> No
 # ---------------------------------------------------------------- errors write nothing
 @pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
 @pytest.mark.parametrize("layout", list(OUT_LAYOUTS))
-def test_F_CHECKED_an_overflow_writes_nothing_in_any_layout(etype: ElementType, layout: str) -> None:
+def test_F_CHECKED_an_overflow_writes_nothing_in_any_layout(
+    etype: ElementType, layout: str
+) -> None:
     shape = (64, 3 * NPYITER_BLOCK // 64 + 1)
     logical_a = np.ones(shape, etype.dtype)
     logical_b = np.full(shape, 2 if etype.hi > 2 else 1, etype.dtype)
@@ -423,7 +435,7 @@ def test_F_FLOAT_the_build_flags_pin_ieee_semantics() -> None:
     if platform.machine() == "x86_64":
         assert "-msse2" in kernel_part and "-mfpmath=sse" in kernel_part
     assert _native.COMPILER.startswith("gcc ")
-    assert kernel.BUILD == f"{_native.COMPILER}: {flags}"
+    assert f"{_native.COMPILER}: {flags}" == kernel.BUILD
 
 
 def _import_in_subprocess(code: str, **env: str) -> subprocess.CompletedProcess[str]:
