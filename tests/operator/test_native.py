@@ -251,6 +251,14 @@ def _swapped(x: np.ndarray) -> np.ndarray:
     return x.astype(x.dtype.newbyteorder())
 
 
+def _unaligned(x: np.ndarray) -> np.ndarray:
+    """The same values at an odd address (misaligned for every type wider than a byte)."""
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    y = np.frombuffer(raw.data, dtype=x.dtype, count=x.size, offset=1).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def _read_only(x: np.ndarray) -> np.ndarray:
     y = x.copy()
     y.flags.writeable = False
@@ -265,12 +273,14 @@ LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "transposed": _transposed,
     "byteswapped": _swapped,
     "readonly": _read_only,
+    "unaligned": _unaligned,
 }
 OUT_LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "C": _c,
     "F": _fortran,
     "strided": _strided,
     "negative": _negative,
+    "unaligned": _unaligned,
 }
 LAYOUT_PAIRS = [(k, k) for k in LAYOUTS] + [
     ("C", "F"),
