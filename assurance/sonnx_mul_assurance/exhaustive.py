@@ -30,6 +30,7 @@ import argparse
 import functools
 import json
 import multiprocessing
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -237,6 +238,7 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> dict[
         for s in range(0, top, MAGNITUDES_PER_CHUNK)
     ]
     start = time.monotonic()
+    cpu_before = _children_cpu()
     pairs = mismatches = 0
     examples: list[tuple[int, int, int, int]] = []
     ctx = multiprocessing.get_context("fork")
@@ -245,7 +247,10 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> dict[
             pairs += n
             mismatches += bad
             examples.extend(ex[: max(0, 10 - len(examples))])
+        pool.close()
+        pool.join()  # the workers are reaped: their CPU time is counted
     elapsed = time.monotonic() - start
+    cpu = _children_cpu() - cpu_before
     return {
         "type": etype.onnx_name,
         "pairs": pairs,
@@ -256,8 +261,16 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> dict[
         "time": round(elapsed, 2),
         "pairs_per_second": round(pairs / elapsed) if elapsed > 0 else None,
         "workers": jobs,
+        "cpu_seconds": round(cpu, 2),
         "kernel": KERNEL,
     }
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (the workers):
+    with the wall time, it tells a busy machine from a slow check."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # ------------------------------------------------------------------ integers
@@ -349,9 +362,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _line(r: dict[str, Any]) -> str:
+    cpu = f" ({r['cpu_seconds']} s CPU in {r['workers']} workers)" if "cpu_seconds" in r else ""
     return (
         f"{r['type']:9} {r['pairs']:>11,} pairs  {r['mismatches']} mismatches  "
-        f"{r['time']} s  {r['pairs_per_second']:,} pairs/s"
+        f"{r['time']} s{cpu}  {r['pairs_per_second']:,} pairs/s"
     )
 
 
