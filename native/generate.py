@@ -79,26 +79,53 @@ def _mul_unsigned(t: IntType) -> str:
 
 
 def _wrap_body(t: IntType) -> str:
-    if not t.signed:
-        if t.bits >= 32:
-            return f"        c[i] = {_mul_unsigned(t)};\n"
-        return f"        c[i] = {_mul_unsigned(t)};\n"
-    # Signed: the unsigned bits r, then the two's-complement value of r by a
-    # well-defined path: r itself when it is at most the signed maximum, else
-    # r - 2^bits computed as -(2^bits - 1 - r) - 1 (every step in range).
-    smax = _ulit(t.hi, t.bits)
-    if t.bits <= 16:
+    """The loop body of the wrap mode.
+
+    Up to 32 bits: the exact product in a wider type (int32_t for 8/16 bits,
+    int64_t for 32: no overflow), reduced with C's `%` (truncating, exact)
+    into the type's range by at most one correction of 2^bits.  Every step is
+    exact integer arithmetic, so WP proves the result equal to the product
+    modulo 2^bits (Frama-C 25's model of conversions is not modular beyond
+    the identity on in-range values).  64 bits: no wider type in C99; the
+    operands are converted to uint64_t (modulo 2^64, C99 6.3.1.3p2) and
+    multiplied there (modulo 2^64, 6.2.5p9); a signed result goes back by a
+    path whose every step is in range (r itself up to INT64_MAX, else
+    -(2^64 - 1 - r) - 1), never an implementation-defined conversion.
+    """
+    if t.bits <= 32:
+        wide = ("" if t.signed else "u") + ("int32_t" if t.bits <= 16 else "int64_t")
+        suf = ("" if t.signed else "U") + ("" if t.bits <= 16 else "LL")
+        half = t.modulus // 2
+        if t.signed:
+            fix = (
+                f"        const {wide} w = (q < -{half}{suf}) ? (q + {t.modulus}{suf}) : "
+                f"((q > {half - 1}{suf}) ? (q - {t.modulus}{suf}) : q);\n"
+            )
+        else:
+            fix = f"        const {wide} w = q;\n"
         return (
-            f"        const {t.utype} r = {_mul_unsigned(t)};\n"
-            f"        const int32_t v = (int32_t)r;\n"
-            f"        c[i] = ({t.ctype})((r > {smax}) ? (v - {t.modulus}) : v);\n"
+            f"        const {wide} p = ({wide})a[i] * ({wide})b[i];\n"
+            f"        const {wide} q = p % {t.modulus}{suf};\n"
+            + fix
+            + f"        /*@ assert wrap_elem: sonnx_wraps_{t.suffix}(w, a[i] * b[i]); */\n"
+            + f"        c[i] = ({t.ctype})w;\n"
         )
-    umax = _ulit(t.modulus - 1, t.bits)
+    if not t.signed:
+        return "        c[i] = a[i] * b[i];\n"
     return (
-        f"        const {t.utype} r = {_mul_unsigned(t)};\n"
-        f"        const {t.utype} nr = {umax} - r;\n"
-        f"        c[i] = (r > {smax}) ? (-({t.ctype})nr - 1) : ({t.ctype})r;\n"
+        "        const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];\n"
+        "        const uint64_t nr = 18446744073709551615ULL - r;\n"
+        "        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1LL) : (int64_t)r;\n"
     )
+
+
+def _exact_product(t: IntType) -> str:
+    """a[i]*b[i] in a type where it cannot overflow once it fits the element
+    type, converted to the element type (in range: value-preserving)."""
+    if t.bits == 64:
+        return "a[i] * b[i]"
+    wide = ("" if t.signed else "u") + ("int32_t" if t.bits <= 16 else "int64_t")
+    return f"({t.ctype})(({wide})a[i] * ({wide})b[i])"
 
 
 def _overflow_fn(t: IntType) -> str:
@@ -167,6 +194,7 @@ def _overflow_fn(t: IntType) -> str:
 
 def _functions(t: IntType) -> str:
     s = t.suffix
+    wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
     return f"""
 /* ---- {t.ctype} ---------------------------------------------------------- */
 
@@ -175,7 +203,7 @@ void sonnx_mul_wrap_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, si
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \\forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_{s}(\\at(a[k], Pre) * \\at(b[k], Pre));
+            {wt_pre};
         loop invariant \\forall integer k; i <= k < n ==>
             a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
@@ -202,11 +230,37 @@ size_t sonnx_mul_first_overflow_{s}(const {t.ctype} *a, const {t.ctype} *b, size
     return i;
 }}
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \\valid_read(a + (0 .. n - 1)) && \\valid_read(b + (0 .. n - 1));
+    requires \\valid(c + (0 .. n - 1));
+    requires c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \\forall integer k; 0 <= k < n ==> sonnx_fits_{s}(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \\forall integer k; 0 <= k < n ==> c[k] == \\old(a[k]) * \\old(b[k]);
+*/
+static void exact_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==>
+            c[k] == \\at(a[k], Pre) * \\at(b[k], Pre);
+        loop invariant \\forall integer k; i <= k < n ==>
+            a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+        c[i] = {_exact_product(t)};
+    }}
+}}
+
 size_t sonnx_mul_checked_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
 {{
     const size_t first = sonnx_mul_first_overflow_{s}(a, b, n);
     if (first == n) {{
-        sonnx_mul_wrap_{s}(a, b, c, n);
+        exact_{s}(a, b, c, n);
     }}
     return first;
 }}
@@ -242,14 +296,44 @@ def _logic(t: IntType) -> str:
         if t.signed
         else f"sonnx_emod(x, {t.modulus})"
     )
-    return (
+    # w is x modulo 2^bits in the type's range: the unique value of the
+    # type congruent to x (two's complement when signed).
+    text = (
         f"    predicate sonnx_fits_{s}(integer x) = {t.lo} <= x <= {t.hi};\n"
         f"    logic integer sonnx_wrap_{s}(integer x) = {wrap};\n"
+        f"    predicate sonnx_wraps_{s}(integer w, integer x) =\n"
+        f"        sonnx_fits_{s}(w) && (x - w) % {t.modulus} == 0;\n"
     )
+    if t.bits == 64:
+        # What WP can prove of the 64-bit loops (its model of conversions is
+        # abstract beyond in-range values): the ACSL conversion to uint64_t,
+        # which ACSL defines modulo 2^64, of the product of the operands'
+        # uint64_t images, read back as two's complement when signed.
+        if t.signed:
+            text += (
+                "    logic integer sonnx_twos_i64(integer r) =\n"
+                "        (r > 9223372036854775807) ? r - 18446744073709551616 : r;\n"
+                "    logic integer sonnx_wrap_bits_i64(integer x, integer y) =\n"
+                "        sonnx_twos_i64((uint64_t)((uint64_t)x * (uint64_t)y));\n"
+            )
+        else:
+            text += (
+                "    logic integer sonnx_wrap_bits_u64(integer x, integer y) =\n"
+                "        (uint64_t)(x * y);\n"
+            )
+    return text
+
+
+def _wrap_term(t: IntType, x: str, y: str) -> str:
+    """The ACSL term the wrap loop is proved to compute for operands x, y."""
+    if t.bits == 64:
+        return f"c[k] == sonnx_wrap_bits_{t.suffix}({x}, {y})"
+    return f"sonnx_wraps_{t.suffix}(c[k], {x} * {y})"
 
 
 def _prototypes(t: IntType) -> str:
     s, ct = t.suffix, t.ctype
+    wt_old = _wrap_term(t, "\\old(a[k])", "\\old(b[k])")
     return f"""
 /* {ct} */
 /*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
@@ -259,7 +343,7 @@ def _prototypes(t: IntType) -> str:
     requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \\forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_{s}(\\old(a[k]) * \\old(b[k]));
+        {wt_old};
 */
 void sonnx_mul_wrap_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
 

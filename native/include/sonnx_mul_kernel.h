@@ -38,20 +38,42 @@ extern "C" {
 /*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;
     predicate sonnx_fits_i8(integer x) = -128 <= x <= 127;
     logic integer sonnx_wrap_i8(integer x) = sonnx_emod(x + 128, 256) - 128;
+    predicate sonnx_wraps_i8(integer w, integer x) =
+        sonnx_fits_i8(w) && (x - w) % 256 == 0;
     predicate sonnx_fits_u8(integer x) = 0 <= x <= 255;
     logic integer sonnx_wrap_u8(integer x) = sonnx_emod(x, 256);
+    predicate sonnx_wraps_u8(integer w, integer x) =
+        sonnx_fits_u8(w) && (x - w) % 256 == 0;
     predicate sonnx_fits_i16(integer x) = -32768 <= x <= 32767;
     logic integer sonnx_wrap_i16(integer x) = sonnx_emod(x + 32768, 65536) - 32768;
+    predicate sonnx_wraps_i16(integer w, integer x) =
+        sonnx_fits_i16(w) && (x - w) % 65536 == 0;
     predicate sonnx_fits_u16(integer x) = 0 <= x <= 65535;
     logic integer sonnx_wrap_u16(integer x) = sonnx_emod(x, 65536);
+    predicate sonnx_wraps_u16(integer w, integer x) =
+        sonnx_fits_u16(w) && (x - w) % 65536 == 0;
     predicate sonnx_fits_i32(integer x) = -2147483648 <= x <= 2147483647;
     logic integer sonnx_wrap_i32(integer x) = sonnx_emod(x + 2147483648, 4294967296) - 2147483648;
+    predicate sonnx_wraps_i32(integer w, integer x) =
+        sonnx_fits_i32(w) && (x - w) % 4294967296 == 0;
     predicate sonnx_fits_u32(integer x) = 0 <= x <= 4294967295;
     logic integer sonnx_wrap_u32(integer x) = sonnx_emod(x, 4294967296);
+    predicate sonnx_wraps_u32(integer w, integer x) =
+        sonnx_fits_u32(w) && (x - w) % 4294967296 == 0;
     predicate sonnx_fits_i64(integer x) = -9223372036854775808 <= x <= 9223372036854775807;
     logic integer sonnx_wrap_i64(integer x) = sonnx_emod(x + 9223372036854775808, 18446744073709551616) - 9223372036854775808;
+    predicate sonnx_wraps_i64(integer w, integer x) =
+        sonnx_fits_i64(w) && (x - w) % 18446744073709551616 == 0;
+    logic integer sonnx_twos_i64(integer r) =
+        (r > 9223372036854775807) ? r - 18446744073709551616 : r;
+    logic integer sonnx_wrap_bits_i64(integer x, integer y) =
+        sonnx_twos_i64((uint64_t)((uint64_t)x * (uint64_t)y));
     predicate sonnx_fits_u64(integer x) = 0 <= x <= 18446744073709551615;
     logic integer sonnx_wrap_u64(integer x) = sonnx_emod(x, 18446744073709551616);
+    predicate sonnx_wraps_u64(integer w, integer x) =
+        sonnx_fits_u64(w) && (x - w) % 18446744073709551616 == 0;
+    logic integer sonnx_wrap_bits_u64(integer x, integer y) =
+        (uint64_t)(x * y);
 */
 
 /* int8_t */
@@ -62,7 +84,7 @@ extern "C" {
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_i8(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_i8(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n);
 
@@ -103,7 +125,7 @@ size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t 
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_u8(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_u8(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
 
@@ -144,7 +166,7 @@ size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_i16(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_i16(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n);
 
@@ -185,7 +207,7 @@ size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, siz
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_u16(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_u16(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
@@ -226,7 +248,7 @@ size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, 
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_i32(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_i32(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n);
 
@@ -267,7 +289,7 @@ size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, siz
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_u32(\old(a[k]) * \old(b[k]));
+        sonnx_wraps_u32(c[k], \old(a[k]) * \old(b[k]));
 */
 void sonnx_mul_wrap_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n);
 
@@ -308,7 +330,7 @@ size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, 
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_i64(\old(a[k]) * \old(b[k]));
+        c[k] == sonnx_wrap_bits_i64(\old(a[k]), \old(b[k]));
 */
 void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n);
 
@@ -349,7 +371,7 @@ size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, siz
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures wrap: \forall integer k; 0 <= k < n ==>
-        c[k] == sonnx_wrap_u64(\old(a[k]) * \old(b[k]));
+        c[k] == sonnx_wrap_bits_u64(\old(a[k]), \old(b[k]));
 */
 void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n);
 

@@ -17,16 +17,18 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_i8(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_i8(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const uint8_t r = (uint8_t)((uint32_t)(uint8_t)a[i] * (uint32_t)(uint8_t)b[i]);
-        const int32_t v = (int32_t)r;
-        c[i] = (int8_t)((r > 127U) ? (v - 256) : v);
+        const int32_t p = (int32_t)a[i] * (int32_t)b[i];
+        const int32_t q = p % 256;
+        const int32_t w = (q < -128) ? (q + 256) : ((q > 127) ? (q - 256) : q);
+        /*@ assert wrap_elem: sonnx_wraps_i8(w, a[i] * b[i]); */
+        c[i] = (int8_t)w;
     }
 }
 
@@ -56,11 +58,37 @@ size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n)
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_i8(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (int8_t)((int32_t)a[i] * (int32_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i8(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_i8(a, b, c, n);
+        exact_i8(a, b, c, n);
     }
     return first;
 }
@@ -72,14 +100,18 @@ void sonnx_mul_wrap_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_u8(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_u8(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = (uint8_t)((uint32_t)(uint8_t)a[i] * (uint32_t)(uint8_t)b[i]);
+        const uint32_t p = (uint32_t)a[i] * (uint32_t)b[i];
+        const uint32_t q = p % 256U;
+        const uint32_t w = q;
+        /*@ assert wrap_elem: sonnx_wraps_u8(w, a[i] * b[i]); */
+        c[i] = (uint8_t)w;
     }
 }
 
@@ -109,11 +141,37 @@ size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_u8(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (uint8_t)((uint32_t)a[i] * (uint32_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u8(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_u8(a, b, c, n);
+        exact_u8(a, b, c, n);
     }
     return first;
 }
@@ -125,16 +183,18 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_i16(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_i16(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const uint16_t r = (uint16_t)((uint32_t)(uint16_t)a[i] * (uint32_t)(uint16_t)b[i]);
-        const int32_t v = (int32_t)r;
-        c[i] = (int16_t)((r > 32767U) ? (v - 65536) : v);
+        const int32_t p = (int32_t)a[i] * (int32_t)b[i];
+        const int32_t q = p % 65536;
+        const int32_t w = (q < -32768) ? (q + 65536) : ((q > 32767) ? (q - 65536) : q);
+        /*@ assert wrap_elem: sonnx_wraps_i16(w, a[i] * b[i]); */
+        c[i] = (int16_t)w;
     }
 }
 
@@ -164,11 +224,37 @@ size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_i16(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (int16_t)((int32_t)a[i] * (int32_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i16(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_i16(a, b, c, n);
+        exact_i16(a, b, c, n);
     }
     return first;
 }
@@ -180,14 +266,18 @@ void sonnx_mul_wrap_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_u16(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_u16(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = (uint16_t)((uint32_t)(uint16_t)a[i] * (uint32_t)(uint16_t)b[i]);
+        const uint32_t p = (uint32_t)a[i] * (uint32_t)b[i];
+        const uint32_t q = p % 65536U;
+        const uint32_t w = q;
+        /*@ assert wrap_elem: sonnx_wraps_u16(w, a[i] * b[i]); */
+        c[i] = (uint16_t)w;
     }
 }
 
@@ -217,11 +307,37 @@ size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_u16(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (uint16_t)((uint32_t)a[i] * (uint32_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u16(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_u16(a, b, c, n);
+        exact_u16(a, b, c, n);
     }
     return first;
 }
@@ -233,16 +349,18 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_i32(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_i32(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const uint32_t r = (uint32_t)a[i] * (uint32_t)b[i];
-        const uint32_t nr = 4294967295U - r;
-        c[i] = (r > 2147483647U) ? (-(int32_t)nr - 1) : (int32_t)r;
+        const int64_t p = (int64_t)a[i] * (int64_t)b[i];
+        const int64_t q = p % 4294967296LL;
+        const int64_t w = (q < -2147483648LL) ? (q + 4294967296LL) : ((q > 2147483647LL) ? (q - 4294967296LL) : q);
+        /*@ assert wrap_elem: sonnx_wraps_i32(w, a[i] * b[i]); */
+        c[i] = (int32_t)w;
     }
 }
 
@@ -272,11 +390,37 @@ size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_i32(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (int32_t)((int64_t)a[i] * (int64_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i32(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_i32(a, b, c, n);
+        exact_i32(a, b, c, n);
     }
     return first;
 }
@@ -288,14 +432,18 @@ void sonnx_mul_wrap_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_u32(\at(a[k], Pre) * \at(b[k], Pre));
+            sonnx_wraps_u32(c[k], \at(a[k], Pre) * \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = (uint32_t)a[i] * (uint32_t)b[i];
+        const uint64_t p = (uint64_t)a[i] * (uint64_t)b[i];
+        const uint64_t q = p % 4294967296ULL;
+        const uint64_t w = q;
+        /*@ assert wrap_elem: sonnx_wraps_u32(w, a[i] * b[i]); */
+        c[i] = (uint32_t)w;
     }
 }
 
@@ -325,11 +473,37 @@ size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_u32(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = (uint32_t)((uint64_t)a[i] * (uint64_t)b[i]);
+    }
+}
+
 size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u32(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_u32(a, b, c, n);
+        exact_u32(a, b, c, n);
     }
     return first;
 }
@@ -341,7 +515,7 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_i64(\at(a[k], Pre) * \at(b[k], Pre));
+            c[k] == sonnx_wrap_bits_i64(\at(a[k], Pre), \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
@@ -350,7 +524,7 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     for (i = 0U; i < n; i++) {
         const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];
         const uint64_t nr = 18446744073709551615ULL - r;
-        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1) : (int64_t)r;
+        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1LL) : (int64_t)r;
     }
 }
 
@@ -400,11 +574,37 @@ size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_i64(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
 size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i64(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_i64(a, b, c, n);
+        exact_i64(a, b, c, n);
     }
     return first;
 }
@@ -416,14 +616,14 @@ void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_
     size_t i;
     /*@ loop invariant 0 <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==>
-            c[k] == sonnx_wrap_u64(\at(a[k], Pre) * \at(b[k], Pre));
+            c[k] == sonnx_wrap_bits_u64(\at(a[k], Pre), \at(b[k], Pre));
         loop invariant \forall integer k; i <= k < n ==>
             a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = (uint64_t)a[i] * (uint64_t)b[i];
+        c[i] = a[i] * b[i];
     }
 }
 
@@ -458,11 +658,37 @@ size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t
     return i;
 }
 
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n - 1));
+    requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \forall integer k; 0 <= k < n ==> sonnx_fits_u64(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+static void exact_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \forall integer k; 0 <= k < i ==>
+            c[k] == \at(a[k], Pre) * \at(b[k], Pre);
+        loop invariant \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
 size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u64(a, b, n);
     if (first == n) {
-        sonnx_mul_wrap_u64(a, b, c, n);
+        exact_u64(a, b, c, n);
     }
     return first;
 }
