@@ -97,12 +97,26 @@ def finalizer():
     calls.append(mul(small, small))          # mul inside a finalizer
 
 # Issue 20, defect 2: a finalizer calling mul on a recycled result's owner
-# deadlocked on the arena's lock, triggered by a later mul of another size.
+# (the buffer its memory belongs to) deadlocked on the arena's lock when the
+# arena dropped that buffer, as later muls of other sizes make it do.
 big = np.ones(1 << 24, np.float32)
 r = mul(big, big)
-weakref.finalize(r, finalizer)
-del r
-mul(big[: 1 << 23], big[: 1 << 23])          # a later mul of another size
+owner = r
+while owner.base is not None:
+    owner = owner.base
+mid = np.ones(1 << 23, np.float32)          # 32 MiB: a result the arena took
+
+def big_finalizer():
+    calls.append(mul(mid, mid).shape)        # mul inside the arena's lock, before
+
+weakref.finalize(owner, big_finalizer)
+del r, owner
+for size in (3 << 23, 5 << 22, 7 << 22):     # other sizes, 96-112 MiB each
+    x = np.ones(size, np.float32)
+    mul(x, x)
+    del x
+gc.collect()
+assert len(calls) == 1, len(calls)
 
 # Finalizers running at every allocation inside mul: cyclic garbage collected
 # while mul runs, each finalizer calling mul again.
@@ -123,7 +137,8 @@ print("ok")
 
 
 def test_F_NOLOSS_finalizers_calling_mul_never_deadlock():
+    """Run on the retired arena's code, the first scenario hangs (timeout)."""
     result = subprocess.run(
-        [sys.executable, "-c", FINALIZERS], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", FINALIZERS], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
