@@ -78,6 +78,13 @@ def _mul_unsigned(t: IntType) -> str:
     return f"({t.utype})((uint32_t)({t.utype})a[i] * (uint32_t)({t.utype})b[i])"
 
 
+def _neg(magnitude: int, suffix: str) -> str:
+    """-magnitude as a C constant expression of a signed type (MISRA 12.1:
+    parenthesised; -2^31 spelled as -(2^31 - 1) - 1 so that no literal
+    exceeds its type)."""
+    return f"((-{magnitude - 1}{suffix}) - 1{suffix})"
+
+
 def _wrap_body(t: IntType) -> str:
     """The loop body of the wrap mode.
 
@@ -98,8 +105,13 @@ def _wrap_body(t: IntType) -> str:
         half = t.modulus // 2
         if t.signed:
             fix = (
-                f"        const {wide} w = (q < -{half}{suf}) ? (q + {t.modulus}{suf}) : "
-                f"((q > {half - 1}{suf}) ? (q - {t.modulus}{suf}) : q);\n"
+                f"        {wide} w = q;\n"
+                f"        if (q < {_neg(half, suf)}) {{\n"
+                f"            w = q + {t.modulus}{suf};\n"
+                f"        }}\n"
+                f"        if (q > {half - 1}{suf}) {{\n"
+                f"            w = q - {t.modulus}{suf};\n"
+                f"        }}\n"
             )
         else:
             fix = f"        const {wide} w = q;\n"
@@ -141,13 +153,13 @@ def _overflow_fn(t: IntType) -> str:
     )
     if t.bits <= 16:
         wide = "int32_t" if t.signed else "uint32_t"
-        lo = f"({t.lo})" if t.signed else None
+        lo = _neg(-t.lo, "") if t.signed else None
         cond = f"(p < {lo}) || (p > {t.hi})" if t.signed else f"p > {_ulit(t.hi, 32)}"
         body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
     elif t.bits == 32:
         wide = "int64_t" if t.signed else "uint64_t"
         cond = (
-            f"(p < ({t.lo}LL)) || (p > {t.hi}LL)" if t.signed else f"p > {_ulit(t.hi, 64)}"
+            f"(p < (-{t.hi}LL - 1LL)) || (p > {t.hi}LL)" if t.signed else f"p > {_ulit(t.hi, 64)}"
         )
         body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
     elif not t.signed:
@@ -166,20 +178,30 @@ def _overflow_fn(t: IntType) -> str:
         # Both factors in [-2^31, 2^31): |x*y| <= 2^62 fits.  Otherwise the
         # sign cases, each compared against a quotient that cannot overflow.
         body = (
+            "    const int64_t max64 = INT64_MAX;\n"
+            "    const int64_t min64 = -max64 - 1LL;\n"
             "    int r = 0;\n"
-            "    if ((x < (-2147483647LL - 1LL)) || (x > 2147483647LL) ||\n"
-            "        (y < (-2147483647LL - 1LL)) || (y > 2147483647LL)) {\n"
+            "    if ((x < ((-2147483647LL) - 1LL)) || (x > 2147483647LL) ||\n"
+            "        (y < ((-2147483647LL) - 1LL)) || (y > 2147483647LL)) {\n"
             "        if (x > 0LL) {\n"
             "            if (y > 0LL) {\n"
-            "                r = (x > (INT64_MAX / y)) ? 1 : 0;\n"
+            "                if (x > (max64 / y)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
             "            } else {\n"
-            "                r = (y < (INT64_MIN / x)) ? 1 : 0;\n"
+            "                if (y < (min64 / x)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
             "            }\n"
             "        } else if (x < 0LL) {\n"
             "            if (y > 0LL) {\n"
-            "                r = (x < (INT64_MIN / y)) ? 1 : 0;\n"
+            "                if (x < (min64 / y)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
             "            } else if (y < 0LL) {\n"
-            "                r = (y < (INT64_MAX / x)) ? 1 : 0;\n"
+            "                if (y < (max64 / x)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
             "            } else {\n"
             "                r = 0;\n"
             "            }\n"

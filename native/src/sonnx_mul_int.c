@@ -26,7 +26,13 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
     for (i = 0U; i < n; i++) {
         const int32_t p = (int32_t)a[i] * (int32_t)b[i];
         const int32_t q = p % 256;
-        const int32_t w = (q < -128) ? (q + 256) : ((q > 127) ? (q - 256) : q);
+        int32_t w = q;
+        if (q < ((-127) - 1)) {
+            w = q + 256;
+        }
+        if (q > 127) {
+            w = q - 256;
+        }
         /*@ assert wrap_elem: sonnx_wraps_i8(w, a[i] * b[i]); */
         c[i] = (int8_t)w;
     }
@@ -39,7 +45,7 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 static int overflows_i8(int8_t x, int8_t y)
 {
     const int32_t p = (int32_t)x * (int32_t)y;
-    return ((p < (-128)) || (p > 127)) ? 1 : 0;
+    return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;
 }
 
 size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n)
@@ -192,7 +198,13 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
     for (i = 0U; i < n; i++) {
         const int32_t p = (int32_t)a[i] * (int32_t)b[i];
         const int32_t q = p % 65536;
-        const int32_t w = (q < -32768) ? (q + 65536) : ((q > 32767) ? (q - 65536) : q);
+        int32_t w = q;
+        if (q < ((-32767) - 1)) {
+            w = q + 65536;
+        }
+        if (q > 32767) {
+            w = q - 65536;
+        }
         /*@ assert wrap_elem: sonnx_wraps_i16(w, a[i] * b[i]); */
         c[i] = (int16_t)w;
     }
@@ -205,7 +217,7 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
 static int overflows_i16(int16_t x, int16_t y)
 {
     const int32_t p = (int32_t)x * (int32_t)y;
-    return ((p < (-32768)) || (p > 32767)) ? 1 : 0;
+    return ((p < ((-32767) - 1)) || (p > 32767)) ? 1 : 0;
 }
 
 size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n)
@@ -358,7 +370,13 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
     for (i = 0U; i < n; i++) {
         const int64_t p = (int64_t)a[i] * (int64_t)b[i];
         const int64_t q = p % 4294967296LL;
-        const int64_t w = (q < -2147483648LL) ? (q + 4294967296LL) : ((q > 2147483647LL) ? (q - 4294967296LL) : q);
+        int64_t w = q;
+        if (q < ((-2147483647LL) - 1LL)) {
+            w = q + 4294967296LL;
+        }
+        if (q > 2147483647LL) {
+            w = q - 4294967296LL;
+        }
         /*@ assert wrap_elem: sonnx_wraps_i32(w, a[i] * b[i]); */
         c[i] = (int32_t)w;
     }
@@ -371,7 +389,7 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
 static int overflows_i32(int32_t x, int32_t y)
 {
     const int64_t p = (int64_t)x * (int64_t)y;
-    return ((p < (-2147483648LL)) || (p > 2147483647LL)) ? 1 : 0;
+    return ((p < (-2147483647LL - 1LL)) || (p > 2147483647LL)) ? 1 : 0;
 }
 
 size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n)
@@ -534,20 +552,30 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
 */
 static int overflows_i64(int64_t x, int64_t y)
 {
+    const int64_t max64 = INT64_MAX;
+    const int64_t min64 = -max64 - 1LL;
     int r = 0;
-    if ((x < (-2147483647LL - 1LL)) || (x > 2147483647LL) ||
-        (y < (-2147483647LL - 1LL)) || (y > 2147483647LL)) {
+    if ((x < ((-2147483647LL) - 1LL)) || (x > 2147483647LL) ||
+        (y < ((-2147483647LL) - 1LL)) || (y > 2147483647LL)) {
         if (x > 0LL) {
             if (y > 0LL) {
-                r = (x > (INT64_MAX / y)) ? 1 : 0;
+                if (x > (max64 / y)) {
+                    r = 1;
+                }
             } else {
-                r = (y < (INT64_MIN / x)) ? 1 : 0;
+                if (y < (min64 / x)) {
+                    r = 1;
+                }
             }
         } else if (x < 0LL) {
             if (y > 0LL) {
-                r = (x < (INT64_MIN / y)) ? 1 : 0;
+                if (x < (min64 / y)) {
+                    r = 1;
+                }
             } else if (y < 0LL) {
-                r = (y < (INT64_MAX / x)) ? 1 : 0;
+                if (y < (max64 / x)) {
+                    r = 1;
+                }
             } else {
                 r = 0;
             }
