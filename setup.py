@@ -46,6 +46,10 @@ class BuildExt(build_ext):
     """The kernel with its pinned flags only; the glue with Python's flags, then the pinned ones."""
 
     def build_extension(self, ext: Extension) -> None:
+        # Always rebuilt: setuptools would skip the link when the glue is older
+        # than a previous build's binary, whatever changed in native/ (a stale
+        # binary is exactly what verify-install must never be shown).
+        self.force = True
         cc = self.compiler.compiler_so[0]
         build = Path(self.build_temp) / "native"
         build.mkdir(parents=True, exist_ok=True)
