@@ -139,6 +139,6 @@ print("ok")
 def test_F_NOLOSS_finalizers_calling_mul_never_deadlock():
     """Run on the retired arena's code, the first scenario hangs (timeout)."""
     result = subprocess.run(
-        [sys.executable, "-c", FINALIZERS], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", FINALIZERS], capture_output=True, text=True, timeout=180
     )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
