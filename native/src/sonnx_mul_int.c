@@ -541,8 +541,24 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     */
     for (i = 0U; i < n; i++) {
         const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];
-        const uint64_t nr = 18446744073709551615ULL - r;
-        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1LL) : (int64_t)r;
+        int64_t w;
+        if (r > 9223372036854775807ULL) {
+            const uint64_t nr = 18446744073709551615ULL - r;
+            /*@ assert nr_range: nr <= 9223372036854775807; */
+            const int64_t snr = (int64_t)nr;
+            /*@ assert nr_same: snr == nr; */
+            w = -snr - 1LL;
+            /*@ assert twos_neg: w == r - 18446744073709551616; */
+        } else {
+            const int64_t half = (int64_t)(r / 2U);
+            const int64_t odd = (int64_t)(r % 2U);
+            w = (half * 2LL) + odd;
+            /*@ assert twos_pos: w == r; */
+        }
+        /*@ assert wrap_bits: r == (uint64_t)((uint64_t)a[i] * (uint64_t)b[i]); */
+        /*@ assert wrap_twos: w == sonnx_twos_i64(r); */
+        /*@ assert wrap_elem: w == sonnx_wrap_bits_i64(a[i], b[i]); */
+        c[i] = w;
     }
 }
 
