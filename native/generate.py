@@ -162,8 +162,8 @@ def _overflow_fn(t: IntType) -> str:
     s = t.suffix
     head = (
         f"/*@ assigns \\nothing;\n"
-        f"    ensures \\result == 0 || \\result == 1;\n"
-        f"    ensures \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
+        f"    ensures flag: \\result == 0 || \\result == 1;\n"
+        f"    ensures decides: \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
         f"*/\n"
         f"static int overflows_{s}({t.ctype} x, {t.ctype} y)\n{{\n"
     )
