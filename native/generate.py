@@ -422,7 +422,7 @@ def render_header() -> str:
     protos = "".join(_prototypes(t) for t in TYPES)
     return (
         HEADER_TOP
-        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"
+        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"  # noqa: E501
         + logic
         + "*/\n"
         + protos

@@ -28,7 +28,12 @@ OUT = Path("proofs/out/misra.json")
 SOURCES = Path("native/src")
 INCLUDE = Path("native/include")
 _FINDING_RE = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+): \[(?P<id>[^\]]+)\]")
-_NOT_ANALYSED = ("noValidConfiguration", "ConfigurationNotChecked", "syntaxError", "preprocessorErrorDirective")
+_NOT_ANALYSED = (
+    "noValidConfiguration",
+    "ConfigurationNotChecked",
+    "syntaxError",
+    "preprocessorErrorDirective",
+)
 
 
 def gcc_predefined(build: Path) -> Path:
@@ -43,7 +48,9 @@ def gcc_predefined(build: Path) -> Path:
     return header
 
 
-def run_cppcheck(root: Path, sources: list[Path], include: Path) -> tuple[list[tuple[str, str]], str]:
+def run_cppcheck(
+    root: Path, sources: list[Path], include: Path
+) -> tuple[list[tuple[str, str]], str]:
     """(file, rule) of every finding in the kernel's own files, and the raw output."""
     exe = shutil.which("cppcheck")
     if exe is None:
@@ -87,14 +94,23 @@ def run_cppcheck(root: Path, sources: list[Path], include: Path) -> tuple[list[t
 
 def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -> list[str]:
     """Every reason the findings do not match the recorded deviations."""
-    errors = [f"{f}: cppcheck did not analyse it ({rule})" for f, rule in findings if rule in _NOT_ANALYSED]
+    errors = [
+        f"{f}: cppcheck did not analyse it ({rule})"
+        for f, rule in findings
+        if rule in _NOT_ANALYSED
+    ]
     counts = Counter((f, rule) for f, rule in findings if rule not in _NOT_ANALYSED)
     recorded = {(d["file"], d["rule"]): int(d["count"]) for d in deviations}
     for key, count in sorted(counts.items()):
         if key not in recorded:
-            errors.append(f"{key[0]}: MISRA rule {key[1]}: {count} finding(s), no recorded deviation")
+            errors.append(
+                f"{key[0]}: MISRA rule {key[1]}: {count} finding(s), no recorded deviation"
+            )
         elif recorded[key] != count:
-            errors.append(f"{key[0]}: MISRA rule {key[1]}: {count} finding(s), deviation records {recorded[key]}")
+            errors.append(
+                f"{key[0]}: MISRA rule {key[1]}: {count} finding(s),"
+                f" deviation records {recorded[key]}"
+            )
     for key in sorted(set(recorded) - set(counts)):
         errors.append(f"{key[0]}: deviation for rule {key[1]} recorded but no longer found")
     return errors
@@ -103,10 +119,12 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
 def check(root: Path, sources: list[Path] | None = None) -> int:
     """Run the check, write proofs/out/misra.json; 0 when clean or as deviated."""
     files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
-    findings, output = run_cppcheck(root, files, root / INCLUDE)
+    findings, _ = run_cppcheck(root, files, root / INCLUDE)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
-    version = subprocess.run(["cppcheck", "--version"], capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        ["cppcheck", "--version"], capture_output=True, text=True
+    ).stdout.strip()
     record = {
         "tool": version,
         "files": [str(Path(f).resolve().relative_to(root.resolve())) for f in files],
@@ -119,7 +137,10 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
     (root / OUT).write_text(json.dumps(record, indent=1) + "\n")
     for error in errors:
         print(f"misra: FAIL {error}", file=sys.stderr)
-    print(f"misra: {len(findings)} finding(s), {'all recorded deviations' if not errors else 'FAILED'}")
+    print(
+        f"misra: {len(findings)} finding(s),"
+        f" {'all recorded deviations' if not errors else 'FAILED'}"
+    )
     return 0 if not errors else 1
 
 

@@ -84,13 +84,17 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     start = time.perf_counter()
     proc = subprocess.run([str(exe), *checks], capture_output=True, text=True, check=False)
     for line in proc.stdout.splitlines():
-        name, inputs, bad, seconds = line.split()
+        name, inputs, bad, seconds, cpu = line.split()
         record["checks"][name] = {
             "inputs": int(inputs),
             "mismatches": int(bad),
             "seconds": float(seconds),
+            "cpu_seconds": float(cpu),
         }
-        print(f"native-exhaustive: {name}: {inputs} inputs, {bad} mismatches, {seconds} s")
+        print(
+            f"native-exhaustive: {name}: {inputs} inputs, {bad} mismatches,"
+            f" {seconds} s wall, {cpu} s CPU"
+        )
     missing = [c for c in checks if c not in record["checks"]]
     if missing:
         errors.append(f"checks that did not run: {missing}")
@@ -110,8 +114,11 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path.cwd())
-    parser.add_argument("checks", nargs="*", choices=[*CHECKS, []], default=list(CHECKS))
+    parser.add_argument("checks", nargs="*", help=f"some of {', '.join(CHECKS)} (default: all)")
     args = parser.parse_args(argv)
+    unknown = [c for c in args.checks if c not in CHECKS]
+    if unknown:
+        parser.error(f"unknown checks {unknown}")
     return run(args.root, tuple(args.checks) or CHECKS)
 
 

@@ -10,7 +10,8 @@ the wall time of the whole run) are printed and written to
 ``proofs/out/pipeline.json``.
 
 The Frama-C WP proof of the native C kernel and its MISRA check run in the
-same stage (``wp``, ``misra``). The Why3 and CrossHair steps run side by side, CrossHair one function at a
+same stage (``wp``, ``misra``). The Why3 and CrossHair steps run side by side,
+CrossHair one function at a
 time: Why3 keeps about two thirds of a core busy on average (its time goes
 to one long file and to prover time limits), CrossHair one core, so on two
 cores each still gets the CPU a run alone would give it, and the pair ends
