@@ -36,8 +36,12 @@ prove: provers $(NATIVE)
 
 # Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)
 # against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
+# Then the native kernel's compiled float16/bfloat16 code: every binary32
+# input of both narrowings and every pair of sonnx_mul_f16/bf16 (2**32 each)
+# against independent oracles (proofs/out/native-exhaustive.json).
 verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.exhaustive
+	$(PY) -m sonnx_mul_assurance.native_exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).

@@ -126,8 +126,24 @@ def _wrap_body(t: IntType) -> str:
         return "        c[i] = a[i] * b[i];\n"
     return (
         "        const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];\n"
-        "        const uint64_t nr = 18446744073709551615ULL - r;\n"
-        "        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1LL) : (int64_t)r;\n"
+        "        int64_t w;\n"
+        "        if (r > 9223372036854775807ULL) {\n"
+        "            const uint64_t nr = 18446744073709551615ULL - r;\n"
+        "            /*@ assert nr_range: nr <= 9223372036854775807; */\n"
+        "            const int64_t snr = (int64_t)nr;\n"
+        "            /*@ assert nr_same: snr == nr; */\n"
+        "            w = -snr - 1LL;\n"
+        "            /*@ assert twos_neg: w == r - 18446744073709551616; */\n"
+        "        } else {\n"
+        "            const int64_t half = (int64_t)(r / 2U);\n"
+        "            const int64_t odd = (int64_t)(r % 2U);\n"
+        "            w = (half * 2LL) + odd;\n"
+        "            /*@ assert twos_pos: w == r; */\n"
+        "        }\n"
+        "        /*@ assert wrap_bits: r == (uint64_t)((uint64_t)a[i] * (uint64_t)b[i]); */\n"
+        "        /*@ assert wrap_twos: w == sonnx_twos_i64(r); */\n"
+        "        /*@ assert wrap_elem: w == sonnx_wrap_bits_i64(a[i], b[i]); */\n"
+        "        c[i] = w;\n"
     )
 
 
@@ -146,8 +162,8 @@ def _overflow_fn(t: IntType) -> str:
     s = t.suffix
     head = (
         f"/*@ assigns \\nothing;\n"
-        f"    ensures \\result == 0 || \\result == 1;\n"
-        f"    ensures \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
+        f"    ensures flag: \\result == 0 || \\result == 1;\n"
+        f"    ensures decides: \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
         f"*/\n"
         f"static int overflows_{s}({t.ctype} x, {t.ctype} y)\n{{\n"
     )
@@ -406,7 +422,7 @@ def render_header() -> str:
     protos = "".join(_prototypes(t) for t in TYPES)
     return (
         HEADER_TOP
-        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"
+        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"  # noqa: E501
         + logic
         + "*/\n"
         + protos

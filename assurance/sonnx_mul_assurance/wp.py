@@ -45,6 +45,7 @@ from sonnx_mul.digest import sha256
 def _text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
+
 MANIFEST = Path("proofs/wp-manifest.json")
 CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
 DRIVERS = Path("proofs/drivers")
@@ -158,7 +159,7 @@ def _prover_key(prover: str) -> str:
 def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict[str, str]]:
     """(function -> SHA-256, function -> contract) of every function defined in
     ``source``, as Frama-C prints it after ``-wp-rte``'s RTE annotation."""
-    argv = _base_argv(source, include) + ["-rte", "-then", "-print", "-no-unicode"]
+    argv = [*_base_argv(source, include), "-rte", "-then", "-print", "-no-unicode"]
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"frama-c -print failed on {source}:\n{proc.stdout}{proc.stderr}")
@@ -236,7 +237,8 @@ def prove(
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
-    argv = _base_argv(src, inc) + [
+    argv = [
+        *_base_argv(src, inc),
         "-wp",
         "-wp-rte",
         "-warn-special-float",
@@ -295,9 +297,7 @@ def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> 
     for name, goal in sorted(run.goals.items()):
         if goal.status != VALID:
             errors.append(f"{src}: goal {name} not proved: {goal.status} ({goal.prover})")
-    want_goals: dict[str, Any] = {
-        g: v for g, v in pinned["goals"].items() if chosen(v["function"])
-    }
+    want_goals: dict[str, Any] = {g: v for g, v in pinned["goals"].items() if chosen(v["function"])}
     have = {g for g, v in run.goals.items() if chosen(v.function)}
     for name in sorted(set(want_goals) - have):
         errors.append(f"{src}: manifest goal {name} is missing from the run")

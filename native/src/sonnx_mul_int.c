@@ -39,8 +39,8 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_i8(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_i8(x * y);
 */
 static int overflows_i8(int8_t x, int8_t y)
 {
@@ -122,8 +122,8 @@ void sonnx_mul_wrap_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_u8(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_u8(x * y);
 */
 static int overflows_u8(uint8_t x, uint8_t y)
 {
@@ -211,8 +211,8 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_i16(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_i16(x * y);
 */
 static int overflows_i16(int16_t x, int16_t y)
 {
@@ -294,8 +294,8 @@ void sonnx_mul_wrap_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_u16(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_u16(x * y);
 */
 static int overflows_u16(uint16_t x, uint16_t y)
 {
@@ -383,8 +383,8 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_i32(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_i32(x * y);
 */
 static int overflows_i32(int32_t x, int32_t y)
 {
@@ -466,8 +466,8 @@ void sonnx_mul_wrap_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_u32(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_u32(x * y);
 */
 static int overflows_u32(uint32_t x, uint32_t y)
 {
@@ -541,14 +541,30 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     */
     for (i = 0U; i < n; i++) {
         const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];
-        const uint64_t nr = 18446744073709551615ULL - r;
-        c[i] = (r > 9223372036854775807ULL) ? (-(int64_t)nr - 1LL) : (int64_t)r;
+        int64_t w;
+        if (r > 9223372036854775807ULL) {
+            const uint64_t nr = 18446744073709551615ULL - r;
+            /*@ assert nr_range: nr <= 9223372036854775807; */
+            const int64_t snr = (int64_t)nr;
+            /*@ assert nr_same: snr == nr; */
+            w = -snr - 1LL;
+            /*@ assert twos_neg: w == r - 18446744073709551616; */
+        } else {
+            const int64_t half = (int64_t)(r / 2U);
+            const int64_t odd = (int64_t)(r % 2U);
+            w = (half * 2LL) + odd;
+            /*@ assert twos_pos: w == r; */
+        }
+        /*@ assert wrap_bits: r == (uint64_t)((uint64_t)a[i] * (uint64_t)b[i]); */
+        /*@ assert wrap_twos: w == sonnx_twos_i64(r); */
+        /*@ assert wrap_elem: w == sonnx_wrap_bits_i64(a[i], b[i]); */
+        c[i] = w;
     }
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_i64(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_i64(x * y);
 */
 static int overflows_i64(int64_t x, int64_t y)
 {
@@ -656,8 +672,8 @@ void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_
 }
 
 /*@ assigns \nothing;
-    ensures \result == 0 || \result == 1;
-    ensures \result == 0 <==> sonnx_fits_u64(x * y);
+    ensures flag: \result == 0 || \result == 1;
+    ensures decides: \result == 0 <==> sonnx_fits_u64(x * y);
 */
 static int overflows_u64(uint64_t x, uint64_t y)
 {
