@@ -40,7 +40,8 @@ def test_a_planted_violation_is_reported(tmp_path: Path) -> None:
     errors = _findings(
         tmp_path,
         "    const int32_t p = (int32_t)x * (int32_t)y;\n",
-        "    const int32_t p = (int32_t)x * (int32_t)y;\n    if (p == 0) {\n        return 0;\n    }\n",
+        "    const int32_t p = (int32_t)x * (int32_t)y;\n"
+        "    if (p == 0) {\n        return 0;\n    }\n",
     )
     assert any("rule 15.5" in e for e in errors), errors
 
