@@ -395,16 +395,22 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
     return 0 if not errors else 1
 
 
-def update_manifest(root: Path) -> int:
-    """Rewrite the manifest from a fresh run; refuses while a goal is unproved."""
+def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
+    """Rewrite the manifest from a fresh run (of the units whose source is in
+    ``only``, when given; the others keep their entries); refuses while a
+    goal is unproved."""
     manifest = load_manifest(root)
     entries = []
     failed = False
-    for unit in units(manifest):
+    for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
+        if only and unit.source not in only:
+            entries.append(pinned)
+            continue
         run = prove(root, unit)
         bad = [g for g, v in run.goals.items() if v.status != VALID]
+        print(f"wp: {unit.source}: {len(run.goals)} goals in {run.seconds:.1f} s, unproved: {bad}")
         if run.exit_code != 0 or not run.goals or bad:
-            print(f"wp: {unit.source}: not updating, unproved: {bad or run.output[-2000:]}")
+            print(run.output[-3000:])
             failed = True
         entries.append(manifest_entry(run))
     if failed:
@@ -419,10 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=("check", "update-manifest"))
     parser.add_argument("--root", type=Path, default=Path.cwd())
     parser.add_argument("--function", action="append", default=[], help="only this function")
+    parser.add_argument(
+        "--unit", action="append", default=[], help="update-manifest: only this source"
+    )
     args = parser.parse_args(argv)
     if args.command == "check":
         return check(args.root, args.function)
-    return update_manifest(args.root)
+    return update_manifest(args.root, args.unit)
 
 
 if __name__ == "__main__":

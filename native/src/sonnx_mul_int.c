@@ -550,8 +550,10 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
             w = -snr - 1LL;
             /*@ assert twos_neg: w == r - 18446744073709551616; */
         } else {
-            const int64_t half = (int64_t)(r / 2U);
-            const int64_t odd = (int64_t)(r % 2U);
+            const uint64_t uhalf = r / 2U;
+            const uint64_t uodd = r % 2U;
+            const int64_t half = (int64_t)uhalf;
+            const int64_t odd = (int64_t)uodd;
             w = (half * 2LL) + odd;
             /*@ assert twos_pos: w == r; */
         }

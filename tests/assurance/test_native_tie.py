@@ -43,23 +43,34 @@ def _constructor(t: dtypes.ElementType) -> str:
     return f"{'Int' if t.signed else 'UInt'}{t.bits}"
 
 
-@pytest.mark.parametrize("t", INTEGERS, ids=lambda t: t.onnx_name)
-def test_F_WRAP_acsl_ranges_and_moduli_match_dtypes_and_why3(t: dtypes.ElementType) -> None:
-    header = HEADER.read_text()
-    s = _suffix(t)
+def _header_semantics(header: str, s: str) -> tuple[int, int, int]:
+    """(lo, hi, modulus) that the header's ACSL states for type suffix ``s``."""
     fits = re.search(rf"predicate sonnx_fits_{s}\(integer x\) = (-?\d+) <= x <= (\d+);", header)
     wraps = re.search(
         rf"predicate sonnx_wraps_{s}\(integer w, integer x\) =\s*"
         rf"sonnx_fits_{s}\(w\) && \(x - w\) % (\d+) == 0;",
         header,
     )
-    assert fits is not None and wraps is not None
-    assert (int(fits.group(1)), int(fits.group(2))) == (t.lo, t.hi)
-    assert int(wraps.group(1)) == 1 << t.bits
+    assert fits is not None and wraps is not None, s
+    return int(fits.group(1)), int(fits.group(2)), int(wraps.group(1))
+
+
+@pytest.mark.parametrize("t", INTEGERS, ids=lambda t: t.onnx_name)
+def test_F_WRAP_acsl_ranges_and_moduli_match_dtypes_and_why3(t: dtypes.ElementType) -> None:
+    assert _header_semantics(HEADER.read_text(), _suffix(t)) == (t.lo, t.hi, 1 << t.bits)
     c = _constructor(t)
     assert _why3_table("type_lo")[c] == t.lo
     assert _why3_table("type_hi")[c] == t.hi
     assert _why3_table("type_modulus")[c] == 1 << t.bits
+
+
+def test_F_WRAP_tie_check_sees_a_planted_wrong_range() -> None:
+    # negative control: an off-by-one range or modulus in the ACSL is caught
+    header = HEADER.read_text()
+    wrong_range = header.replace("-128 <= x <= 127", "-127 <= x <= 127")
+    wrong_modulus = header.replace("(x - w) % 65536 == 0", "(x - w) % 65535 == 0", 1)
+    assert _header_semantics(wrong_range, "i8") != (dtypes.INT8.lo, dtypes.INT8.hi, 256)
+    assert _header_semantics(wrong_modulus, "i16") != (dtypes.INT16.lo, dtypes.INT16.hi, 65536)
 
 
 def test_F_WRAP_every_integer_type_has_its_three_entry_points() -> None:
