@@ -59,6 +59,7 @@ VALID = "Valid"
 _GOAL_RE = re.compile(r"^\[wp\] \[(?P<prover>[^\]]+)\] Goal (?P<goal>\S+)(?: : (?P<status>\w+))?")
 _SCHEDULED_RE = re.compile(r"^\[wp\] (\d+) goals? scheduled", re.M)
 _PROVED_RE = re.compile(r"^\[wp\] Proved goals:\s+(\d+) / (\d+)", re.M)
+_LOG_RE = re.compile(r"^\[[\w:-]+\] ")
 _TIME_RE = re.compile(r"\((?:Qed:[0-9.]+m?s\) \()?(?P<t>[0-9.]+)(?P<u>m?s)\)")
 
 
@@ -163,7 +164,9 @@ def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"frama-c -print failed on {source}:\n{proc.stdout}{proc.stderr}")
-    return split_functions(proc.stdout)
+    # Frama-C's log lines ("[kernel] Parsing FILE ...") name paths: not part of the program
+    program = "\n".join(line for line in proc.stdout.splitlines() if not _LOG_RE.match(line))
+    return split_functions(program)
 
 
 GLOBALS = "<globals>"
