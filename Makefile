@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NATIVE := $(VENV)/.native-built
 
-.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean
+.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -12,13 +13,13 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]' -e ./assurance
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(NATIVE)
 
 # The negative controls of the proofs need why3 and the provers too.
-test: provers $(STAMP)
+test: provers $(NATIVE)
 	$(PY) -m pytest -n 2 --maxschedchunk 1 -q
 
-lint: $(STAMP)
+lint: $(NATIVE)
 	$(VENV)/bin/ruff check src assurance tests benchmarks examples
 	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples
 	$(VENV)/bin/mypy
@@ -30,17 +31,21 @@ provers:
 
 # The main job: Why3 proofs, CrossHair contracts, tests and agreement checks,
 # then the traceability report into proofs/out/ with its gate.
-prove: provers $(STAMP)
+prove: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.pipeline
 
 # Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)
 # against exact oracles; writes proofs/out/exhaustive.json (the report uses it).
-verify-exhaustive: $(STAMP)
+# Then the native kernel's compiled float16/bfloat16 code: every binary32
+# input of both narrowings and every pair of sonnx_mul_f16/bf16 (2**32 each)
+# against independent oracles (proofs/out/native-exhaustive.json).
+verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.exhaustive
+	$(PY) -m sonnx_mul_assurance.native_exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).
-report-release: $(STAMP)
+report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
@@ -51,7 +56,7 @@ report-screenshot:
 # Mutation testing of the checks (Python and WhyML mutants, each against its
 # file's fast checks; see the README for the kill rate and the equivalent
 # survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
-mutants: provers $(STAMP)
+mutants: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants
 
 # The audit machinery only (the report's modules, the evidence schema and the
@@ -66,12 +71,43 @@ clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
 
 # Side-by-side timings into BENCHMARKS.md (quotes proofs/out/pipeline.json when present).
-bench: $(STAMP)
+bench: $(NATIVE)
 	$(PY) benchmarks/run.py
 
-fuzz: $(STAMP)
+fuzz: $(NATIVE)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py --hypothesis-show-statistics
 
 STRICTDOC ?= strictdoc
-trace-html: $(STAMP)
+trace-html: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)
+
+# The native kernel (C99 + ACSL, native/): a static library and an example
+# program that runs without Python (known answers, exit 0).  The flags live
+# in native/flags.mk, which the Python build reads too.
+include native/flags.mk
+KERNEL_DIR  := build/c-kernel
+KERNEL_SRC  := $(wildcard native/src/*.c)
+KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
+KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
+KERNEL_CC   ?= gcc
+KERNEL_CFLAGS := $(SONNX_CFLAGS) $(if $(filter x86_64,$(shell uname -m)),$(SONNX_CFLAGS_X86_64)) $(SONNX_WARNFLAGS) -Inative/include
+
+$(KERNEL_DIR)/%.o: native/src/%.c $(KERNEL_HDR) native/flags.mk
+	@mkdir -p $(KERNEL_DIR)
+	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(KERNEL_DIR)/libsonnx_mul_kernel.a: $(KERNEL_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(KERNEL_DIR)/example: native/example/example.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
+	$(KERNEL_CC) $(KERNEL_CFLAGS) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -o $@
+
+c-kernel: $(KERNEL_DIR)/example
+	./$(KERNEL_DIR)/example
+
+# sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
+# in place whenever the kernel, its flags or the glue change.
+$(NATIVE): $(STAMP) setup.py src/sonnx_mul/_native.c $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@

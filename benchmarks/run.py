@@ -11,7 +11,6 @@ same loop. Writes BENCHMARKS.md and benchmarks/results.json.
 from __future__ import annotations
 
 import argparse
-import collections
 import datetime
 import json
 import os
@@ -31,6 +30,7 @@ from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
 
 import sonnx_mul
+from sonnx_mul import kernel as running_kernel
 from sonnx_mul import mul
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,36 +180,112 @@ def ratio_target(
     }
 
 
+ALL_TYPES = {
+    "float16": (np.float16, TensorProto.FLOAT16),
+    "bfloat16": (ml_dtypes.bfloat16, TensorProto.BFLOAT16),
+    "float32": (np.float32, TensorProto.FLOAT),
+    "float64": (np.float64, TensorProto.DOUBLE),
+    "int8": (np.int8, TensorProto.INT8),
+    "int16": (np.int16, TensorProto.INT16),
+    "int32": (np.int32, TensorProto.INT32),
+    "int64": (np.int64, TensorProto.INT64),
+    "uint8": (np.uint8, TensorProto.UINT8),
+    "uint16": (np.uint16, TensorProto.UINT16),
+    "uint32": (np.uint32, TensorProto.UINT32),
+    "uint64": (np.uint64, TensorProto.UINT64),
+}
+
+
+def ort_single_thread(type_name: str, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> Case | None:
+    """onnxruntime's Mul on one thread writing into ``out`` (io binding), or None
+    when its CPU provider has no Mul for the type."""
+    _, proto_type = ALL_TYPES[type_name]
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    try:
+        session = ort.InferenceSession(
+            one_node_model(proto_type, a.size).SerializeToString(),
+            options,
+            ["CPUExecutionProvider"],
+        )
+        binding = session.io_binding()
+        binding.bind_cpu_input("A", a)
+        binding.bind_cpu_input("B", b)
+        binding.bind_output(
+            "C", "cpu", element_type=a.dtype, shape=a.shape, buffer_ptr=out.ctypes.data
+        )
+        session.run_with_iobinding(binding)
+    except Exception:  # NOT_IMPLEMENTED: no kernel for the type
+        return None
+    # The binding holds raw pointers: the case keeps the arrays alive with it.
+    return lambda keep=(a, b, out): session.run_with_iobinding(binding)
+
+
 def targets(quick: bool) -> list[dict[str, object]]:
-    """The issue-13 targets, each ratio measured in one interleaved loop."""
+    """The issue-20 figures, each ratio measured in its own interleaved loop."""
     repeats = 5 if quick else 25
     found = []
+    n = 1_000_000
+    # 10^6 elements with out= (nothing allocated): against a copy of the same
+    # array (two streams; the multiply has three) and onnxruntime on one thread.
+    ort_float32: Case | None = None
+    for type_name, (dtype, _) in ALL_TYPES.items():
+        a, b = operands(dtype, n)
+        out, copy = np.empty_like(a), np.empty_like(a)
+        found.append(
+            ratio_target(
+                f"mul out=, 1e6 {type_name}", lambda a=a, b=b, out=out: mul(a, b, out=out),
+                "np.copyto", lambda a=a, copy=copy: np.copyto(copy, a), 2.0, repeats, 0.02,
+                "cpu",
+            )
+        )  # fmt: skip
+        ort_out = np.empty_like(a)
+        session = ort_single_thread(type_name, a, b, ort_out)
+        if type_name == "float32":
+            ort_float32 = session
+        if session is not None:
+            limit = 1.0 if type_name == "float16" else None
+            found.append(
+                ratio_target(
+                    f"mul out=, 1e6 {type_name}", lambda a=a, b=b, out=out: mul(a, b, out=out),
+                    "onnxruntime 1 thread, io binding", session, limit, repeats, 0.02, "cpu",
+                )
+            )  # fmt: skip
+    if ort_float32 is not None:
+        a, b = operands(ml_dtypes.bfloat16, n)
+        out = np.empty_like(a)
+        found.append(
+            ratio_target(
+                "mul out=, 1e6 bfloat16", lambda: mul(a, b, out=out),
+                "onnxruntime 1 thread, 1e6 float32", ort_float32, 1.0, repeats, 0.02, "cpu",
+            )
+        )  # fmt: skip
+    # 16 elements: the per-call overhead, with and without out=.
+    s, t = operands(np.float32, 16)
+    o = np.empty_like(s)
+    found.append(
+        ratio_target(
+            "mul, 16 float32", lambda: mul(s, t),
+            "np.multiply", lambda: np.multiply(s, t), 1.5, repeats, 0.03, "cpu",
+        )
+    )  # fmt: skip
+    found.append(
+        ratio_target(
+            "mul out=, 16 float32", lambda: mul(s, t, out=o),
+            "np.multiply out=", lambda: np.multiply(s, t, out=o), 1.5, repeats, 0.03, "cpu",
+        )
+    )  # fmt: skip
+    # 1.6e7 float32 into a fresh result (page faults included, both sides).
     a, b = operands(np.float32, 16_000_000)
     found.append(
         ratio_target(
-            "sonnx mul, 1.6e7 float32", lambda: mul(a, b),
+            "mul, 1.6e7 float32", lambda: mul(a, b),
             "np.multiply", lambda: np.multiply(a, b), 1.0, repeats, 0.1, "wall",
         )
     )  # fmt: skip
-    # The same with the last 8 results of each side kept alive: the arena
-    # (256 MiB, 4 such results) cannot recycle them, so most results are
-    # fresh memory, as numpy's are. Reported, not a target.
-    kept: collections.deque[object] = collections.deque(maxlen=8)
-    found.append(
-        ratio_target(
-            "sonnx mul, 1.6e7 float32, last 8 results kept", lambda: kept.append(mul(a, b)),
-            "np.multiply, same", lambda: kept.append(np.multiply(a, b)), None, repeats, 0.1,
-            "wall",
-        )
-    )  # fmt: skip
-    kept.clear()
-    s, t = operands(np.float32, 16)
-    found.append(
-        ratio_target(
-            "sonnx mul, 16 float32", lambda: mul(s, t),
-            "np.multiply", lambda: np.multiply(s, t), 3.0, repeats, 0.03, "cpu",
-        )
-    )  # fmt: skip
+    # overflow="error" (a scan, then the product) against the wrap mode.
     x, y = operands(np.int32, 1_000_000)
     layouts = {
         "C": (x, y),
@@ -243,9 +319,7 @@ def bandwidth_gbs(n_bytes: int = 256 << 20, repeats: int = 7) -> float:
 
 
 def peak_memory(call: Callable[[], object]) -> int:
-    """Peak bytes numpy allocated during one call (numpy reports to tracemalloc),
-    with no recycled buffer to take: the result is allocated in the call."""
-    sonnx_mul.arena.release()
+    """Peak bytes numpy allocated during one call (numpy reports to tracemalloc)."""
     tracemalloc.start()
     tracemalloc.reset_peak()
     try:
@@ -282,6 +356,7 @@ def machine() -> dict[str, str]:
         "onnx": onnx.__version__,
         "onnxruntime": ort.__version__,
         "sonnx_mul": sonnx_mul.__version__,
+        "kernel": f"{running_kernel.NAME} ({running_kernel.BUILD})",
     }
 
 
@@ -289,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
     parser.add_argument(
-        "--targets-only", action="store_true", help="print the issue-13 ratios, write nothing"
+        "--targets-only", action="store_true", help="print the issue-20 ratios, write nothing"
     )
     args = parser.parse_args(argv)
     if args.targets_only:
@@ -393,13 +468,16 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             value = row["seconds"].get(name)
             cells.append(_time(value) + (f" ({value / base:.2f}×)" if value else ""))
         lines.append(f"| {row['type']} | {row['n']:,} | " + " | ".join(cells) + " |")
-    lines += ["", "## Targets (issue 13): ratios in one run", ""]
+    lines += ["", "## Targets (issue 20): ratios in one run", ""]
     lines += [
         "Each ratio is measured in its own interleaved loop: per repeat one sample of",
         "the case and one of its base (several calls each), ratio = case / base of",
         "that repeat. Median and min–max over the repeats. Clock: `wall` elapsed time",
-        "(the 1.6e7 cases can run threads), `cpu` this process's CPU time (single-threaded",
-        "cases: leaves out the time other jobs of the shared machine hold the cores).",
+        "(the 1.6e7 fresh results), `cpu` this process's CPU time (every case runs in the",
+        "calling thread, onnxruntime too with one intra-op thread: leaves out the time",
+        "other jobs of the shared machine hold the cores). `np.copyto`: a copy of the",
+        "same array (two memory streams; a multiply has three, so 1.5× is the bandwidth",
+        "limit). Limits: the issue's targets; no limit: reported only.",
         "Load: the 1-minute load average when the ratio was measured (2 cores).",
         "",
         "| case | base | limit | clock | load | case time: median (min–max) "

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install Why3 and the provers the proofs use (Debian/Ubuntu packages):
-# why3 (1.5.1 on bookworm), z3, cvc4, cvc5, gappa (1.4.1).  The PyPI z3
+# why3 (1.5.1 on bookworm), z3, cvc4, cvc5, gappa (1.4.1); and for the native
+# kernel Frama-C (frama-c-base, Frama-C 25 with WP, which drives the same
+# Why3 and provers) and cppcheck (its misra addon).  The PyPI z3
 # (z3-solver in the project's virtualenv) is installed by the Python
 # requirements.
 set -eu
@@ -8,8 +10,11 @@ missing=""
 for tool in why3 z3 cvc4 cvc5 gappa; do
     command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
+# the native kernel's WP proof and MISRA check (package names differ from the commands)
+command -v frama-c >/dev/null 2>&1 || missing="$missing frama-c-base"
+command -v cppcheck >/dev/null 2>&1 || missing="$missing cppcheck"
 if [ -z "$missing" ]; then
-    echo "why3, z3, cvc4, cvc5 and gappa are installed"
+    echo "why3, z3, cvc4, cvc5, gappa, frama-c and cppcheck are installed"
     exit 0
 fi
 cmd="apt-get update && apt-get install -y --no-install-recommends$missing"

@@ -28,6 +28,8 @@ SLOW_FIRST = (
     "test_checker_differential.py",
     "test_crosshair.py",
     "test_fuzz_models.py",
+    "test_interruption.py",
+    "test_native.py",
 )
 
 

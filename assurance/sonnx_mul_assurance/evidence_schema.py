@@ -141,6 +141,8 @@ class ExhaustiveResult:
     modes: list[Literal["wrap", "error"]] | None = None
     overflowing_pairs: int | None = None
     workers: int | None = None
+    cpu_seconds: float | None = None  # the workers' CPU time (wall time is the machine's load)
+    kernel: str | None = None  # the kernel mul ran on (native, or numpy for diagnosis)
 
     @property
     def ok(self) -> bool:
@@ -154,6 +156,7 @@ class ExhaustiveEvidence:
     complete: bool  # False: fewer first operands than every value (a partial run)
     results: list[ExhaustiveResult]
     passed: bool
+    kernel: str | None = None  # the kernel mul ran on
 
 
 # --- pipeline.json -------------------------------------------------------------

@@ -1,18 +1,25 @@
-"""Exhaustive agreement of the fast path with exact oracles on the small types.
+"""Exhaustive agreement of ``sonnx_mul.mul`` (the native kernel) with exact oracles
+on the small types.
 
 ``python -m sonnx_mul_assurance.exhaustive`` (``make verify-exhaustive``):
 
-* int8 and uint8, both overflow modes: every one of the 65,536 pairs, the
-  fast path :func:`sonnx_mul.mul` against the exact product in Python ints
-  reduced by the proved kernel (``kernel.mul_wrap``, ``kernel.first_overflow``).
+* int8 and uint8, both overflow modes: every one of the 65,536 pairs,
+  :func:`sonnx_mul.mul` against the exact product in Python ints reduced by
+  the proved Python kernel (``kernel.mul_wrap``, ``kernel.first_overflow``).
 * float16 and bfloat16: every one of the 2**32 pairs, ``sonnx_mul.mul`` on
-  large chunks against a correctly rounded oracle: the exact product in
+  rows of 65,536 pairs against a correctly rounded oracle: the exact product in
   float64 (exact: 11- and 8-bit significands give at most 22-bit products,
   and the exponents stay far inside float64's range), rounded to the 16-bit
   format by :func:`round_f64_bits`, an integer round-to-nearest-even on the
   float64 bit pattern (numpy's own float64 -> float16 conversion is not used:
-  it is what is under test). The oracle's inputs are decoded from the bit
-  patterns by integer arithmetic too (:func:`decode_table`).
+  it would be a second implementation under test, not an oracle). The
+  oracle's inputs are decoded from the bit patterns by integer arithmetic too
+  (:func:`decode_table`); it is computed for non-negative operands and serves
+  the four sign combinations (:func:`compare_rows` says why that is exact).
+
+The result records which kernel ran (``sonnx_mul.kernel``: the native one,
+with its compiler and flags, unless ``SONNX_MUL_KERNEL=numpy`` asked for
+numpy's loops).
 
 Writes ``proofs/out/exhaustive.json``; exits 1 on any mismatch.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import functools
 import multiprocessing
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -29,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sonnx_mul import kernel as running_kernel
 from sonnx_mul.api import mul
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
 from sonnx_mul.errors import IntegerOverflowError
@@ -37,7 +46,8 @@ from sonnx_mul.oracle import integers as kernel
 from .evidence_schema import ExhaustiveEvidence, ExhaustiveResult, dump
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
-ROWS_PER_CHUNK = 16  # first operands per chunk: 16 * 65536 = 1 Mi pairs
+KERNEL = f"{running_kernel.NAME} ({running_kernel.BUILD})"
+"""The multiply under test, as the results record it."""
 U64 = np.uint64
 
 
@@ -147,8 +157,29 @@ def is_nan16(bits: np.ndarray, etype: ElementType) -> np.ndarray:
 
 
 def fast_path(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The code under test: the package's public ``mul``."""
+    """The code under test: the package's public ``mul`` (the native kernel)."""
     return mul(a, b)
+
+
+SIGN = 0x8000
+MAGNITUDES = 1 << 15
+MAGNITUDES_PER_CHUNK = 8
+"""Magnitudes of first operands per job: each is checked with both signs,
+against every second operand (8 * 2 * 65536 = 1 Mi pairs)."""
+
+
+def positive_oracle(magnitudes: np.ndarray, etype: ElementType) -> tuple[np.ndarray, np.ndarray]:
+    """Oracle bits and NaN masks of x * y, x in ``magnitudes``, y in [0, 2**15) (2-d).
+
+    Both operands are non-negative (sign bit clear), so every non-NaN result
+    has its sign bit clear too.
+    """
+    table = _table(etype)
+    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as it should be
+        exact = np.multiply.outer(table[magnitudes], table[:MAGNITUDES]).reshape(-1)
+    bits, nan = round_f64_bits(exact, etype)
+    shape = (magnitudes.size, MAGNITUDES)
+    return bits.reshape(shape), nan.reshape(shape)
 
 
 def compare_rows(
@@ -158,36 +189,56 @@ def compare_rows(
 
     Returns (pairs checked, mismatches, up to 5 examples (x, y, got, expected)).
     A NaN result must be a NaN (any payload); every other result bit-exact.
+
+    The oracle is computed once per magnitude pair |x|, |y| and serves the
+    four sign combinations: round to nearest even is symmetric, so the
+    correctly rounded product of (-1)^s |x| and (-1)^t |y| is the one of |x|
+    and |y| with the sign bit s xor t, for every non-NaN result (zeros and
+    infinities included), and NaN-ness does not depend on the signs. Every
+    pair still goes through ``multiply`` itself.
     """
-    ys = _all_patterns(rows.size)
-    xs = np.repeat(rows.astype(np.uint16), 1 << 16)
-    table = _table(etype)
-    with np.errstate(invalid="ignore"):  # inf * 0 is NaN, as it should be
-        exact = np.multiply.outer(table[rows], table).reshape(-1)
-    expected, nan = round_f64_bits(exact, etype)
-    yy = ys
-    a = xs.view(etype.dtype)
-    b = yy.view(etype.dtype)
-    got = np.ascontiguousarray(multiply(a, b)).view(np.uint16)
-    got_nan = is_nan16(got, etype)
-    bad = np.where(nan, ~got_nan, got != expected)
-    idx = np.flatnonzero(bad)
-    examples = [(int(xs[i]), int(yy[i]), int(got[i]), int(expected[i])) for i in idx[:5]]
-    return xs.size, int(idx.size), examples
+    rows = rows.astype(np.uint32)
+    magnitudes, where = np.unique(rows & (SIGN - 1), return_inverse=True)
+    positive, positive_nan = positive_oracle(magnitudes, etype)
+    ys = _all_patterns(1).view(etype.dtype)
+    flip = np.uint16(SIGN)
+    pairs = mismatches = 0
+    examples: list[tuple[int, int, int, int]] = []
+    for row, k in zip(rows.tolist(), where.tolist(), strict=True):
+        a = np.full(1 << 16, row, np.uint16).view(etype.dtype)
+        got = np.ascontiguousarray(multiply(a, ys)).view(np.uint16)
+        # y < 2**15 first (sign of y clear), then the same magnitudes negated
+        same, other = (positive[k], positive[k] ^ flip)
+        expected = np.concatenate([other, same] if row & SIGN else [same, other])
+        differ = np.flatnonzero(got != expected)
+        if differ.size:  # a NaN result may have any payload: only NaN-ness is compared there
+            nan = np.concatenate([positive_nan[k], positive_nan[k]])[differ]
+            differ = differ[~(nan & is_nan16(got[differ], etype))]
+        pairs += got.size
+        mismatches += int(differ.size)
+        examples += [
+            (row, int(y), int(got[y]), int(expected[y])) for y in differ[: 5 - len(examples)]
+        ]
+    return pairs, mismatches, examples
 
 
-def _worker(job: tuple[str, int, int]) -> tuple[int, int, list[tuple[int, int, int, int]]]:
-    name, start, stop = job
+def _worker(job: tuple[str, int, int, int]) -> tuple[int, int, list[tuple[int, int, int, int]]]:
+    name, start, stop, limit = job
     etype = FLOAT16 if name == FLOAT16.onnx_name else BFLOAT16
-    return compare_rows(np.arange(start, stop, dtype=np.uint32), etype)
+    magnitudes = np.arange(start, stop, dtype=np.uint32)
+    rows = np.concatenate([magnitudes, magnitudes | SIGN])
+    return compare_rows(rows[rows < limit], etype)
 
 
 def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> ExhaustiveResult:
     """Every pair whose first operand is below ``rows`` (all 2**32 by default)."""
+    top = min(rows, MAGNITUDES)
     chunks = [
-        (etype.onnx_name, s, min(s + ROWS_PER_CHUNK, rows)) for s in range(0, rows, ROWS_PER_CHUNK)
+        (etype.onnx_name, s, min(s + MAGNITUDES_PER_CHUNK, top), rows)
+        for s in range(0, top, MAGNITUDES_PER_CHUNK)
     ]
     start = time.monotonic()
+    cpu_before = _children_cpu()
     pairs = mismatches = 0
     examples: list[tuple[int, int, int, int]] = []
     ctx = multiprocessing.get_context("fork")
@@ -196,7 +247,10 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> Exhau
             pairs += n
             mismatches += bad
             examples.extend(ex[: max(0, 10 - len(examples))])
+        pool.close()
+        pool.join()  # the workers are reaped: their CPU time is counted
     elapsed = time.monotonic() - start
+    cpu = _children_cpu() - cpu_before
     return ExhaustiveResult(
         type=etype.onnx_name,
         requirements=["F-FLOAT"],
@@ -208,7 +262,16 @@ def check_float(etype: ElementType, jobs: int = 2, rows: int = 1 << 16) -> Exhau
         time=round(elapsed, 2),
         pairs_per_second=round(pairs / elapsed) if elapsed > 0 else None,
         workers=jobs,
+        cpu_seconds=round(cpu, 2),
+        kernel=KERNEL,
     )
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (the workers):
+    with the wall time, it tells a busy machine from a slow check."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 # ------------------------------------------------------------------ integers
@@ -265,6 +328,7 @@ def check_int(etype: ElementType, rows: int | None = None) -> ExhaustiveResult:
         examples=list(problems[:10]),
         time=round(elapsed, 2),
         pairs_per_second=round(2 * n / elapsed) if elapsed > 0 else None,
+        kernel=KERNEL,
     )
 
 
@@ -292,15 +356,17 @@ def main(argv: list[str] | None = None) -> int:
         complete=args.rows == 1 << 16,
         results=results,
         passed=ok,
+        kernel=KERNEL,
     )
     dump(report, args.out)
     return 0 if ok else 1
 
 
 def _line(r: ExhaustiveResult) -> str:
+    cpu = f" ({r.cpu_seconds} s CPU in {r.workers} workers)" if r.cpu_seconds is not None else ""
     return (
         f"{r.type:9} {r.pairs:>11,} pairs  {r.mismatches} mismatches  "
-        f"{r.time} s  {r.pairs_per_second or 0:,} pairs/s"
+        f"{r.time} s{cpu}  {r.pairs_per_second or 0:,} pairs/s"
     )
 
 

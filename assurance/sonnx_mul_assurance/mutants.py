@@ -4,7 +4,7 @@
 [--file F ...] [--under DIR ...] [--out FILE]``
 generates mutants by operator, spread evenly over each target file:
 
-* Python (kernel, fastpath, arena, validation, dtypes, softfloat, onnx/checker and
+* Python (kernel, api, numpy_loops, validation, dtypes, softfloat, onnx/checker and
   the checker's rules, shapes and declared-type modules, and the audit machinery:
   the report's modules, ``evidence_schema.py`` and ``whyml.py``, ``make mutants-report``
   runs those only):
@@ -113,26 +113,26 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/assurance/test_kernel_contracts.py", "tests/operator/test_semantics_int.py",
         "tests/operator/test_semantics_float.py",
     ),
-    "src/sonnx_mul/fastpath.py": (
-        "tests/operator/test_fastpath.py", "tests/operator/test_overflow_boundaries.py",
-        "tests/operator/test_float_lanes.py", "tests/operator/test_out.py",
-        "tests/operator/test_layout.py", "tests/operator/test_arena.py",
-        "tests/operator/test_concurrency.py",
+    "src/sonnx_mul/api.py": (
+        "tests/operator/test_plain_lane.py", "tests/operator/test_native.py",
+        "tests/operator/test_interruption.py", "tests/operator/test_out.py",
+        "tests/operator/test_noloss.py", "tests/operator/test_overflow_boundaries.py",
     ),
-    "src/sonnx_mul/arena.py": ("tests/operator/test_arena.py",),
+    "src/sonnx_mul/numpy_loops.py": (
+        "tests/operator/test_numpy_loops.py", "tests/operator/test_overflow_boundaries.py",
+    ),
     "src/sonnx_mul/validation.py": (
         "tests/assurance/test_tables.py", "tests/operator/test_arguments.py",
         "tests/operator/test_dense.py", "tests/operator/test_shapes.py",
         "tests/operator/test_types.py", "tests/operator/test_out.py",
-        "tests/assurance/test_contracts_real.py",
+        "tests/operator/test_plain_lane.py", "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/dtypes.py": (
         "tests/operator/test_dtypes.py", "tests/operator/test_types.py",
         "tests/assurance/test_tables.py",
     ),
     "src/sonnx_mul/oracle/softfloat.py": (
-        "tests/operator/test_semantics_float.py", "tests/operator/test_float_lanes.py",
-        "tests/assurance/test_contracts_real.py",
+        "tests/operator/test_semantics_float.py", "tests/assurance/test_contracts_real.py",
     ),
     "src/sonnx_mul/models/checker.py": (
         "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",

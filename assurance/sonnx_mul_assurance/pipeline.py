@@ -9,7 +9,9 @@ the pipeline fails when any step failed. Wall and CPU times (per step, and
 the wall time of the whole run) are printed and written to
 ``proofs/out/pipeline.json``.
 
-The Why3 and CrossHair steps run side by side, CrossHair one function at a
+The Frama-C WP proof of the native C kernel and its MISRA check run in the
+same stage (``wp``, ``misra``). The Why3 and CrossHair steps run side by side,
+CrossHair one function at a
 time: Why3 keeps about two thirds of a core busy on average (its time goes
 to one long file and to prover time limits), CrossHair one core, so on two
 cores each still gets the CPU a run alone would give it, and the pair ends
@@ -57,6 +59,10 @@ def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
             Step(
                 "crosshair", (python, "-m", "sonnx_mul_assurance.crosshair", "check", "--jobs", "1")
             ),
+            # the native kernel: Frama-C WP (mostly prover waits and Qed) and
+            # the MISRA check, beside Why3 and CrossHair (neither reads the other)
+            Step("wp", (python, "-m", "sonnx_mul_assurance.wp", "check")),
+            Step("misra", (python, "-m", "sonnx_mul_assurance.misra", "check")),
         ),
         (
             Step(

@@ -1,4 +1,6 @@
-"""Runtime self-test: known-answer vectors for every element type, run on the fast path.
+"""Runtime self-test: known-answer vectors for every element type, run through ``mul``
+on the kernel in use (the native one: its float loops are the hardware multiply
+as gcc compiled it, checked here at run time).
 
 Some native libraries switch the floating-point unit to flush-to-zero /
 denormals-are-zero when they are loaded (code built with -ffast-math does
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import kernel
 from .api import mul
 from .dtypes import by_onnx_name
 from .errors import IntegerOverflowError
@@ -147,10 +150,12 @@ VECTORS: tuple[Vector, ...] = (
 
 @dataclass(frozen=True)
 class SelfTestReport:
-    """The outcome: ``ok`` when every vector gave its known answer."""
+    """The outcome: ``ok`` when every vector gave its known answer; ``kernel``
+    names the multiply that ran (``native`` or, for diagnosis only, ``numpy``)."""
 
     checked: int
     failures: tuple[str, ...] = field(default=())
+    kernel: str = field(default=kernel.NAME)
 
     @property
     def ok(self) -> bool:
@@ -159,13 +164,13 @@ class SelfTestReport:
 
 # @relation(F-FLOAT, F-WRAP, F-CHECKED, scope=function)
 def selftest() -> SelfTestReport:
-    """Run every vector through ``mul`` in this process; never raises."""
+    """Run every vector through ``mul`` (the kernel in use) in this process; never raises."""
     failures = []
     for vector in VECTORS:
         problem = _check(vector)
         if problem:
             failures.append(f"{vector.type_name}: {vector.what}: {problem}")
-    return SelfTestReport(len(VECTORS), tuple(failures))
+    return SelfTestReport(len(VECTORS), tuple(failures), kernel.NAME)
 
 
 def _check(vector: Vector) -> str | None:

@@ -75,3 +75,32 @@ def test_negative_control_exhaustive_reports_a_faulty_multiply(etype, faulty):
     with np.errstate(all="ignore"):
         _, mismatches, examples = exhaustive.compare_rows(rows, etype, multiply=faulty)
     assert mismatches > 0 and examples
+
+
+def _sign_of_b_lost(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The sign of a negative B dropped (the oracle's sign symmetry must not hide it)."""
+    c = np.multiply(a, np.abs(b))
+    return c
+
+
+def _nan_for_inf(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    c = np.multiply(a, b)
+    return np.where(np.isinf(c) & (np.signbit(a)), np.full_like(c, np.nan), c)
+
+
+@pytest.mark.parametrize("faulty", [_sign_of_b_lost, _nan_for_inf], ids=["sign", "nan"])
+@pytest.mark.parametrize("etype", TYPES, ids=IDS)
+def test_negative_control_a_fault_on_negative_operands_is_reported(etype, faulty):
+    rows = np.array(
+        [0x8001, 0x3C00, 0xBC00, 0xFC00], np.uint32
+    )  # the oracle of |x| serves x and -x
+    with np.errstate(all="ignore"):
+        _, mismatches, examples = exhaustive.compare_rows(rows, etype, multiply=faulty)
+    assert mismatches > 0 and examples
+
+
+def test_F_FLOAT_the_results_name_the_native_kernel():
+    result = exhaustive.check_float(FLOAT16, jobs=1, rows=3)
+    assert result["pairs"] == 3 * 65536 and result["mismatches"] == 0
+    assert result["kernel"].startswith("native (gcc ")
+    assert "-ffp-contract=off" in result["kernel"]

@@ -60,6 +60,6 @@ def test_lone_step_and_summary_name_the_failed_steps(tmp_path: Path) -> None:
 
 def test_every_verification_step_is_in_the_pipeline() -> None:
     names = [s.name for s in pipeline.steps("proofs/out")]
-    assert names == ["tables", "why3", "crosshair", "tests", "report"]
+    assert names == ["tables", "why3", "crosshair", "wp", "misra", "tests", "report"]
     # the report comes last, after every step whose evidence it reads
     assert [s.name for s in pipeline.stages("proofs/out")[-1]] == ["report"]

@@ -462,7 +462,7 @@ OVERFLOW_CODE = (
 def test_overflow_facts_quote_the_code_they_justify() -> None:
     # The lemmas are stated on these expressions: a change on either side
     # (the code or the quoted statement) must be looked at again.
-    code = (REPO / "src/sonnx_mul/fastpath.py").read_text()
+    code = (REPO / "src/sonnx_mul/numpy_loops.py").read_text()
     proof = (REPO / "why3/overflow.mlw").read_text()
     for line in OVERFLOW_CODE:
         assert line in code, line

@@ -201,17 +201,43 @@ def test_verify_install_passes_on_a_fresh_install_and_fails_after_one_byte(
     assert ok.returncode == EXIT_OK, ok.stdout + ok.stderr
     assert "verify-install: OK" in ok.stdout and str(fresh_install) in ok.stdout
 
-    module = fresh_install / "sonnx_mul" / "oracle" / "reference.py"
-    original = module.read_bytes()
-    index = original.index(b"pure-Python")  # a byte of a docstring: the code still imports
-    try:
-        module.write_bytes(original[:index] + b"P" + original[index + 1 :])
-        bad = verify_installed(fresh_install, report)
-        assert bad.returncode == EXIT_MISMATCH, bad.stdout + bad.stderr
-        assert "changed: oracle/reference.py" in bad.stdout
-        assert "MISMATCH" in bad.stderr
-    finally:
-        module.write_bytes(original)
+    for name, marker in (("api.py", b"element-wise"), (native_binary(fresh_install).name, None)):
+        module = fresh_install / "sonnx_mul" / name
+        original = module.read_bytes()
+        # a byte of a docstring (the code still imports), or of the binary's end
+        index = original.index(marker) if marker else len(original) - 1
+        try:
+            module.write_bytes(
+                original[:index] + bytes([original[index] ^ 1]) + original[index + 1 :]
+            )
+            bad = verify_installed(fresh_install, report)
+            assert bad.returncode == EXIT_MISMATCH, bad.stdout + bad.stderr
+            assert f"changed: {name}" in bad.stdout
+            assert "MISMATCH" in bad.stderr
+        finally:
+            module.write_bytes(original)
+
+
+def native_binary(site: Path) -> Path:
+    """The built extension sonnx_mul._native under a site directory."""
+    (binary,) = (site / "sonnx_mul").glob("_native.*.so")
+    return binary
+
+
+def test_the_native_binary_is_among_the_hashed_files(
+    fresh_install: Path, built_report: Path
+) -> None:
+    """The report hashes the extension built in the checkout; a fresh build of
+    the same sources is byte for byte the same (no debug paths), so
+    verify-install covers the code that multiplies."""
+    from sonnx_mul import _native
+    from sonnx_mul.digest import sha256
+
+    files = json.loads(built_report.read_text())["package"]["files"]
+    built = Path(_native.__file__)
+    assert built.name in files and files[built.name] == sha256(built)
+    assert sha256(native_binary(fresh_install)) == files[built.name]
+    assert "_native.c" in files and "_native.pyi" in files
 
 
 # ---------------------------------------------------------------- exactly the product

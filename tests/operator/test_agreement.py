@@ -1,4 +1,4 @@
-"""The numpy fast path equals the pure-Python reference kernel bit for bit."""
+"""``mul`` (the native kernel) equals the pure-Python reference kernel bit for bit."""
 
 import numpy as np
 import pytest
@@ -55,7 +55,7 @@ def test_F_CHECKED_fast_path_and_kernel_raise_at_the_same_index(etype):
     assert fast.value.index == ref.value.index
 
 
-# Negative controls: the comparison used above must catch a faulty fast path.
+# Negative controls: the comparison used above must catch a faulty multiply.
 def truncating_float32_mul(a, b):
     """Rounds toward zero: the exact float64 product with its 29 extra bits cut off."""
     exact = a.astype(np.float64) * b.astype(np.float64)

@@ -1,4 +1,5 @@
-"""F-CHECKED: the production overflow scan (fastpath.first_overflow_index) at
+"""F-CHECKED: the native kernel's overflow scan (through ``sonnx_mul._native``)
+and numpy_loops.first_overflow_index (the dissimilar numpy implementation) at
 every boundary, against exact Python-int oracles.
 
 For each of the 8 integer types: products exactly at lo, hi, lo-1, hi+1
@@ -17,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from sonnx_mul import fastpath, mul
+from sonnx_mul import _native, mul, numpy_loops
 from sonnx_mul.dtypes import ElementType
 from sonnx_mul.errors import IntegerOverflowError
 from support import INT_TYPES
@@ -81,6 +82,12 @@ def exact_pairs(etype: ElementType) -> dict[str, tuple[int, int]]:
     return found
 
 
+def native_first(a: np.ndarray, b: np.ndarray) -> int:
+    """The native kernel's first overflowing flat index, or -1 (nothing written either way)."""
+    result = _native.multiply(a, b, None, True)
+    return result if isinstance(result, int) else -1
+
+
 def first_bad(a: np.ndarray, b: np.ndarray, etype: ElementType) -> int:
     """The exact oracle: first C-order index whose Python-int product leaves the range."""
     for i, (x, y) in enumerate(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True)):
@@ -105,7 +112,7 @@ def test_F_CHECKED_boundary_products_are_covered(etype: ElementType) -> None:
 def test_F_CHECKED_every_boundary_pair_in_every_block(
     etype: ElementType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(fastpath, "OVERFLOW_CHUNK", SMALL_CHUNK)
+    monkeypatch.setattr(numpy_loops, "OVERFLOW_CHUNK", SMALL_CHUNK)
     n = N_BLOCKS * SMALL_CHUNK
     pairs = boundary_pairs(etype)
     assert len(pairs) > 50
@@ -119,14 +126,15 @@ def test_F_CHECKED_every_boundary_pair_in_every_block(
             a[other] = etype.hi
             expected = position if not _fits(etype, x * y) else -1
             assert first_bad(a, b, etype) == expected
-            assert fastpath.first_overflow_index(a, b, etype) == expected, (x, y, position)
+            assert numpy_loops.first_overflow_index(a, b, etype) == expected, (x, y, position)
+            assert native_first(a, b) == expected, (x, y, position)
 
 
 @pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
 def test_F_CHECKED_first_of_two_overflows_across_blocks(
     etype: ElementType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(fastpath, "OVERFLOW_CHUNK", SMALL_CHUNK)
+    monkeypatch.setattr(numpy_loops, "OVERFLOW_CHUNK", SMALL_CHUNK)
     n = N_BLOCKS * SMALL_CHUNK
     bad = [(x, y) for x, y in boundary_pairs(etype) if not _fits(etype, x * y)]
     for (x1, y1), (x2, y2) in zip(bad, bad[1:] + bad[:1], strict=True):
@@ -134,12 +142,13 @@ def test_F_CHECKED_first_of_two_overflows_across_blocks(
             a = np.ones(n, etype.dtype)
             b = np.ones(n, etype.dtype)
             a[first], b[first], a[second], b[second] = x1, y1, x2, y2
-            assert fastpath.first_overflow_index(a, b, etype) == first
+            assert numpy_loops.first_overflow_index(a, b, etype) == first
+            assert native_first(a, b) == first
 
 
 @pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
 def test_F_CHECKED_real_chunk_size_first_middle_last_block(etype: ElementType) -> None:
-    chunk = fastpath.OVERFLOW_CHUNK
+    chunk = numpy_loops.OVERFLOW_CHUNK
     n = 3 * chunk + 5
     for x, y in exact_pairs(etype).values():
         for position in (0, chunk - 1, chunk, chunk + 1234, 3 * chunk, n - 1):
@@ -148,7 +157,28 @@ def test_F_CHECKED_real_chunk_size_first_middle_last_block(etype: ElementType) -
                 b = np.ones(n, etype.dtype)
                 a[position], b[position] = p, q
                 expected = position if not _fits(etype, p * q) else -1
-                assert fastpath.first_overflow_index(a, b, etype) == expected
+                assert numpy_loops.first_overflow_index(a, b, etype) == expected
+                assert native_first(a, b) == expected
+
+
+NPYITER_BLOCK = 8192
+"""numpy's default buffer size: the native glue's blocks for strided operands."""
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_native_blocks_of_a_strided_operand(etype: ElementType) -> None:
+    """Strided operands reach the kernel in buffered blocks: the first overflow
+    is found at and around every block edge, and in C order across blocks."""
+    n = 3 * NPYITER_BLOCK + 5
+    x, y = next((p, q) for p, q in boundary_pairs(etype) if not _fits(etype, p * q))
+    for position in (0, NPYITER_BLOCK - 1, NPYITER_BLOCK, 2 * NPYITER_BLOCK + 1, n - 1):
+        a = np.ones(2 * n, etype.dtype)[::2]
+        b = np.ones(n, etype.dtype)
+        a[position], b[position] = x, y
+        assert native_first(a, b) == position
+        a[n - 1], b[n - 1] = x, y  # a later one changes nothing
+        assert native_first(a, b) == position
+        assert native_first(a[::-1], b[::-1]) == 0  # reversed: the element n - 1 comes first
 
 
 def _c(x: np.ndarray) -> np.ndarray:

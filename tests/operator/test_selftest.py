@@ -82,3 +82,23 @@ def test_negative_control_a_selftest_without_subnormal_vectors_misses_ftz(ftz_li
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_F_selftest_runs_through_the_native_kernel():
+    """Every vector's product comes from sonnx_mul._native.multiply (counted by a profile hook)."""
+    from sonnx_mul import _native
+
+    calls = []
+
+    def hook(frame, event, arg):
+        if event == "c_call" and arg is _native.multiply:
+            calls.append(1)
+
+    sys.setprofile(hook)
+    try:
+        report = selftest()
+    finally:
+        sys.setprofile(None)
+    assert report.ok and report.kernel == "native"
+    integers = sum(1 for v in VECTORS if not by_onnx_name(v.type_name).is_float)
+    assert len(calls) == len(VECTORS) + integers  # integers: wrap and overflow="error"

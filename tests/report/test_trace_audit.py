@@ -220,12 +220,12 @@ def test_proof_entries_say_what_they_are_about(tmp_path: Path) -> None:
     assert abouts == {
         "why3": "whyml-model",
         "crosshair": "python-contracts-bounded",
-        "exhaustive": "numpy-tested",
+        "exhaustive": "native-tested",
     }
     assert report["requirements"]["R1"]["proof_subjects"] == {
         "whyml-model": 1,
         "python-contracts-bounded": 1,
-        "numpy-tested": 1,
+        "native-tested": 1,
     }
 
 
@@ -267,7 +267,8 @@ def test_real_float_requirement_is_not_presented_as_proved_code(
 ) -> None:
     report, _ = real_report
     assert "python-kernel" not in report["requirements"]["F-FLOAT"]["proof_subjects"]
-    assert "never proved" in report["running_code"]
+    assert "native C kernel" in report["running_code"]
+    assert "tested, not proved" in report["running_code"]  # the glue and numpy's iterator
 
 
 def test_trusted_base_and_objectives_in_all_three_formats(
@@ -305,10 +306,15 @@ def test_hashes_cover_every_file_the_claim_depends_on(
         assert path.relative_to(REPO).as_posix() in artifacts
     for path in (REPO / "why3").glob("*.mlw"):
         assert path.relative_to(REPO).as_posix() in artifacts
-    assert (
-        report["package"]["files"]["oracle/integers.py"]
-        == artifacts["src/sonnx_mul/oracle/integers.py"]
-    )
+    package = report["package"]["files"]
+    assert package["oracle/integers.py"] == artifacts["src/sonnx_mul/oracle/integers.py"]
+    from sonnx_mul import _native  # the binary that multiplies is hashed, as are its sources
+
+    binary = Path(_native.__file__).name
+    assert package[binary] == artifacts[f"src/sonnx_mul/{binary}"]
+    for rel in ("native/flags.mk", "native/include/sonnx_mul_kernel.h", "setup.py"):
+        assert rel in artifacts, rel
+    assert any(rel.startswith("native/src/") and rel.endswith(".c") for rel in artifacts)
     assert isinstance(report["binaries"], list)
     for entry in report["binaries"]:
         assert entry["sha256"] is None or len(entry["sha256"]) == 64

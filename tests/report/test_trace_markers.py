@@ -132,5 +132,5 @@ def test_strictdoc_export_files_without_strictdoc(tmp_path: Path) -> None:
     assert sdoc.count("[REQUIREMENT]") == len(REGISTRY)
     assert sdoc_uid("F") == "REQ-F" and sdoc_uid("F-WRAP") == "F-WRAP"
     assert "@SOURCE@" not in (tmp_path / "strictdoc_config.py").read_text(encoding="utf-8")
-    mirrored = (tmp_path / "source" / "src" / "sonnx_mul" / "fastpath.py").read_text()
+    mirrored = (tmp_path / "source" / "src" / "sonnx_mul" / "kernel.py").read_text()
     assert f"{AT}relation(REQ-F, F-FLOAT" in mirrored

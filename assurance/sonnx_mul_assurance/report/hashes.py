@@ -22,7 +22,9 @@ from typing import Any
 from sonnx_mul.digest import sha256, walk
 
 CLAIM_PATHS: tuple[str, ...] = (
-    "src/sonnx_mul",
+    "src/sonnx_mul",  # the built extension sonnx_mul._native included
+    "native",  # the C kernel, its header and pinned flags
+    "setup.py",
     "assurance/sonnx_mul_assurance",
     "why3",
     "proofs/drivers",
@@ -60,7 +62,8 @@ def _version(exe: str) -> str | None:
 
 
 def prover_executables(root: Path) -> dict[str, str]:
-    """Shortcut -> executable of every prover of ``proofs/why3.conf.in``, plus why3 and gappa."""
+    """Shortcut -> executable of every prover of ``proofs/why3.conf.in``, plus why3, gappa
+    and gcc (which compiled the native kernel that runs)."""
     found: dict[str, str] = {}
     conf = root / "proofs" / "why3.conf.in"
     z3_pypi = Path(sys.executable).parent / "z3"
@@ -71,7 +74,7 @@ def prover_executables(root: Path) -> dict[str, str]:
             if cmd and short:
                 exe = cmd.group(1).replace("@Z3_PYPI@", str(z3_pypi))
                 found[short.group(1)] = exe
-    for name in ("why3", "gappa"):
+    for name in ("why3", "gappa", "gcc"):
         exe = shutil.which(name)
         if exe:
             found[name] = exe

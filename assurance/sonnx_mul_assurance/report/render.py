@@ -80,7 +80,7 @@ _SHORT: Mapping[str, str] = MappingProxyType(
         "whyml-model": "model",
         "python-kernel": "kernel",
         "python-contracts-bounded": "bounded",
-        "numpy-tested": "numpy tested",
+        "native-tested": "native tested",
     }
 )
 
@@ -103,7 +103,7 @@ def running_code_note(req: Mapping[str, Any]) -> str:
     if subjects.get("python-kernel"):
         return (
             "some proofs are about oracle/integers.py, the Python kernel mul_reference runs; "
-            "the numpy fast path (sonnx_mul.mul) is tested, not proved"
+            "the compiled native kernel that sonnx_mul.mul runs is tested here"
         )
     if subjects:
         return (

@@ -79,9 +79,10 @@ ABSENT_MEANING: Mapping[str, str] = MappingProxyType(
         "pytest": "no test result: no test evidence for any id; the gate fails",
         "exhaustive": "the exhaustive agreement runs (every int8/uint8 pair in both modes, "
         "every float16/bfloat16 pair, against exact oracles) did not run: for F-FLOAT, "
-        "F-WRAP and F-CHECKED the numpy path that sonnx_mul.mul runs rests on sampled "
-        "tests and the self-test only. A development gate passes without it; a release "
-        "gate (`--require exhaustive`) fails. Produce it with `make verify-exhaustive`.",
+        "F-WRAP and F-CHECKED the compiled native kernel that sonnx_mul.mul runs is "
+        "tested on sampled and edge inputs and by the self-test only. A development "
+        "gate passes without it; a release gate (`--require exhaustive`) fails. Produce "
+        "it with `make verify-exhaustive`.",
     }
 )
 """What the absence of each evidence file means for the verdict."""
@@ -107,6 +108,7 @@ BINARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cvc4", ("--version",)),
     ("cvc5", ("--version",)),
     ("gappa", ("--version",)),
+    ("gcc", ("--version",)),
 )
 
 
@@ -151,6 +153,8 @@ def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True)
         "python": platform.python_version(),
         "python_implementation": platform.python_implementation(),
         "platform": platform.platform(),
+        "machine": f"{platform.machine()} {platform.processor()}".strip(),
+        "native_build": _native_build(),
     }
     for name in PYTHON_PACKAGES:
         try:
@@ -169,6 +173,13 @@ def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True)
                     key = binary if index == 0 else f"{binary} ({exe})"
                     tools[key] = _first_version_line(out)
     return tools
+
+
+def _native_build() -> str:
+    """The kernel sonnx_mul.mul runs, its compiler and exact compile command."""
+    from sonnx_mul import kernel
+
+    return f"{kernel.NAME}: {kernel.BUILD}"
 
 
 def git_state(root: Path) -> dict[str, Any]:

@@ -44,41 +44,74 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "oracle/softfloat.py) and every check; unbounded int arithmetic of the kernel",
         (
             "the test suite and the agreement tests run on it",
-            "oracle/integers.py is the very file Why3 proves (the Python frontend reads "
-            "what CPython imports), so only CPython's execution of that subset is trusted",
-            "the arena of recycled results (sonnx_mul.arena) relies on its reference "
-            "counts: tested with nine kinds of holders and four threads, with a negative "
-            "control (tests/operator/test_arena.py); off in a free-threaded build",
+            "oracle/integers.py is the very file Why3 proves (the Python frontend reads what "
+            "CPython imports), so only CPython's execution of that subset is trusted",
+            "the multiply itself does not run in CPython: one call of the native extension "
+            "writes every element (no threads, no buffer arena, no reference counts read)",
         ),
     ),
     Component(
-        "numpy ufunc loops (np.multiply)",
+        "gcc (Debian) and the pinned compile flags",
+        ("gcc", "native_build"),
+        "compiles the native kernel (native/src/*.c) and its glue "
+        "(src/sonnx_mul/_native.c) into sonnx_mul._native, the code sonnx_mul.mul runs: "
+        "the proofs are about the C source, so the compiler's translation of it is "
+        "trusted; the flags pinned in native/flags.mk (-std=c99 -O2 -fno-fast-math "
+        "-ffp-contract=off -fexcess-precision=standard, SSE2 arithmetic on x86-64) give "
+        "one IEEE rounding per `*`, no contraction into fused multiply-add, float "
+        "expressions in their own type; the exact command is recorded in the module "
+        "(sonnx_mul._native.BUILD_FLAGS) and in this report",
+        (
+            "compile-time checks in the sources: FLT_EVAL_METHOD == 0, no __FAST_MATH__, "
+            "IEEE binary32/binary64 (native/include/sonnx_mul_config.h, _native.c)",
+            "the compiled binary is tested bit for bit against numpy's multiply (a "
+            "dissimilar implementation) and exact oracles: every int8/uint8 pair and every "
+            "float16/bfloat16 pair (make verify-exhaustive), edge and random sets for the "
+            "other types, every memory layout (tests/operator/test_native.py)",
+            "the binary is hashed in this report and by `sonnx-mul verify-install`; two "
+            "builds of the same sources are byte for byte equal (no debug paths)",
+        ),
+    ),
+    Component(
+        "The hardware multiply (CPU floating-point unit and integer multiplier)",
+        ("machine",),
+        "executes the compiled float32/float64 multiplications (also the one float32 "
+        "product of the float16/bfloat16 kernels) as IEEE 754 round-to-nearest-even, "
+        "with subnormals kept, and the integer multiplications modulo 2^n",
+        (
+            "known-answer self-test at run time, through the native kernel "
+            "(`sonnx-mul selftest`, `sonnx_mul.selftest()`: ties to even, subnormal "
+            "operands and products, overflow, NaN, signed zero, wrap, checked overflow); "
+            "it fails in a process switched to flush-to-zero/denormals-are-zero",
+            "the exhaustive float16/bfloat16 runs exercise every product of those types "
+            "on this machine's unit",
+        ),
+    ),
+    Component(
+        "numpy (C API: array metadata, buffered iterator, dtype casts)",
         ("numpy",),
-        "computes every result of the fast path sonnx_mul.mul (all element types): the "
-        "running code is numpy's C loop, which is tested, not proved",
+        "the glue uses numpy's NpyIter to present strided, Fortran-ordered and "
+        "byte-swapped operands to the kernel as contiguous native blocks (copying "
+        "and byte-swapping into and out of small buffers) and numpy's allocator for "
+        "the result; numpy's multiply loops are not used by sonnx_mul.mul",
         (
-            "known-answer self-test at start-up (`sonnx-mul selftest`: ties to even, "
-            "subnormals, FTZ/DAZ detection, overflow, NaN, signed zero, wrap)",
-            "agreement tests against the pure-Python reference on sampled inputs",
-            "exhaustive runs (`make verify-exhaustive`): every int8/uint8 pair in both "
-            "modes and every float16/bfloat16 pair (2^32 each) against exact oracles",
-        ),
-        (
-            KnownIssue(
-                "BUG: Inconsistent rounding when converting float32 to float16 "
-                "(numpy/numpy#22704, closed)",
-                "https://github.com/numpy/numpy/issues/22704",
-                "float16 products are computed in float32 and narrowed; a narrowing "
-                "rounding bug of this class is what the exhaustive float16 run would catch",
-            ),
+            "the glue checks on every block that it is contiguous (NPY_ITER_CONTIG) "
+            "before the kernel sees it, and re-checks the kernel's preconditions "
+            "(element type, shape, out exactly A or B or disjoint) itself",
+            "every layout (strided, negative strides, Fortran, byte-swapped, out= of "
+            "each layout, aliasing) is tested against numpy's multiply on the same "
+            "logical operands, across several buffer blocks",
+            "numpy's multiply stays as the second, dissimilar implementation of the "
+            "back-to-back tests (SONNX_MUL_KERNEL=numpy selects it for diagnosis only)",
         ),
     ),
     Component(
-        "ml_dtypes (bfloat16 loops)",
+        "ml_dtypes (the bfloat16 dtype)",
         ("ml_dtypes",),
-        "the bfloat16 dtype and its multiply loop used by the fast path",
+        "the bfloat16 dtype: its storage (2 bytes, the bit pattern the kernel reads) and "
+        "its copy functions when numpy buffers a strided bfloat16 operand",
         (
-            "exhaustive bfloat16 run against an exact oracle",
+            "exhaustive bfloat16 run against an exact oracle, through sonnx_mul.mul",
             "known-answer vectors for bfloat16 in the self-test",
         ),
     ),
@@ -252,11 +285,11 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
                 "the budget; bounded, not a proof",
             ),
             Subject(
-                "numpy-tested",
-                "numpy path (tested)",
-                "an exhaustive agreement run of the numpy fast path (what sonnx_mul.mul "
-                "runs) against an exact oracle: tested over every input pair of the type, "
-                "not proved",
+                "native-tested",
+                "native kernel (tested)",
+                "an exhaustive agreement run of sonnx_mul.mul (the compiled native kernel "
+                "that runs) against an exact oracle: every input pair of the type on the "
+                "binary itself, tested, not a proof",
             ),
             Subject("unknown", "unknown subject", "a proof record of an unrecognised source"),
         )
@@ -265,10 +298,15 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
 """Proof subjects by key; every proof item of the report carries one."""
 
 RUNNING_CODE = (
-    "sonnx_mul.mul (the fast path) runs numpy's C loops: it is tested (pytest, the "
-    "agreement tests, the self-test and, when present, the exhaustive runs), never proved. "
-    "mul_reference runs oracle/integers.py (integers, proved by Why3) and "
-    "oracle/softfloat.py (floats, tested and contract-checked, not proved)."
+    "sonnx_mul.mul runs the project's native C kernel (native/src, C99 with ACSL "
+    "contracts for Frama-C WP) through a thin numpy glue (src/sonnx_mul/_native.c), "
+    "compiled by gcc with the flags pinned in native/flags.mk: one call of the glue "
+    "writes every element. Proofs of the C source count as proofs of the running code "
+    "up to the compiler and the hardware (trusted base); the glue and numpy's buffered "
+    "iterator are tested, not proved; the binary is tested bit for bit (pytest, the "
+    "self-test and, when present, the exhaustive runs). mul_reference runs "
+    "oracle/integers.py (integers, proved by Why3) and oracle/softfloat.py (floats, "
+    "tested and contract-checked, not proved)."
 )
 """The one-paragraph answer to 'is the running code proved?' shown in every format."""
 
@@ -284,7 +322,7 @@ def subject_of(source: str, location: str) -> str:
     if source == "crosshair":
         return "python-contracts-bounded"
     if source == "exhaustive":
-        return "numpy-tested"
+        return "native-tested"
     return "unknown"
 
 
@@ -323,7 +361,8 @@ OBJECTIVES: tuple[Objective, ...] = (
         "statement / decision / MC/DC coverage of the code",
         "none measured in the report",
         "out of scope",
-        "coverage analysis is not produced; numpy's C loops are outside any Python coverage",
+        "coverage analysis is not produced; the native kernel and its glue are outside "
+        "any Python coverage",
     ),
     Objective(
         "DO-178C 6.4.5 / Table A-7 (verification of verification process results)",
@@ -337,7 +376,7 @@ OBJECTIVES: tuple[Objective, ...] = (
         "DO-333 formal methods supplement (soundness of the formal analysis)",
         "the formal method is sound and its assumptions are justified",
         "Trusted base section: Why3 theories, drivers, provers with known issues; "
-        "proof subjects (model vs kernel vs tested numpy path)",
+        "proof subjects (model vs kernel vs tested native binary)",
         "partly met",
         "soundness rests on Why3/SMT; no proof certificates are checked independently",
     ),

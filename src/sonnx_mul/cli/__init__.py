@@ -37,7 +37,7 @@ import numpy as np
 import onnx
 from onnx.external_data_helper import _get_all_tensors  # every tensor, subgraphs included
 
-from .. import __version__
+from .. import __version__, kernel
 from ..errors import ProfileError
 from ..install_check import verify
 from ..known_answers import selftest
@@ -248,7 +248,9 @@ def _run_selftest(args: argparse.Namespace) -> int:
     for failure in report.failures:
         print(f"FAIL {failure}")
     verdict = "passed" if report.ok else f"FAILED ({len(report.failures)} vectors)"
-    print(f"self-test {verdict}: {report.checked} known-answer vectors on the fast path")
+    vectors = f"{report.checked} known-answer vectors on the {report.kernel} kernel"
+    print(f"self-test {verdict}: {vectors}")
+    print(f"kernel build: {kernel.BUILD}")
     return EXIT_OK if report.ok else EXIT_VIOLATIONS
 
 
@@ -288,8 +290,9 @@ COMMANDS: tuple[Command, ...] = (
         "selftest", "run the known-answer self-test in this process",
         "Run known-answer vectors for every element type (ties to even, subnormals, "
         "overflow to infinity, NaN, signed zero, integer wrap and checked overflow) through "
-        "the fast path in this process. Fails when the floating-point unit flushes "
-        "subnormals (FTZ/DAZ), as some native libraries make it do. Exit 0: passed; 1: failed.",
+        "the native kernel in this process, and print how it was compiled. Fails when the "
+        "floating-point unit flushes subnormals (FTZ/DAZ), as some native libraries make it "
+        "do. Exit 0: passed; 1: failed.",
         _configure_selftest, _run_selftest,
     ),
     Command(

@@ -2,8 +2,8 @@
 
 Same contract as :func:`sonnx_mul.mul` (it validates with the same checks),
 but the values are computed by :mod:`sonnx_mul.oracle.integers` (integers) and
-:mod:`sonnx_mul.oracle.softfloat` (floats, on bit patterns) instead of numpy. It is
-the oracle the fast path is compared with, bit for bit; it is slow.
+:mod:`sonnx_mul.oracle.softfloat` (floats, on bit patterns) instead of the native
+kernel. It is the oracle ``mul`` is compared with, bit for bit; it is slow.
 """
 
 from __future__ import annotations

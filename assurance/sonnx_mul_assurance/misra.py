@@ -1,0 +1,156 @@
+"""MISRA C:2012 check of the native kernel with cppcheck's misra addon.
+
+``python -m sonnx_mul_assurance.misra check`` runs cppcheck on
+``native/src/*.c`` as gcc sees them (gcc's predefined macros for the pinned
+flags and its own ``float.h``, so the kernel's compile-time checks pass and
+cppcheck analyses the real configuration), compares the findings with the
+recorded deviations ``proofs/misra-deviations.json`` (rule, file, count,
+reason) and writes ``proofs/out/misra.json``.  It fails on a finding that is
+not a recorded deviation, on a deviation whose count differs (new or gone
+occurrences), and when cppcheck analysed nothing (no valid configuration,
+which it otherwise reports only as "information" with exit code 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+DEVIATIONS = Path("proofs/misra-deviations.json")
+OUT = Path("proofs/out/misra.json")
+SOURCES = Path("native/src")
+INCLUDE = Path("native/include")
+_FINDING_RE = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+): \[(?P<id>[^\]]+)\]")
+_NOT_ANALYSED = (
+    "noValidConfiguration",
+    "ConfigurationNotChecked",
+    "syntaxError",
+    "preprocessorErrorDirective",
+)
+
+
+def gcc_predefined(build: Path) -> Path:
+    """gcc's predefined macros under the kernel's flags, as a header."""
+    build.mkdir(parents=True, exist_ok=True)
+    header = build / "predefined.h"
+    argv = ["gcc", "-std=c99", "-O2", "-fexcess-precision=standard", "-dM", "-E", "-"]
+    if subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip() == "x86_64":
+        argv[1:1] = ["-msse2", "-mfpmath=sse"]
+    out = subprocess.run(argv, input="", capture_output=True, text=True, check=True)
+    header.write_text(out.stdout)
+    return header
+
+
+def run_cppcheck(
+    root: Path, sources: list[Path], include: Path
+) -> tuple[list[tuple[str, str]], str]:
+    """(file, rule) of every finding in the kernel's own files, and the raw output."""
+    exe = shutil.which("cppcheck")
+    if exe is None:
+        raise FileNotFoundError("cppcheck not found: run sh proofs/install-provers.sh")
+    predefined = gcc_predefined(root / "build" / "misra")
+    gcc_include = subprocess.run(
+        ["gcc", "-print-file-name=include"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    argv = [
+        exe,
+        "--addon=misra",
+        "--std=c99",
+        "--enable=information",
+        "--max-configs=1",  # the one configuration gcc compiles (its predefined macros)
+        f"--include={predefined}",
+        f"-I{gcc_include}",
+        f"-I{include}",
+        "--template={file}:{line}: [{id}] {message}",
+        *[str(s) for s in sources],
+    ]
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=False)
+    output = proc.stdout + proc.stderr
+    findings: list[tuple[str, str]] = []
+    for line in output.splitlines():
+        match = _FINDING_RE.match(line)
+        if match is None:
+            continue
+        ident = match["id"]
+        path = Path(match["file"])
+        if ident in _NOT_ANALYSED:
+            findings.append((str(path), ident))
+        elif ident.startswith("misra-c2012-"):
+            try:
+                rel = str((root / path).resolve().relative_to(root.resolve()))
+            except ValueError:
+                continue  # gcc's own headers: not the project's code
+            if rel.startswith(("native/",)):
+                findings.append((rel, ident.removeprefix("misra-c2012-")))
+    return findings, output
+
+
+def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -> list[str]:
+    """Every reason the findings do not match the recorded deviations."""
+    errors = [
+        f"{f}: cppcheck did not analyse it ({rule})"
+        for f, rule in findings
+        if rule in _NOT_ANALYSED
+    ]
+    counts = Counter((f, rule) for f, rule in findings if rule not in _NOT_ANALYSED)
+    recorded = {(d["file"], d["rule"]): int(d["count"]) for d in deviations}
+    for key, count in sorted(counts.items()):
+        if key not in recorded:
+            errors.append(
+                f"{key[0]}: MISRA rule {key[1]}: {count} finding(s), no recorded deviation"
+            )
+        elif recorded[key] != count:
+            errors.append(
+                f"{key[0]}: MISRA rule {key[1]}: {count} finding(s),"
+                f" deviation records {recorded[key]}"
+            )
+    for key in sorted(set(recorded) - set(counts)):
+        errors.append(f"{key[0]}: deviation for rule {key[1]} recorded but no longer found")
+    return errors
+
+
+def check(root: Path, sources: list[Path] | None = None) -> int:
+    """Run the check, write proofs/out/misra.json; 0 when clean or as deviated."""
+    files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
+    findings, _ = run_cppcheck(root, files, root / INCLUDE)
+    deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
+    errors = compare(findings, deviations)
+    version = subprocess.run(
+        ["cppcheck", "--version"], capture_output=True, text=True
+    ).stdout.strip()
+    record = {
+        "tool": version,
+        "files": [str(Path(f).resolve().relative_to(root.resolve())) for f in files],
+        "findings": [{"file": f, "rule": r} for f, r in findings],
+        "deviations": deviations,
+        "verdict": "pass" if not errors else "fail",
+        "errors": errors,
+    }
+    (root / OUT).parent.mkdir(parents=True, exist_ok=True)
+    (root / OUT).write_text(json.dumps(record, indent=1) + "\n")
+    for error in errors:
+        print(f"misra: FAIL {error}", file=sys.stderr)
+    print(
+        f"misra: {len(findings)} finding(s),"
+        f" {'all recorded deviations' if not errors else 'FAILED'}"
+    )
+    return 0 if not errors else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("command", choices=("check",))
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    args = parser.parse_args(argv)
+    return check(args.root)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,441 @@
+"""Run the Frama-C WP proofs of the native kernel against ``proofs/wp-manifest.json``.
+
+``python -m sonnx_mul_assurance.wp check`` runs ``frama-c -wp -wp-rte`` on
+every C file the manifest lists (``native/src/*.c`` with the header's ACSL
+contracts), parses the per-goal verdicts, writes ``proofs/out/wp.json`` and
+exits non-zero when a goal is not proved, when the run yields no goal, when
+a manifest goal is missing or a goal is new to the manifest, when Frama-C
+fails, or when a pinned statement changed.
+
+What a WP goal states is pinned per function: the SHA-256 of the function
+as Frama-C's own printer shows it after ``-wp-rte`` (the ACSL contract, the
+loop annotations, the RTE assertions and the code, normalised by Frama-C:
+no comments, no layout), with the contract text kept in the manifest for
+review.  A weakened ``ensures``, a dropped ``assigns`` or an edited loop
+changes the hash even when every goal name stays the same.
+
+``update-manifest`` rewrites the manifest from what the provers prove now
+(review the diff).  Provers are reached through Why3 with the project's
+configuration ``proofs/wp-why3.conf.in``, rendered into
+``proofs/out/wp-why3.conf`` and passed through ``WHY3CONFIG``.
+
+    python -m sonnx_mul_assurance.wp check [--function F ...]
+    python -m sonnx_mul_assurance.wp update-manifest
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sonnx_mul.digest import sha256
+
+
+def _text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+MANIFEST = Path("proofs/wp-manifest.json")
+CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
+DRIVERS = Path("proofs/drivers")
+OUT_DIR = Path("proofs/out")
+INCLUDE = Path("native/include")
+HEADER = INCLUDE / "sonnx_mul_kernel.h"
+VALID = "Valid"
+
+# "[wp] [CVC4 1.8] Goal typed_f_x : Valid (Qed:12ms) (50ms)" and
+# "[wp] [Failed] Goal typed_f_x" (verdict on the next line, per prover).
+_GOAL_RE = re.compile(r"^\[wp\] \[(?P<prover>[^\]]+)\] Goal (?P<goal>\S+)(?: : (?P<status>\w+))?")
+_SCHEDULED_RE = re.compile(r"^\[wp\] (\d+) goals? scheduled", re.M)
+_PROVED_RE = re.compile(r"^\[wp\] Proved goals:\s+(\d+) / (\d+)", re.M)
+_LOG_RE = re.compile(r"^\[[\w:-]+\] ")
+_TIME_RE = re.compile(r"\((?:Qed:[0-9.]+m?s\) \()?(?P<t>[0-9.]+)(?P<u>m?s)\)")
+
+
+@dataclass
+class Goal:
+    """One WP goal: its function, the prover that closed it (or the last
+    verdicts seen), its status and time in seconds."""
+
+    function: str
+    prover: str
+    status: str
+    seconds: float = 0.0
+
+
+@dataclass
+class Unit:
+    """One C file proved in one Frama-C run."""
+
+    source: str
+    provers: list[str]
+    timeout: int
+    extra: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """The outcome of one Frama-C run on one unit."""
+
+    unit: Unit
+    exit_code: int
+    seconds: float
+    scheduled: int
+    goals: dict[str, Goal]
+    functions: dict[str, str]  # function -> SHA-256 of its printed text
+    contracts: dict[str, str]  # function -> its printed ACSL contract
+    output: str
+
+
+def render_config(root: Path) -> Path:
+    """Write proofs/out/wp-why3.conf from the committed template (absolute paths)."""
+    z3 = Path(sys.executable).parent / "z3"
+    z3_path = str(z3) if z3.exists() else (shutil.which("z3") or "z3-pypi-not-found")
+    text = (root / CONF_TEMPLATE).read_text()
+    text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve())).replace("@Z3_PYPI@", z3_path)
+    conf = root / OUT_DIR / "wp-why3.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text(text)
+    return conf
+
+
+def _frama_c() -> str:
+    exe = shutil.which("frama-c")
+    if exe is None:
+        raise FileNotFoundError("frama-c not found: run sh proofs/install-provers.sh")
+    return exe
+
+
+def _base_argv(source: Path, include: Path) -> list[str]:
+    return [_frama_c(), f"-cpp-extra-args=-I{include}", str(source)]
+
+
+def parse_goals(output: str, functions: Sequence[str]) -> dict[str, Goal]:
+    """Per-goal verdicts from Frama-C's log: ``Valid`` with the prover that
+    proved it, or the failing verdicts of every prover tried."""
+    names = sorted(functions, key=len, reverse=True)
+    goals: dict[str, Goal] = {}
+    lines = output.splitlines()
+    for index, line in enumerate(lines):
+        match = _GOAL_RE.match(line)
+        if match is None:
+            continue
+        name = match["goal"]
+        status = match["status"]
+        prover = match["prover"]
+        if status is None:  # "[Failed] Goal g": prover verdicts follow, indented
+            verdicts = []
+            for follow in lines[index + 1 :]:
+                if not follow.startswith("  "):
+                    break
+                verdicts.append(follow.strip())
+            status = "Failed"
+            prover = "; ".join(verdicts) or prover
+        seconds = 0.0
+        timing = _TIME_RE.search(line)
+        if timing is not None:
+            seconds = float(timing["t"]) / (1000.0 if timing["u"] == "ms" else 1.0)
+        bare = name.removeprefix("typed_")
+        function = next((f for f in names if bare.startswith(f + "_")), "?")
+        goals[name] = Goal(function, _prover_key(prover), status, seconds)
+    return goals
+
+
+def _prover_key(prover: str) -> str:
+    """A stable prover name: 'Qed', 'CVC4 1.8', 'Z3 4.8.12' (timings dropped)."""
+    return re.sub(r"\s*\(.*$", "", prover).strip()
+
+
+def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(function -> SHA-256, function -> contract) of every function defined in
+    ``source``, as Frama-C prints it after ``-wp-rte``'s RTE annotation."""
+    argv = [*_base_argv(source, include), "-rte", "-then", "-print", "-no-unicode"]
+    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"frama-c -print failed on {source}:\n{proc.stdout}{proc.stderr}")
+    # Frama-C's log lines ("[kernel] Parsing FILE ...") name paths: not part of the program
+    program = "\n".join(line for line in proc.stdout.splitlines() if not _LOG_RE.match(line))
+    return split_functions(program)
+
+
+GLOBALS = "<globals>"
+"""The pseudo-function holding the logic definitions and the declarations'
+contracts (every function's goals depend on them)."""
+
+
+def split_functions(printed: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Cut Frama-C's printed program into function definitions, each with the
+    ACSL block just before it, and hash each one; the other ACSL blocks and
+    declarations (logic definitions, prototypes) go to ``GLOBALS``."""
+    lines = printed.splitlines()
+    hashes: dict[str, str] = {}
+    contracts: dict[str, str] = {}
+    globals_: list[str] = []
+    pending: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("/*@"):
+            globals_ += pending
+            pending = [line]
+            while not lines[i].rstrip().endswith("*/") and i + 1 < len(lines):
+                i += 1
+                pending.append(lines[i])
+            i += 1
+            continue
+        if line and not line[0].isspace() and not line.startswith(("#", "/*", "}")):
+            signature = [line]
+            while not signature[-1].rstrip().endswith(";") and i + 1 < len(lines):
+                if lines[i + 1] == "{":
+                    break
+                i += 1
+                signature.append(lines[i])
+            if signature[-1].rstrip().endswith(";"):
+                globals_ += pending + signature
+                pending = []
+                i += 1
+                continue
+            body = []
+            i += 1
+            while i < len(lines) and lines[i] != "}":
+                body.append(lines[i])
+                i += 1
+            body.append("}")
+            name_match = re.search(r"(\w+)\s*\(", " ".join(signature))
+            name = name_match.group(1) if name_match else f"?{i}"
+            text = "\n".join(pending + signature + body) + "\n"
+            hashes[name] = _text_sha256(text)
+            contracts[name] = " ".join(" ".join(pending).split())
+            pending = []
+        i += 1
+    globals_ += pending
+    hashes[GLOBALS] = _text_sha256("\n".join(globals_) + "\n")
+    contracts[GLOBALS] = ""
+    return hashes, contracts
+
+
+def prove(
+    root: Path,
+    unit: Unit,
+    *,
+    functions: Sequence[str] = (),
+    source: Path | None = None,
+    include: Path | None = None,
+    parallel: int = 2,
+) -> Run:
+    """Run WP on ``unit`` (or on ``source``, a planted copy), on every
+    function or only on ``functions``; never raises on failed goals."""
+    conf = render_config(root)
+    src = source if source is not None else root / unit.source
+    inc = include if include is not None else root / INCLUDE
+    hashes, contracts = printed_functions(src, inc)
+    argv = [
+        *_base_argv(src, inc),
+        "-wp",
+        "-wp-rte",
+        "-warn-special-float",
+        "none",
+        "-wp-prover",
+        ",".join(unit.provers),
+        "-wp-timeout",
+        str(unit.timeout),
+        "-wp-par",
+        str(parallel),
+        "-wp-no-cache-env",
+        "-wp-cache",
+        "none",
+        *unit.extra,
+    ]
+    if functions:
+        argv += ["-wp-fct", ",".join(functions)]
+    env = dict(os.environ, WHY3CONFIG=str(conf))
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    seconds = time.perf_counter() - start
+    output = proc.stdout + proc.stderr
+    scheduled = sum(int(m) for m in _SCHEDULED_RE.findall(output))
+    goals = parse_goals(output, list(hashes))
+    return Run(unit, proc.returncode, seconds, scheduled, goals, hashes, contracts, output)
+
+
+def load_manifest(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / MANIFEST).read_text())
+    return data
+
+
+def units(manifest: dict[str, Any]) -> list[Unit]:
+    return [
+        Unit(u["source"], list(u["provers"]), int(u["timeout"]), list(u.get("extra", [])))
+        for u in manifest["units"]
+    ]
+
+
+def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> list[str]:
+    """Every reason the run does not match the manifest entry ``pinned`` (on
+    ``functions`` only, when given): empty means proved and as pinned."""
+    errors: list[str] = []
+    src = run.unit.source
+    if run.exit_code != 0:
+        errors.append(f"{src}: frama-c exited {run.exit_code}:\n{run.output[-2000:]}")
+    if not run.goals:
+        errors.append(f"{src}: no WP goal at all")
+    if run.scheduled != len(run.goals):
+        errors.append(f"{src}: {run.scheduled} goals scheduled but {len(run.goals)} verdicts read")
+    selected = set(functions) if functions else None
+
+    def chosen(function: str) -> bool:
+        return selected is None or function in selected or function == GLOBALS
+
+    for name, goal in sorted(run.goals.items()):
+        if goal.status != VALID:
+            errors.append(f"{src}: goal {name} not proved: {goal.status} ({goal.prover})")
+    want_goals: dict[str, Any] = {g: v for g, v in pinned["goals"].items() if chosen(v["function"])}
+    have = {g for g, v in run.goals.items() if chosen(v.function)}
+    for name in sorted(set(want_goals) - have):
+        errors.append(f"{src}: manifest goal {name} is missing from the run")
+    for name in sorted(have - set(want_goals)):
+        errors.append(f"{src}: goal {name} is new (not in the manifest)")
+    for function, digest in sorted(pinned["functions"].items()):
+        if not chosen(function):
+            continue
+        now = run.functions.get(function)
+        if now is None:
+            errors.append(f"{src}: function {function} is gone")
+        elif now != digest["sha256"]:
+            errors.append(
+                f"{src}: the statement of {function} changed (printed text SHA-256 {now},"
+                f" pinned {digest['sha256']}); contract now: {run.contracts.get(function, '')}"
+            )
+    for function in sorted(set(run.functions) - set(pinned["functions"])):
+        if chosen(function):
+            errors.append(f"{src}: function {function} is new (not in the manifest)")
+    return errors
+
+
+def tool_versions() -> dict[str, str]:
+    """Frama-C, Why3 and prover versions, as the tools print them."""
+    versions: dict[str, str] = {}
+    for name, argv in {
+        "frama-c": ["frama-c", "-version"],
+        "why3": ["why3", "--version"],
+        "cvc4": ["cvc4", "--version"],
+        "z3-debian": ["/usr/bin/z3", "--version"],
+    }.items():
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+            versions[name] = (out.stdout or out.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            versions[name] = "not found"
+    return versions
+
+
+def manifest_entry(run: Run) -> dict[str, Any]:
+    """The manifest entry pinning ``run`` (all goals must be proved)."""
+    return {
+        "source": run.unit.source,
+        "provers": run.unit.provers,
+        "timeout": run.unit.timeout,
+        "extra": run.unit.extra,
+        "functions": {
+            f: {"sha256": h, "contract": run.contracts.get(f, "")}
+            for f, h in sorted(run.functions.items())
+        },
+        "goals": {
+            g: {"function": v.function, "prover": v.prover} for g, v in sorted(run.goals.items())
+        },
+    }
+
+
+def check(root: Path, functions: Sequence[str] = ()) -> int:
+    """Prove every unit, compare with the manifest, write proofs/out/wp.json."""
+    manifest = load_manifest(root)
+    errors: list[str] = []
+    record: dict[str, Any] = {"tools": tool_versions(), "units": []}
+    total_goals = 0
+    for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
+        run = prove(root, unit, functions=functions)
+        unit_errors = compare(run, pinned, functions)
+        errors += unit_errors
+        by_prover: dict[str, int] = {}
+        for goal in run.goals.values():
+            by_prover[goal.prover] = by_prover.get(goal.prover, 0) + 1
+        total_goals += len(run.goals)
+        print(
+            f"wp: {unit.source}: {sum(g.status == VALID for g in run.goals.values())}"
+            f"/{len(run.goals)} goals proved in {run.seconds:.1f} s"
+            f" ({', '.join(f'{p} {n}' for p, n in sorted(by_prover.items()))})",
+            flush=True,
+        )
+        record["units"].append(
+            {
+                "source": unit.source,
+                "source_sha256": sha256(root / unit.source),
+                "header_sha256": sha256(root / HEADER),
+                "seconds": run.seconds,
+                "goals": {g: asdict(v) for g, v in sorted(run.goals.items())},
+                "errors": unit_errors,
+            }
+        )
+    record["goals"] = total_goals
+    record["verdict"] = "pass" if not errors else "fail"
+    record["errors"] = errors
+    (root / OUT_DIR).mkdir(parents=True, exist_ok=True)
+    (root / OUT_DIR / "wp.json").write_text(json.dumps(record, indent=1) + "\n")
+    for error in errors:
+        print(f"wp: FAIL {error}", file=sys.stderr)
+    print(f"wp: {total_goals} goals, {'all proved and as pinned' if not errors else 'FAILED'}")
+    return 0 if not errors else 1
+
+
+def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
+    """Rewrite the manifest from a fresh run (of the units whose source is in
+    ``only``, when given; the others keep their entries); refuses while a
+    goal is unproved."""
+    manifest = load_manifest(root)
+    entries = []
+    failed = False
+    for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
+        if only and unit.source not in only:
+            entries.append(pinned)
+            continue
+        run = prove(root, unit)
+        bad = [g for g, v in run.goals.items() if v.status != VALID]
+        print(f"wp: {unit.source}: {len(run.goals)} goals in {run.seconds:.1f} s, unproved: {bad}")
+        if run.exit_code != 0 or not run.goals or bad:
+            print(run.output[-3000:])
+            failed = True
+        entries.append(manifest_entry(run))
+    if failed:
+        return 1
+    manifest["units"] = entries
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("command", choices=("check", "update-manifest"))
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--function", action="append", default=[], help="only this function")
+    parser.add_argument(
+        "--unit", action="append", default=[], help="update-manifest: only this source"
+    )
+    args = parser.parse_args(argv)
+    if args.command == "check":
+        return check(args.root, args.function)
+    return update_manifest(args.root, args.unit)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,455 @@
+"""Generate native/src/sonnx_mul_int.c and native/include/sonnx_mul_kernel.h:
+the wrap and checked loops of the 8 integer types and their ACSL contracts,
+one instance of a fixed template per type.
+
+The generated file is committed (Frama-C, cppcheck and gcc read it, not this
+script); ``tests/assurance/test_native_sources.py`` checks that it is what
+this script writes, so the eight instances cannot drift apart.
+
+    python native/generate.py            # rewrite the file
+    python native/generate.py --check    # exit 1 if the file is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "src" / "sonnx_mul_int.c"
+
+
+@dataclass(frozen=True)
+class IntType:
+    """One integer element type: its suffix, C type and width."""
+
+    suffix: str
+    bits: int
+    signed: bool
+
+    @property
+    def ctype(self) -> str:
+        return f"{'' if self.signed else 'u'}int{self.bits}_t"
+
+    @property
+    def utype(self) -> str:
+        return f"uint{self.bits}_t"
+
+    @property
+    def lo(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def hi(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    @property
+    def modulus(self) -> int:
+        return 1 << self.bits
+
+
+TYPES = (
+    IntType("i8", 8, True),
+    IntType("u8", 8, False),
+    IntType("i16", 16, True),
+    IntType("u16", 16, False),
+    IntType("i32", 32, True),
+    IntType("u32", 32, False),
+    IntType("i64", 64, True),
+    IntType("u64", 64, False),
+)
+
+
+def _ulit(value: int, bits: int) -> str:
+    """An unsigned literal of the C type of width ``bits`` (MISRA 7.2: suffix U)."""
+    return f"{value}U" if bits <= 32 else f"{value}ULL"
+
+
+def _mul_unsigned(t: IntType) -> str:
+    """The product bits: operands converted to the unsigned type of their
+    width (modulo 2^bits, C99 6.3.1.3p2), multiplied in an unsigned type at
+    least as wide as int (no promotion to signed int, so no signed overflow),
+    reduced modulo 2^bits by the conversion back to the unsigned type."""
+    if t.bits == 64:
+        return "(uint64_t)a[i] * (uint64_t)b[i]"
+    if t.bits == 32:
+        return "(uint32_t)a[i] * (uint32_t)b[i]"
+    return f"({t.utype})((uint32_t)({t.utype})a[i] * (uint32_t)({t.utype})b[i])"
+
+
+def _neg(magnitude: int, suffix: str) -> str:
+    """-magnitude as a C constant expression of a signed type (MISRA 12.1:
+    parenthesised; -2^31 spelled as -(2^31 - 1) - 1 so that no literal
+    exceeds its type)."""
+    return f"((-{magnitude - 1}{suffix}) - 1{suffix})"
+
+
+def _wrap_body(t: IntType) -> str:
+    """The loop body of the wrap mode.
+
+    Up to 32 bits: the exact product in a wider type (int32_t for 8/16 bits,
+    int64_t for 32: no overflow), reduced with C's `%` (truncating, exact)
+    into the type's range by at most one correction of 2^bits.  Every step is
+    exact integer arithmetic, so WP proves the result equal to the product
+    modulo 2^bits (Frama-C 25's model of conversions is not modular beyond
+    the identity on in-range values).  64 bits: no wider type in C99; the
+    operands are converted to uint64_t (modulo 2^64, C99 6.3.1.3p2) and
+    multiplied there (modulo 2^64, 6.2.5p9); a signed result goes back by a
+    path whose every step is in range (r itself up to INT64_MAX, else
+    -(2^64 - 1 - r) - 1), never an implementation-defined conversion.
+    """
+    if t.bits <= 32:
+        wide = ("" if t.signed else "u") + ("int32_t" if t.bits <= 16 else "int64_t")
+        suf = ("" if t.signed else "U") + ("" if t.bits <= 16 else "LL")
+        half = t.modulus // 2
+        if t.signed:
+            fix = (
+                f"        {wide} w = q;\n"
+                f"        if (q < {_neg(half, suf)}) {{\n"
+                f"            w = q + {t.modulus}{suf};\n"
+                f"        }}\n"
+                f"        if (q > {half - 1}{suf}) {{\n"
+                f"            w = q - {t.modulus}{suf};\n"
+                f"        }}\n"
+            )
+        else:
+            fix = f"        const {wide} w = q;\n"
+        return (
+            f"        const {wide} p = ({wide})a[i] * ({wide})b[i];\n"
+            f"        const {wide} q = p % {t.modulus}{suf};\n"
+            + fix
+            + f"        /*@ assert wrap_elem: sonnx_wraps_{t.suffix}(w, a[i] * b[i]); */\n"
+            + f"        c[i] = ({t.ctype})w;\n"
+        )
+    if not t.signed:
+        return "        c[i] = a[i] * b[i];\n"
+    return (
+        "        const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];\n"
+        "        int64_t w;\n"
+        "        if (r > 9223372036854775807ULL) {\n"
+        "            const uint64_t nr = 18446744073709551615ULL - r;\n"
+        "            /*@ assert nr_range: nr <= 9223372036854775807; */\n"
+        "            const int64_t snr = (int64_t)nr;\n"
+        "            /*@ assert nr_same: snr == nr; */\n"
+        "            w = -snr - 1LL;\n"
+        "            /*@ assert twos_neg: w == r - 18446744073709551616; */\n"
+        "        } else {\n"
+        "            const uint64_t uhalf = r / 2U;\n"
+        "            const uint64_t uodd = r % 2U;\n"
+        "            const int64_t half = (int64_t)uhalf;\n"
+        "            const int64_t odd = (int64_t)uodd;\n"
+        "            w = (half * 2LL) + odd;\n"
+        "            /*@ assert twos_pos: w == r; */\n"
+        "        }\n"
+        "        /*@ assert wrap_bits: r == (uint64_t)((uint64_t)a[i] * (uint64_t)b[i]); */\n"
+        "        /*@ assert wrap_twos: w == sonnx_twos_i64(r); */\n"
+        "        /*@ assert wrap_elem: w == sonnx_wrap_bits_i64(a[i], b[i]); */\n"
+        "        c[i] = w;\n"
+    )
+
+
+def _exact_product(t: IntType) -> str:
+    """a[i]*b[i] in a type where it cannot overflow once it fits the element
+    type, converted to the element type (in range: value-preserving)."""
+    if t.bits == 64:
+        return "a[i] * b[i]"
+    wide = ("" if t.signed else "u") + ("int32_t" if t.bits <= 16 else "int64_t")
+    return f"({t.ctype})(({wide})a[i] * ({wide})b[i])"
+
+
+def _overflow_fn(t: IntType) -> str:
+    """A small function deciding whether x*y leaves the type's range; its
+    contract is the exact statement on mathematical integers."""
+    s = t.suffix
+    head = (
+        f"/*@ assigns \\nothing;\n"
+        f"    ensures flag: \\result == 0 || \\result == 1;\n"
+        f"    ensures decides: \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
+        f"*/\n"
+        f"static int overflows_{s}({t.ctype} x, {t.ctype} y)\n{{\n"
+    )
+    if t.bits <= 16:
+        wide = "int32_t" if t.signed else "uint32_t"
+        lo = _neg(-t.lo, "") if t.signed else None
+        cond = f"(p < {lo}) || (p > {t.hi})" if t.signed else f"p > {_ulit(t.hi, 32)}"
+        body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
+    elif t.bits == 32:
+        wide = "int64_t" if t.signed else "uint64_t"
+        cond = (
+            f"(p < (-{t.hi}LL - 1LL)) || (p > {t.hi}LL)" if t.signed else f"p > {_ulit(t.hi, 64)}"
+        )
+        body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
+    elif not t.signed:
+        # No wider type in C99: both factors below 2^32 cannot overflow;
+        # otherwise x*y > 2^64-1 exactly when y > (2^64-1)/x (x > 0).
+        body = (
+            "    int r = 0;\n"
+            "    if ((x > 4294967295ULL) || (y > 4294967295ULL)) {\n"
+            "        if ((x != 0ULL) && (y > (18446744073709551615ULL / x))) {\n"
+            "            r = 1;\n"
+            "        }\n"
+            "    }\n"
+            "    return r;\n"
+        )
+    else:
+        # Both factors in [-2^31, 2^31): |x*y| <= 2^62 fits.  Otherwise the
+        # sign cases, each compared against a quotient that cannot overflow.
+        body = (
+            "    const int64_t max64 = INT64_MAX;\n"
+            "    const int64_t min64 = -max64 - 1LL;\n"
+            "    int r = 0;\n"
+            "    if ((x < ((-2147483647LL) - 1LL)) || (x > 2147483647LL) ||\n"
+            "        (y < ((-2147483647LL) - 1LL)) || (y > 2147483647LL)) {\n"
+            "        if (x > 0LL) {\n"
+            "            if (y > 0LL) {\n"
+            "                if (x > (max64 / y)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
+            "            } else {\n"
+            "                if (y < (min64 / x)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
+            "            }\n"
+            "        } else if (x < 0LL) {\n"
+            "            if (y > 0LL) {\n"
+            "                if (x < (min64 / y)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
+            "            } else if (y < 0LL) {\n"
+            "                if (y < (max64 / x)) {\n"
+            "                    r = 1;\n"
+            "                }\n"
+            "            } else {\n"
+            "                r = 0;\n"
+            "            }\n"
+            "        } else {\n"
+            "            r = 0;\n"
+            "        }\n"
+            "    }\n"
+            "    return r;\n"
+        )
+    return head + body + "}\n"
+
+
+def _functions(t: IntType) -> str:
+    s = t.suffix
+    wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
+    return f"""
+/* ---- {t.ctype} ---------------------------------------------------------- */
+
+void sonnx_mul_wrap_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==>
+            {wt_pre};
+        loop invariant \\forall integer k; i <= k < n ==>
+            a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+{_wrap_body(t)}    }}
+}}
+
+{_overflow_fn(t)}
+size_t sonnx_mul_first_overflow_{s}(const {t.ctype} *a, const {t.ctype} *b, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==> sonnx_fits_{s}(a[k] * b[k]);
+        loop assigns i;
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+        if (overflows_{s}(a[i], b[i]) != 0) {{
+            break;
+        }}
+    }}
+    return i;
+}}
+
+/* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
+   64-bit products cannot overflow: the precondition). */
+/*@ requires \\valid_read(a + (0 .. n - 1)) && \\valid_read(b + (0 .. n - 1));
+    requires \\valid(c + (0 .. n - 1));
+    requires c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    requires \\forall integer k; 0 <= k < n ==> sonnx_fits_{s}(a[k] * b[k]);
+    assigns c[0 .. n - 1];
+    ensures \\forall integer k; 0 <= k < n ==> c[k] == \\old(a[k]) * \\old(b[k]);
+*/
+static void exact_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop invariant \\forall integer k; 0 <= k < i ==>
+            c[k] == \\at(a[k], Pre) * \\at(b[k], Pre);
+        loop invariant \\forall integer k; i <= k < n ==>
+            a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre);
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {{
+        c[i] = {_exact_product(t)};
+    }}
+}}
+
+size_t sonnx_mul_checked_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{{
+    const size_t first = sonnx_mul_first_overflow_{s}(a, b, n);
+    if (first == n) {{
+        exact_{s}(a, b, c, n);
+    }}
+    return first;
+}}
+"""
+
+
+HEADER = """/* GENERATED by native/generate.py from one template per type: do not edit.
+ *
+ * The wrap and checked loops of the eight integer types (contracts in
+ * sonnx_mul_kernel.h).  Wrap computes in the unsigned type of the same
+ * width (conversions to unsigned types and unsigned arithmetic are modulo
+ * 2^bits in C99, 6.3.1.3p2 and 6.2.5p9), so the bits are the two's-complement
+ * wrap; a signed result is converted back by a path whose every step is in
+ * range (no implementation-defined conversion, 6.3.1.3p3).
+ */
+#include "sonnx_mul_kernel.h"
+#include "sonnx_mul_config.h"
+"""
+
+
+def render() -> str:
+    """The whole generated C file."""
+    return HEADER + "".join(_functions(t) for t in TYPES)
+
+
+HEADER_OUT = Path(__file__).resolve().parent / "include" / "sonnx_mul_kernel.h"
+
+
+def _logic(t: IntType) -> str:
+    s = t.suffix
+    wrap = (
+        f"sonnx_emod(x + {t.modulus // 2}, {t.modulus}) - {t.modulus // 2}"
+        if t.signed
+        else f"sonnx_emod(x, {t.modulus})"
+    )
+    # w is x modulo 2^bits in the type's range: the unique value of the
+    # type congruent to x (two's complement when signed).
+    text = (
+        f"    predicate sonnx_fits_{s}(integer x) = {t.lo} <= x <= {t.hi};\n"
+        f"    logic integer sonnx_wrap_{s}(integer x) = {wrap};\n"
+        f"    predicate sonnx_wraps_{s}(integer w, integer x) =\n"
+        f"        sonnx_fits_{s}(w) && (x - w) % {t.modulus} == 0;\n"
+    )
+    if t.bits == 64:
+        # What WP can prove of the 64-bit loops (its model of conversions is
+        # abstract beyond in-range values): the ACSL conversion to uint64_t,
+        # which ACSL defines modulo 2^64, of the product of the operands'
+        # uint64_t images, read back as two's complement when signed.
+        if t.signed:
+            text += (
+                "    logic integer sonnx_twos_i64(integer r) =\n"
+                "        (r > 9223372036854775807) ? r - 18446744073709551616 : r;\n"
+                "    logic integer sonnx_wrap_bits_i64(integer x, integer y) =\n"
+                "        sonnx_twos_i64((uint64_t)((uint64_t)x * (uint64_t)y));\n"
+            )
+        else:
+            text += (
+                "    logic integer sonnx_wrap_bits_u64(integer x, integer y) =\n"
+                "        (uint64_t)(x * y);\n"
+            )
+    return text
+
+
+def _wrap_term(t: IntType, x: str, y: str) -> str:
+    """The ACSL term the wrap loop is proved to compute for operands x, y."""
+    if t.bits == 64:
+        return f"c[k] == sonnx_wrap_bits_{t.suffix}({x}, {y})"
+    return f"sonnx_wraps_{t.suffix}(c[k], {x} * {y})"
+
+
+def _prototypes(t: IntType) -> str:
+    s, ct = t.suffix, t.ctype
+    wt_old = _wrap_term(t, "\\old(a[k])", "\\old(b[k])")
+    return f"""
+/* {ct} */
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    requires valid_c: \\valid(c + (0 .. n - 1));
+    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures wrap: \\forall integer k; 0 <= k < n ==>
+        {wt_old};
+*/
+void sonnx_mul_wrap_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
+
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    assigns \\nothing;
+    ensures range: 0 <= \\result <= n;
+    ensures prefix_fits: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
+    ensures first: \\result < n ==> !sonnx_fits_{s}(a[\\result] * b[\\result]);
+*/
+size_t sonnx_mul_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n);
+
+/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));
+    requires valid_c: \\valid(c + (0 .. n - 1));
+    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    behavior all_fit:
+      assumes \\forall integer k; 0 <= k < n ==> sonnx_fits_{s}(a[k] * b[k]);
+      assigns c[0 .. n - 1];
+      ensures checked_n: \\result == n;
+      ensures checked_exact: \\forall integer k; 0 <= k < n ==> c[k] == \\old(a[k]) * \\old(b[k]);
+    behavior overflow:
+      assumes \\exists integer k; 0 <= k < n && !sonnx_fits_{s}(a[k] * b[k]);
+      assigns \\nothing;
+      ensures checked_first: 0 <= \\result < n && !sonnx_fits_{s}(a[\\result] * b[\\result]);
+      ensures checked_prefix: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
+    complete behaviors;
+    disjoint behaviors;
+*/
+size_t sonnx_mul_checked_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
+"""
+
+
+def render_header() -> str:
+    """The whole generated header."""
+    logic = "".join(_logic(t) for t in TYPES)
+    protos = "".join(_prototypes(t) for t in TYPES)
+    return (
+        HEADER_TOP
+        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"  # noqa: E501
+        + logic
+        + "*/\n"
+        + protos
+        + HEADER_FLOAT
+    )
+
+
+HEADER_TOP = (Path(__file__).resolve().parent / "include" / "header_top.h.in").read_text()
+HEADER_FLOAT = (Path(__file__).resolve().parent / "include" / "header_float.h.in").read_text()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--check", action="store_true", help="fail if the file is stale")
+    args = parser.parse_args(argv)
+    stale = 0
+    for path, text in ((OUT, render()), (HEADER_OUT, render_header())):
+        if args.check:
+            if not path.exists() or path.read_text() != text:
+                print(f"{path} is stale: run python native/generate.py", file=sys.stderr)
+                stale = 1
+        else:
+            path.write_text(text)
+    return stale
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+/* sonnx_mul_float.c -- float32, float64, float16 and bfloat16 loops, and the
+ * exact widenings / round-to-nearest-even narrowings between binary32 and
+ * the two 16-bit formats, on bit patterns.
+ *
+ * The only float operations are the products (binary32 and binary64 `*`)
+ * and, in the float16 conversions, one exact binary32 subtraction (widening
+ * a subnormal) and one binary32 addition whose IEEE rounding performs the
+ * subnormal narrowing (Giesen's "magic" constant; RNE because the default
+ * rounding mode is never changed).  Everything else is unsigned integer
+ * arithmetic on the bits, branch-free (selects) so that gcc vectorises the
+ * loops.
+ */
+#include "sonnx_mul_kernel.h"
+#include "sonnx_mul_config.h"
+
+/* The binary32 bits of a float and back.  C99 6.5.2.3p3 footnote 82 (TC3):
+ * reading a union member other than the one last stored reinterprets the
+ * bytes; float is IEEE binary32 (checked in sonnx_mul_config.h), as wide as
+ * uint32_t, which has no trap representation.  MISRA C:2012 rule 19.2 deviation, recorded
+ * in proofs/misra-deviations.json. */
+typedef union {
+    float f;
+    uint32_t u;
+} sonnx_f32_view;
+
+/*@ assigns \nothing; */
+static inline uint32_t f32_bits(float x)
+{
+    sonnx_f32_view v;
+    v.f = x;
+    return v.u;
+}
+
+/*@ assigns \nothing; */
+static inline float f32_from_bits(uint32_t u)
+{
+    sonnx_f32_view v;
+    v.u = u;
+    return v.f;
+}
+
+/* ---- bfloat16 <-> binary32: pure integer operations on the bits -------- */
+
+/*@ assigns \nothing; */
+static inline uint32_t bf16_to_f32_bits(uint16_t h)
+{
+    return (uint32_t)h << 16U;
+}
+
+/* Round to nearest even at bit 16 of the binary32 pattern.  Both formats
+ * have 8 exponent bits, so the truncated pattern u/2^16 is the bfloat16
+ * just below |x| (same sign) and adding the rounding increment carries into
+ * the exponent (up to infinity) exactly as value rounding does.  A NaN is
+ * quieted (bit 6) keeping its sign and leading payload bits.  Written with
+ * unsigned `/` and `%` by powers of two (gcc emits the same shifts and
+ * masks) so that WP proves it against its specification on the bits. */
+/*@ logic integer sonnx_bf16_rne(integer u) = (u + 32767 + (u / 65536) % 2) / 65536;
+    logic integer sonnx_bf16_quiet(integer u) =
+        ((u / 65536) % 128 >= 64) ? u / 65536 : u / 65536 + 64;
+    predicate sonnx_f32_bits_nan(integer u) = u % 2147483648 > 2139095040;
+*/
+/*@ assigns \nothing;
+    ensures nan: sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_quiet(u);
+    ensures rne: !sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_rne(u);
+*/
+static inline uint16_t f32_bits_to_bf16(uint32_t u)
+{
+    const uint32_t abs_u = u % 2147483648U;        /* u without its sign bit */
+    const uint32_t hi = u / 65536U;                /* the truncated bfloat16 */
+    const uint32_t lsb = hi % 2U;
+    const uint32_t quiet = ((hi % 128U) >= 64U) ? hi : (hi + 64U);
+    uint32_t h = quiet;
+    if (abs_u <= 2139095040U) {                    /* not a NaN: no wrap-around below */
+        h = (u + 32767U + lsb) / 65536U;
+    }
+    return (uint16_t)h;
+}
+
+/* ---- float16 <-> binary32 ------------------------------------------- */
+
+/* Exact widening (Giesen's half_to_float_fast4 without the table): the
+ * exponent is rebiased on the bits; a subnormal (or zero) is rebuilt as the
+ * normal 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
+/*@ assigns \nothing; */
+static inline float f16_to_f32(uint16_t h)
+{
+    const uint32_t shifted_exp = 0x0F800000U;   /* 0x7C00 << 13 */
+    const uint32_t magnitude = ((uint32_t)h & 0x7FFFU) << 13U;
+    const uint32_t exp = magnitude & shifted_exp;
+    const uint32_t sign = ((uint32_t)h & 0x8000U) << 16U;
+    const uint32_t rebiased = magnitude + 0x38000000U; /* (127 - 15) << 23 */
+    const uint32_t special = rebiased + 0x38000000U;   /* inf/NaN: exponent 255 */
+    const uint32_t sub_bits = rebiased + 0x00800000U;  /* 2^-14 * (1 + m/1024) */
+    const float sub = f32_from_bits(sub_bits) - 6.103515625e-05F; /* - 2^-14, exact */
+    const uint32_t sub_u = f32_bits(sub);
+    uint32_t mag_bits = rebiased;
+    if (exp == shifted_exp) {
+        mag_bits = special;
+    }
+    if (exp == 0U) {
+        mag_bits = sub_u;
+    }
+    return f32_from_bits(mag_bits | sign);
+}
+
+/* Round to nearest even (Giesen's float_to_half_fast3_rtne): |x| >= 2^16
+ * (and inf) to infinity, a NaN to a quiet NaN; |x| < 2^-14 by the binary32
+ * addition of 0.5 (its ulp is 2^-24, the float16 subnormal step, so the
+ * IEEE RNE addition rounds the mantissa into the low bits); otherwise the
+ * exponent is rebiased and 13 bits rounded off by integer RNE, the carry
+ * going into the exponent (up to infinity from 65520 on). */
+/*@ assigns \nothing; */
+static inline uint16_t f32_to_f16(float x)
+{
+    const uint32_t u = f32_bits(x);
+    const uint32_t sign = (u >> 16U) & 0x8000U;
+    const uint32_t abs_u = u & 0x7FFFFFFFU;
+    const uint32_t lsb = (abs_u >> 13U) & 1U;
+    const uint32_t normal = (abs_u + 0xC8000FFFU + lsb) >> 13U; /* - (112 << 23) + 0xFFF, mod 2^32 */
+    const float magic = 0.5F;                                     /* 0x3F000000 */
+    const uint32_t sub = f32_bits(f32_from_bits(abs_u) + magic) - 0x3F000000U;
+    const uint32_t nan = 0x7E00U | ((abs_u >> 13U) & 0x03FFU);
+    uint32_t h = normal;
+    if (abs_u < 0x38800000U) {  /* below 2^-14: float16 subnormal or zero */
+        h = sub;
+    }
+    if (abs_u >= 0x47800000U) { /* 2^16 and up: infinity */
+        h = 0x7C00U;
+    }
+    if (abs_u > 0x7F800000U) {
+        h = nan;
+    }
+    return (uint16_t)(h | sign);
+}
+
+/* ---- the loops -------------------------------------------------------- */
+
+void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
+void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
+void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        c[i] = f32_to_f16(f16_to_f32(a[i]) * f16_to_f32(b[i]));
+    }
+}
+
+void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{
+    size_t i;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, c[0 .. n - 1];
+        loop variant n - i;
+    */
+    for (i = 0U; i < n; i++) {
+        const float p = f32_from_bits(bf16_to_f32_bits(a[i])) * f32_from_bits(bf16_to_f32_bits(b[i]));
+        c[i] = f32_bits_to_bf16(f32_bits(p));
+    }
+}
+
+uint16_t sonnx_mul_f32_to_f16_bits(float x)
+{
+    return f32_to_f16(x);
+}
+
+uint16_t sonnx_mul_f32_to_bf16_bits(float x)
+{
+    return f32_bits_to_bf16(f32_bits(x));
+}
+
+float sonnx_mul_f16_bits_to_f32(uint16_t h)
+{
+    return f16_to_f32(h);
+}
+
+float sonnx_mul_bf16_bits_to_f32(uint16_t h)
+{
+    return f32_from_bits(bf16_to_f32_bits(h));
+}

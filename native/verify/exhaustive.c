@@ -1,0 +1,368 @@
+#define _POSIX_C_SOURCE 199309L
+/* exhaustive.c -- every input of the compiled float16/bfloat16 code of the
+ * native kernel against independent correctly rounded oracles.
+ *
+ *   narrow-f16   all 2^32 binary32 inputs of sonnx_mul_f32_to_f16_bits
+ *                against the F16C hardware conversion (vcvtps2ph, RNE)
+ *   narrow-bf16  all 2^32 binary32 inputs of sonnx_mul_f32_to_bf16_bits
+ *                against ref_bf16() (integer RNE with branches), itself
+ *                checked against rne_format() (value-based, libm rint) on
+ *                every 257th input
+ *   widen-f16 / widen-bf16   all 2^16 patterns against _Float16 / the
+ *                value m * 2^e rebuilt with ldexp
+ *   mul-f16      all 2^32 pairs of sonnx_mul_f16: the exact product in
+ *                binary64, to binary32 (exact), rounded by F16C
+ *   mul-bf16     all 2^32 pairs of sonnx_mul_bf16: the exact product in
+ *                binary64, to binary32 (hardware RNE), rounded by ref_bf16();
+ *                every 4099th pair of both also against rne_format() of the
+ *                exact product
+ *
+ * Comparisons are bit for bit, except that any NaN matches any NaN (the
+ * payload is unspecified; the sign of a NaN is not compared).  The oracles
+ * share no code with the kernel: no bit tricks, values computed with
+ * binary64 arithmetic, ldexp/frexp/rint, which are exact here.
+ *
+ * Usage: exhaustive [CHECK ...]   (default: all); `exhaustive selftest`
+ * runs the oracles against deliberately wrong narrowings (truncation, a
+ * wrong mask) and must report mismatches: the negative control.
+ * Prints one line per check: name inputs mismatches wall-seconds
+ * cpu-seconds (the machine may be shared: CPU time is the check's own cost).  Exit 0 when
+ * every check has zero mismatches (selftest: when every planted fault is
+ * caught), 1 otherwise.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <immintrin.h>   /* F16C: the hardware binary32 -> binary16 conversion (oracle) */
+
+#include "sonnx_mul_kernel.h"
+
+#define BLOCK 65536U
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static float float_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* ---- independent oracles --------------------------------------------- */
+
+/* Round the binary64 value d (exact, finite or not) to the binary format with
+ * p significand bits, least normal exponent emin (value 2^emin) and largest
+ * finite value (2 - 2^(1-p)) * 2^emax, RNE, returned as a double. */
+static double rne_format(double d, int p, int emin, int emax)
+{
+    if (isnan(d) || isinf(d) || d == 0.0) {
+        return d;
+    }
+    int e;
+    (void)frexp(fabs(d), &e);           /* |d| = f * 2^e, f in [0.5, 1) */
+    int q = e - 1;                      /* |d| in [2^q, 2^(q+1)) */
+    if (q < emin) {
+        q = emin;                       /* subnormal: fixed quantum */
+    }
+    const int quantum = q - (p - 1);    /* ulp = 2^quantum */
+    const double scaled = ldexp(d, -quantum);   /* exact */
+    const double r = ldexp(rint(scaled), quantum); /* rint: RNE */
+    const double max = ldexp(2.0 - ldexp(1.0, 1 - p), emax);
+    if (fabs(r) > max) {
+        return copysign(INFINITY, d);
+    }
+    return r;
+}
+
+/* binary16 / bfloat16 bits of a double that is one of their values (or inf,
+ * NaN, a signed zero): through binary32, which holds every such value. */
+static uint16_t bf16_bits_of_value(double v)
+{
+    if (isnan(v)) {
+        return 0x7FC0U;
+    }
+    return (uint16_t)(bits_of((float)v) >> 16);
+}
+
+static uint16_t f16_bits_of_value(double v)
+{
+    _Float16 h = (_Float16)(float)v;    /* exact: v is a binary16 value */
+    uint16_t u;
+    memcpy(&u, &h, sizeof u);
+    return u;
+}
+
+static double f16_value(uint16_t u)
+{
+    _Float16 h;
+    memcpy(&h, &u, sizeof h);
+    return (double)h;
+}
+
+static double bf16_value(uint16_t u)
+{
+    const int sign = (u >> 15) != 0;
+    const int ex = (u >> 7) & 0xFF;
+    const int m = u & 0x7F;
+    double v;
+    if (ex == 0xFF) {
+        v = (m != 0) ? NAN : INFINITY;
+    } else if (ex == 0) {
+        v = ldexp((double)m, -133);
+    } else {
+        v = ldexp((double)(m + 128), ex - 134);
+    }
+    return sign ? -v : v;
+}
+
+/* binary16 bits of a binary32 value, rounded by the F16C instruction
+ * vcvtps2ph (RNE; subnormals kept: the harness never sets FTZ/DAZ). */
+static uint16_t f16c_bits(float x)
+{
+    return (uint16_t)_cvtss_sh(x, _MM_FROUND_TO_NEAREST_INT);
+}
+
+/* bfloat16 bits of a binary32 pattern, integer-only RNE written apart from
+ * the kernel (branches, no carry trick): the reference of the bfloat16
+ * checks, itself cross-checked against rne_format() on a sample. */
+static uint16_t ref_bf16(uint32_t u)
+{
+    const uint32_t exponent = (u >> 23) & 0xFFU;
+    const uint32_t mantissa = u & 0x7FFFFFU;
+    if (exponent == 0xFFU && mantissa != 0U) {
+        return 0x7FC0U;
+    }
+    uint32_t upper = u >> 16;
+    const uint32_t lower = u & 0xFFFFU;
+    if (lower > 0x8000U) {
+        upper = upper + 1U;
+    } else if (lower == 0x8000U && (upper & 1U) == 1U) {
+        upper = upper + 1U;
+    }
+    return (uint16_t)upper;
+}
+
+static int is_nan16(uint16_t u, int exp_mask, int man_mask)
+{
+    return ((u & exp_mask) == exp_mask) && ((u & man_mask) != 0);
+}
+
+static int same16(uint16_t got, uint16_t want, int exp_mask, int man_mask)
+{
+    if (is_nan16(want, exp_mask, man_mask)) {
+        return is_nan16(got, exp_mask, man_mask);
+    }
+    return got == want;
+}
+
+/* ---- narrowings under test (kernel, or planted faults) ----------------- */
+
+typedef uint16_t (*narrow_fn)(float);
+
+static uint16_t truncating_bf16(float x)   /* planted: truncation, no rounding */
+{
+    return (uint16_t)(bits_of(x) >> 16);
+}
+
+static uint16_t wrong_mask_f16(float x)    /* planted: kernel result, lowest mantissa bit cleared */
+{
+    return (uint16_t)(sonnx_mul_f32_to_f16_bits(x) & 0xFFFEU);
+}
+
+static unsigned long long check_narrow_f16(narrow_fn f, uint64_t stride)
+{
+    unsigned long long bad = 0;
+    for (uint64_t u = 0; u <= 0xFFFFFFFFULL; u += stride) {
+        const float x = float_of((uint32_t)u);
+        const uint16_t want = f16c_bits(x);
+        if (!same16(f(x), want, 0x7C00, 0x03FF)) {
+            if (bad < 3) {
+                fprintf(stderr, "  narrow-f16 0x%08llx: got 0x%04x want 0x%04x\n",
+                        (unsigned long long)u, f(x), want);
+            }
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static unsigned long long check_narrow_bf16(narrow_fn f, uint64_t stride)
+{
+    unsigned long long bad = 0;
+    for (uint64_t u = 0; u <= 0xFFFFFFFFULL; u += stride) {
+        const float x = float_of((uint32_t)u);
+        const uint16_t want = ref_bf16((uint32_t)u);
+        if ((u % 257U) == 0U) { /* the reference against the value-based RNE */
+            const uint16_t value = bf16_bits_of_value(rne_format((double)x, 8, -126, 127));
+            if (!same16(want, value, 0x7F80, 0x007F)) {
+                fprintf(stderr, "  reference bf16 0x%08llx: 0x%04x vs value 0x%04x\n",
+                        (unsigned long long)u, want, value);
+                bad++;
+            }
+        }
+        if (!same16(f(x), want, 0x7F80, 0x007F)) {
+            if (bad < 3) {
+                fprintf(stderr, "  narrow-bf16 0x%08llx: got 0x%04x want 0x%04x\n",
+                        (unsigned long long)u, f(x), want);
+            }
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static unsigned long long check_widen(int bf)
+{
+    unsigned long long bad = 0;
+    for (uint32_t u = 0; u <= 0xFFFFU; u++) {
+        const uint16_t h = (uint16_t)u;
+        const double want = bf ? bf16_value(h) : f16_value(h);
+        const float got = bf ? sonnx_mul_bf16_bits_to_f32(h) : sonnx_mul_f16_bits_to_f32(h);
+        const int ok = isnan(want) ? isnan(got)
+                                   : (bits_of(got) == bits_of((float)want));
+        if (!ok) {
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static unsigned long long check_mul(int bf)
+{
+    static uint16_t a[BLOCK], b[BLOCK], c[BLOCK];
+    static double bval[BLOCK];
+    unsigned long long bad = 0;
+    for (uint32_t j = 0; j < BLOCK; j++) {
+        b[j] = (uint16_t)j;
+        bval[j] = bf ? bf16_value((uint16_t)j) : f16_value((uint16_t)j);
+    }
+    for (uint32_t i = 0; i < BLOCK; i++) {
+        const double av = bf ? bf16_value((uint16_t)i) : f16_value((uint16_t)i);
+        for (uint32_t j = 0; j < BLOCK; j++) {
+            a[j] = (uint16_t)i;
+        }
+        if (bf) {
+            sonnx_mul_bf16(a, b, c, BLOCK);
+        } else {
+            sonnx_mul_f16(a, b, c, BLOCK);
+        }
+        for (uint32_t j = 0; j < BLOCK; j++) {
+            const double exact = av * bval[j]; /* exact in binary64 */
+            /* one rounding to binary32 (exact for float16 products; for
+               bfloat16 the double rounding is innocuous: why3/widen.mlw
+               bfloat16_double_rounding), then the independent narrowing;
+               every 4099th pair also against the value-based RNE of the
+               exact product (no binary32 step at all). */
+            const float wide = (float)exact;
+            const uint16_t want = bf ? ref_bf16(bits_of(wide)) : f16c_bits(wide);
+            if (((i * BLOCK + j) % 4099U) == 0U) {
+                const uint16_t value = bf ? bf16_bits_of_value(rne_format(exact, 8, -126, 127))
+                                          : f16_bits_of_value(rne_format(exact, 11, -14, 15));
+                const int agree = bf ? same16(want, value, 0x7F80, 0x007F)
+                                     : same16(want, value, 0x7C00, 0x03FF);
+                if (!agree) {
+                    fprintf(stderr, "  oracle disagreement 0x%04x*0x%04x\n", i, j);
+                    bad++;
+                }
+            }
+            const int ok = bf ? same16(c[j], want, 0x7F80, 0x007F)
+                              : same16(c[j], want, 0x7C00, 0x03FF);
+            if (!ok) {
+                if (bad < 3) {
+                    fprintf(stderr, "  mul-%s 0x%04x*0x%04x: got 0x%04x want 0x%04x\n",
+                            bf ? "bf16" : "f16", i, j, c[j], want);
+                }
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+
+static double cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double cpu0;
+
+static int report(const char *name, unsigned long long inputs, unsigned long long bad, double t0)
+{
+    const double c = cpu();
+    printf("%s %llu %llu %.2f %.2f\n", name, inputs, bad, now() - t0, c - cpu0);
+    cpu0 = c;
+    fflush(stdout);
+    return bad == 0ULL ? 0 : 1;
+}
+
+static int selected(int argc, char **argv, const char *name)
+{
+    if (argc <= 1) {
+        return 1;
+    }
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0;
+    double t0;
+    const unsigned long long all = 4294967296ULL;
+    cpu0 = cpu();
+    if (argc == 2 && strcmp(argv[1], "selftest") == 0) {
+        /* Each planted fault must be caught (on a sample: every 4099th input). */
+        t0 = now();
+        const unsigned long long b1 = check_narrow_bf16(truncating_bf16, 4099U);
+        printf("selftest-truncating-bf16 %llu caught %.2f\n", b1, now() - t0);
+        t0 = now();
+        const unsigned long long b2 = check_narrow_f16(wrong_mask_f16, 4099U);
+        printf("selftest-wrong-mask-f16 %llu caught %.2f\n", b2, now() - t0);
+        return (b1 > 0ULL && b2 > 0ULL) ? 0 : 1;
+    }
+    if (selected(argc, argv, "widen-f16")) {
+        t0 = now();
+        failed |= report("widen-f16", 65536ULL, check_widen(0), t0);
+    }
+    if (selected(argc, argv, "widen-bf16")) {
+        t0 = now();
+        failed |= report("widen-bf16", 65536ULL, check_widen(1), t0);
+    }
+    if (selected(argc, argv, "narrow-f16")) {
+        t0 = now();
+        failed |= report("narrow-f16", all, check_narrow_f16(sonnx_mul_f32_to_f16_bits, 1U), t0);
+    }
+    if (selected(argc, argv, "narrow-bf16")) {
+        t0 = now();
+        failed |= report("narrow-bf16", all, check_narrow_bf16(sonnx_mul_f32_to_bf16_bits, 1U), t0);
+    }
+    if (selected(argc, argv, "mul-f16")) {
+        t0 = now();
+        failed |= report("mul-f16", all, check_mul(0), t0);
+    }
+    if (selected(argc, argv, "mul-bf16")) {
+        t0 = now();
+        failed |= report("mul-bf16", all, check_mul(1), t0);
+    }
+    return failed;
+}

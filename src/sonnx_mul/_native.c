@@ -1,0 +1,587 @@
+/* sonnx_mul._native: the thin glue between numpy arrays and the proved C
+ * kernel (native/include/sonnx_mul_kernel.h, native/src/).
+ *
+ * The kernel only ever sees contiguous, aligned, native-byte-order blocks:
+ * either the arrays themselves (all of the same contiguous layout), or the
+ * blocks of a buffered numpy iterator (NpyIter with NPY_ITER_CONTIG), which
+ * handles strides, negative strides, Fortran order and byte swapping one
+ * block at a time, never by a full-size copy.
+ *
+ * One call of `multiply` runs to its end without executing any Python code
+ * and without checking for signals: a KeyboardInterrupt is seen by Python
+ * either before the call starts or after it has finished (README,
+ * SECURITY.md). The GIL is released around large loops; the kernel has no
+ * global state, so concurrent calls are independent.
+ *
+ * Python validates the call against R1-R4 and C1-OUT first (validation.py);
+ * this file re-checks what its own memory safety depends on (array types,
+ * one element type, same shape, writeable out, out exactly A or B or
+ * disjoint from both) and raises TypeError/ValueError otherwise, writing
+ * nothing.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <float.h>
+#include <string.h>
+
+#include "sonnx_mul_kernel.h"
+
+/* The float kernels are IEEE binary32/binary64 operations only when C
+ * evaluates float expressions in their own type (SSE2, not x87). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "sonnx_mul needs FLT_EVAL_METHOD == 0 (build with -msse2 -mfpmath=sse on x86)"
+#endif
+#if defined(__FAST_MATH__)
+#error "sonnx_mul must not be built with -ffast-math"
+#endif
+
+#ifndef SONNX_MUL_BUILD_FLAGS
+#error "setup.py defines SONNX_MUL_BUILD_FLAGS (the compile command of this module)"
+#endif
+
+#if defined(__clang__)
+#define COMPILER "clang " __clang_version__
+#elif defined(__GNUC__)
+#define COMPILER "gcc " __VERSION__
+#else
+#define COMPILER "unknown C compiler"
+#endif
+
+/* Element kinds, in the order of KIND_NAMES. */
+enum kind {
+    K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_I64, K_U64,
+    K_F16, K_BF16, K_F32, K_F64, K_COUNT, K_NONE = -1
+};
+
+static const char *const KIND_NAMES[K_COUNT] = {
+    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "bfloat16", "float32", "float64",
+};
+
+/* Typed adapters: the kernel functions take typed pointers; calling them
+ * through a pointer of another function type would be undefined. */
+typedef void (*wrap_fn)(const void *, const void *, void *, size_t);
+typedef size_t (*scan_fn)(const void *, const void *, size_t);
+typedef size_t (*checked_fn)(const void *, const void *, void *, size_t);
+
+#define INT_ADAPTERS(S, T)                                                        \
+    static void wrap_##S(const void *a, const void *b, void *c, size_t n)         \
+    {                                                                             \
+        sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
+    }                                                                             \
+    static size_t scan_##S(const void *a, const void *b, size_t n)                \
+    {                                                                             \
+        return sonnx_mul_first_overflow_##S((const T *)a, (const T *)b, n);       \
+    }                                                                             \
+    static size_t checked_##S(const void *a, const void *b, void *c, size_t n)    \
+    {                                                                             \
+        return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
+    }
+
+INT_ADAPTERS(i8, int8_t)
+INT_ADAPTERS(u8, uint8_t)
+INT_ADAPTERS(i16, int16_t)
+INT_ADAPTERS(u16, uint16_t)
+INT_ADAPTERS(i32, int32_t)
+INT_ADAPTERS(u32, uint32_t)
+INT_ADAPTERS(i64, int64_t)
+INT_ADAPTERS(u64, uint64_t)
+
+#define FLOAT_ADAPTER(S, T)                                                       \
+    static void wrap_##S(const void *a, const void *b, void *c, size_t n)         \
+    {                                                                             \
+        sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
+    }
+
+FLOAT_ADAPTER(f16, uint16_t)
+FLOAT_ADAPTER(bf16, uint16_t)
+FLOAT_ADAPTER(f32, float)
+FLOAT_ADAPTER(f64, double)
+
+static const wrap_fn WRAP[K_COUNT] = {
+    wrap_i8, wrap_u8, wrap_i16, wrap_u16, wrap_i32, wrap_u32, wrap_i64, wrap_u64,
+    wrap_f16, wrap_bf16, wrap_f32, wrap_f64,
+};
+static const scan_fn SCAN[K_COUNT] = {
+    scan_i8, scan_u8, scan_i16, scan_u16, scan_i32, scan_u32, scan_i64, scan_u64,
+    NULL, NULL, NULL, NULL,
+};
+static const checked_fn CHECKED[K_COUNT] = {
+    checked_i8, checked_u8, checked_i16, checked_u16,
+    checked_i32, checked_u32, checked_i64, checked_u64,
+    NULL, NULL, NULL, NULL,
+};
+
+/* Set once by the module's initialisation, read-only afterwards: the
+ * native-order dtype of each kind's results, and ml_dtypes' bfloat16 type
+ * number (a user dtype, numbered when ml_dtypes registers it). */
+static PyArray_Descr *result_descr[K_COUNT];
+static int bfloat16_typenum = -1;
+
+/* Below this many elements the GIL is kept: releasing and taking it back
+ * costs more than the loop. */
+#define THREADS_MIN_ELEMENTS 16384
+
+static enum kind kind_of(const PyArray_Descr *descr)
+{
+    int num = descr->type_num;
+    size_t size = (size_t)PyDataType_ELSIZE(descr);
+    if (num == bfloat16_typenum) {
+        return size == 2 ? K_BF16 : K_NONE;
+    }
+    switch (num) {
+    case NPY_BYTE: case NPY_SHORT: case NPY_INT: case NPY_LONG: case NPY_LONGLONG:
+        return size == 1 ? K_I8 : size == 2 ? K_I16 : size == 4 ? K_I32 : size == 8 ? K_I64
+                                                                                     : K_NONE;
+    case NPY_UBYTE: case NPY_USHORT: case NPY_UINT: case NPY_ULONG: case NPY_ULONGLONG:
+        return size == 1 ? K_U8 : size == 2 ? K_U16 : size == 4 ? K_U32 : size == 8 ? K_U64
+                                                                                     : K_NONE;
+    case NPY_HALF:
+        return K_F16;
+    case NPY_FLOAT:
+        return size == 4 ? K_F32 : K_NONE;
+    case NPY_DOUBLE:
+        return size == 8 ? K_F64 : K_NONE;
+    default:
+        return K_NONE;
+    }
+}
+
+/* The byte range [lo, hi) that an array's elements may touch. */
+static void extent(PyArrayObject *x, char **lo, char **hi)
+{
+    char *start = PyArray_BYTES(x), *end = start;
+    int nd = PyArray_NDIM(x);
+    npy_intp *dims = PyArray_DIMS(x), *strides = PyArray_STRIDES(x);
+    for (int k = 0; k < nd; k++) {
+        if (dims[k] == 0) {
+            *lo = *hi = start;
+            return;
+        }
+        npy_intp span = strides[k] * (dims[k] - 1);
+        if (span < 0) {
+            start += span;
+        } else {
+            end += span;
+        }
+    }
+    *lo = start;
+    *hi = end + PyArray_ITEMSIZE(x);
+}
+
+static int same_view(PyArrayObject *x, PyArrayObject *y)
+{
+    int nd = PyArray_NDIM(x);
+    return PyArray_BYTES(x) == PyArray_BYTES(y) && nd == PyArray_NDIM(y) &&
+           memcmp(PyArray_DIMS(x), PyArray_DIMS(y), (size_t)nd * sizeof(npy_intp)) == 0 &&
+           memcmp(PyArray_STRIDES(x), PyArray_STRIDES(y), (size_t)nd * sizeof(npy_intp)) == 0;
+}
+
+/* out may be exactly x (same elements, same order) or share no byte with it. */
+static int aliasing_allowed(PyArrayObject *out, PyArrayObject *x)
+{
+    char *olo, *ohi, *xlo, *xhi;
+    if (out == x || same_view(out, x)) {
+        return 1;
+    }
+    extent(out, &olo, &ohi);
+    extent(x, &xlo, &xhi);
+    return ohi <= xlo || xhi <= olo;
+}
+
+/* Native byte order, aligned, and contiguous in the given order. */
+static int plain(PyArrayObject *x, int fortran)
+{
+    int flags = PyArray_FLAGS(x);
+    int contiguous = fortran ? (flags & NPY_ARRAY_F_CONTIGUOUS) : (flags & NPY_ARRAY_C_CONTIGUOUS);
+    return contiguous && (flags & NPY_ARRAY_ALIGNED) && PyArray_ISNBO(PyArray_DESCR(x)->byteorder);
+}
+
+#define IN_FLAGS (NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED | NPY_ITER_CONTIG)
+#define OUT_FLAGS (NPY_ITER_WRITEONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED | NPY_ITER_CONTIG)
+#define ITER_FLAGS (NPY_ITER_EXTERNAL_LOOP | NPY_ITER_BUFFERED | NPY_ITER_GROWINNER)
+
+/* A buffered iterator over nop operands whose inner loops are contiguous
+ * native blocks of the kind's dtype (byte-swapped inputs are swapped into
+ * the buffers, an "equivalent" cast). */
+static NpyIter *block_iter(int nop, PyArrayObject **ops, enum kind k, NPY_ORDER order)
+{
+    npy_uint32 op_flags[3] = {IN_FLAGS, IN_FLAGS, OUT_FLAGS};
+    PyArray_Descr *dtypes[3] = {result_descr[k], result_descr[k], result_descr[k]};
+    return NpyIter_MultiNew(nop, ops, ITER_FLAGS, order, NPY_EQUIV_CASTING, op_flags, dtypes);
+}
+
+/* The kernel requires contiguous blocks: what NPY_ITER_CONTIG promises, checked
+ * on every block (strides may change between buffered and direct stretches;
+ * a block of one element may report any stride). */
+static int contiguous_block(const npy_intp *strides, int nop, npy_intp itemsize, npy_intp size)
+{
+    if (size <= 1) {
+        return 1;
+    }
+    for (int i = 0; i < nop; i++) {
+        if (strides[i] != itemsize) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const char NOT_CONTIGUOUS[] = "sonnx_mul._native: numpy gave a non-contiguous block";
+
+/* Runs the wrap/float kernel over every block of a, b -> c. 0 or -1 (error set). */
+static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k)
+{
+    PyArrayObject *ops[3] = {a, b, c};
+    NpyIter *iter = block_iter(3, ops, k, NPY_KEEPORDER);
+    if (iter == NULL) {
+        return -1;
+    }
+    npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
+    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
+    if (next == NULL) {
+        NpyIter_Deallocate(iter);
+        return -1;
+    }
+    char **data = NpyIter_GetDataPtrArray(iter);
+    npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
+    wrap_fn fn = WRAP[k];
+    int contiguous = 1;
+    int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
+    PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
+    do {
+        contiguous = contiguous_block(strides, 3, itemsize, *size);
+        if (!contiguous) {
+            break;
+        }
+        fn(data[0], data[1], data[2], (size_t)*size);
+    } while (next(iter));
+    if (state != NULL) {
+        PyEval_RestoreThread(state);
+    }
+    if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
+        return -1;
+    }
+    if (!contiguous) {
+        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
+        return -1;
+    }
+    return 0;
+}
+
+/* First overflowing element of a * b: -1 when none, else its flat index
+ * in the order of the iteration (C order when order is NPY_CORDER);
+ * -2 on error (set). Writes nothing. */
+static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY_ORDER order)
+{
+    PyArrayObject *ops[2] = {a, b};
+    NpyIter *iter = block_iter(2, ops, k, order);
+    if (iter == NULL) {
+        return -2;
+    }
+    npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
+    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
+    if (next == NULL) {
+        NpyIter_Deallocate(iter);
+        return -2;
+    }
+    char **data = NpyIter_GetDataPtrArray(iter);
+    npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
+    scan_fn fn = SCAN[k];
+    npy_intp start = 0, found = -1;
+    int contiguous = 1;
+    int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
+    PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
+    do {
+        contiguous = contiguous_block(strides, 2, itemsize, *size);
+        if (!contiguous) {
+            break;
+        }
+        size_t n = (size_t)*size, i = fn(data[0], data[1], n);
+        if (i < n) {
+            found = start + (npy_intp)i;
+            break;
+        }
+        start += *size;
+    } while (next(iter));
+    if (state != NULL) {
+        PyEval_RestoreThread(state);
+    }
+    if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
+        return -2;
+    }
+    if (!contiguous) {
+        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
+        return -2;
+    }
+    return found;
+}
+
+/* The C-order flat index of the first overflow, -1 when none, -2 on error.
+ * A first pass in the arrays' own memory order says whether there is one
+ * at all (the common case: no); only then a C-order pass finds the first. */
+static npy_intp first_overflow(PyArrayObject *a, PyArrayObject *b, enum kind k)
+{
+    npy_intp any = scan_blocks(a, b, k, NPY_KEEPORDER);
+    if (any < 0) {
+        return any;
+    }
+    return scan_blocks(a, b, k, NPY_CORDER);
+}
+
+static int check_operand(PyObject *x, const char *name)
+{
+    if (!PyArray_Check(x)) {
+        PyErr_Format(PyExc_TypeError, "sonnx_mul._native: %s must be a numpy.ndarray", name);
+        return -1;
+    }
+    return 0;
+}
+
+static int same_shape(PyArrayObject *x, PyArrayObject *y)
+{
+    int nd = PyArray_NDIM(x);
+    return nd == PyArray_NDIM(y) &&
+           memcmp(PyArray_DIMS(x), PyArray_DIMS(y), (size_t)nd * sizeof(npy_intp)) == 0;
+}
+
+/* The kernel's preconditions on the arrays; the kind of their elements or K_NONE (error set). */
+static enum kind preconditions(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out)
+{
+    enum kind k = kind_of(PyArray_DESCR(a));
+    if (k == K_NONE || kind_of(PyArray_DESCR(b)) != k) {
+        PyErr_SetString(PyExc_TypeError,
+                        "sonnx_mul._native: A and B must have one element type of the profile");
+        return K_NONE;
+    }
+    if (!same_shape(a, b) || PyArray_SIZE(a) == 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sonnx_mul._native: A and B must have the same non-empty shape");
+        return K_NONE;
+    }
+    if (out == NULL) {
+        return k;
+    }
+    if (kind_of(PyArray_DESCR(out)) != k || !PyArray_ISNBO(PyArray_DESCR(out)->byteorder)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "sonnx_mul._native: out must have the element type of A in native order");
+        return K_NONE;
+    }
+    if (!same_shape(out, a)) {
+        PyErr_SetString(PyExc_ValueError, "sonnx_mul._native: out must have the shape of A");
+        return K_NONE;
+    }
+    if (!PyArray_ISWRITEABLE(out)) {
+        PyErr_SetString(PyExc_ValueError, "sonnx_mul._native: out is read-only");
+        return K_NONE;
+    }
+    if (!aliasing_allowed(out, a) || !aliasing_allowed(out, b)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sonnx_mul._native: out must be exactly A or B, or share no memory with "
+                        "them");
+        return K_NONE;
+    }
+    return k;
+}
+
+static PyArrayObject *new_result(PyArrayObject *a, enum kind k)
+{
+    Py_INCREF(result_descr[k]); /* stolen by the constructor */
+    return (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, result_descr[k], PyArray_NDIM(a),
+                                                 PyArray_DIMS(a), NULL, NULL, 0, NULL);
+}
+
+PyDoc_STRVAR(multiply_doc,
+"multiply(a, b, out, checked, /)\n--\n\n"
+"C = A * B by the proved kernel into out, or into a new C-ordered native array\n"
+"when out is None; returns that array.  With checked true on an integer type,\n"
+"when a product does not fit, returns instead the first overflowing flat index\n"
+"in C order (an int) and has written nothing.  Floats ignore checked.\n"
+"TypeError/ValueError (nothing written) when a precondition of the kernel fails.");
+
+static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "multiply(a, b, out, checked) takes 4 arguments");
+        return NULL;
+    }
+    if (check_operand(args[0], "a") < 0 || check_operand(args[1], "b") < 0 ||
+        (args[2] != Py_None && check_operand(args[2], "out") < 0)) {
+        return NULL;
+    }
+    int checked = PyObject_IsTrue(args[3]);
+    if (checked < 0) {
+        return NULL;
+    }
+    PyArrayObject *a = (PyArrayObject *)args[0], *b = (PyArrayObject *)args[1];
+    PyArrayObject *out = args[2] == Py_None ? NULL : (PyArrayObject *)args[2];
+    enum kind k = preconditions(a, b, out);
+    if (k == K_NONE) {
+        return NULL;
+    }
+    checked = checked && SCAN[k] != NULL;
+    npy_intp n = PyArray_SIZE(a);
+
+    /* Every operand contiguous in one order, aligned, native: the kernel
+     * runs on the arrays themselves, in one call. */
+    int fortran = !PyArray_IS_C_CONTIGUOUS(a);
+    if (plain(a, fortran) && plain(b, fortran) && (out == NULL ? !fortran : plain(out, fortran))) {
+        if (checked && fortran) {
+            /* Fortran memory order: the first overflow in C order needs the iterator. */
+            npy_intp first = first_overflow(a, b, k);
+            if (first != -1) {
+                return first == -2 ? NULL : PyLong_FromSsize_t(first);
+            }
+            checked = 0;
+        }
+        PyArrayObject *c = out != NULL ? out : new_result(a, k);
+        if (c == NULL) {
+            return NULL;
+        }
+        size_t done = (size_t)n;
+        int threads = n >= THREADS_MIN_ELEMENTS;
+        PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
+        if (checked) {
+            done = CHECKED[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+        } else {
+            WRAP[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+        }
+        if (state != NULL) {
+            PyEval_RestoreThread(state);
+        }
+        if (done < (size_t)n) { /* nothing was written */
+            if (out == NULL) {
+                Py_DECREF(c);
+            }
+            return PyLong_FromSize_t(done);
+        }
+        if (out != NULL) {
+            Py_INCREF(out);
+        }
+        return (PyObject *)c;
+    }
+
+    /* Any other layout or byte order: blocks of a buffered iterator. */
+    if (checked) {
+        npy_intp first = first_overflow(a, b, k);
+        if (first != -1) {
+            return first == -2 ? NULL : PyLong_FromSsize_t(first);
+        }
+    }
+    PyArrayObject *c = out != NULL ? out : new_result(a, k);
+    if (c == NULL) {
+        return NULL;
+    }
+    if (wrap_blocks(a, b, c, k) < 0) {
+        if (out == NULL) {
+            Py_DECREF(c);
+        }
+        return NULL;
+    }
+    if (out != NULL) {
+        Py_INCREF(out);
+    }
+    return (PyObject *)c;
+}
+
+PyDoc_STRVAR(kind_doc,
+"kind(dtype, /)\n--\n\n"
+"The kernel's name for a dtype's element type ('int8', ..., 'bfloat16',\n"
+"'float64'), or None when the kernel has no loop for it.");
+
+static PyObject *kind(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyArray_DescrCheck(arg)) {
+        PyErr_SetString(PyExc_TypeError, "kind() takes a numpy.dtype");
+        return NULL;
+    }
+    enum kind k = kind_of((PyArray_Descr *)arg);
+    if (k == K_NONE) {
+        Py_RETURN_NONE;
+    }
+    return PyUnicode_FromString(KIND_NAMES[k]);
+}
+
+static PyMethodDef methods[] = {
+    {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
+    {"kind", kind, METH_O, kind_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    "sonnx_mul._native",
+    "The proved C kernel of sonnx_mul.mul behind a thin numpy glue (see _native.pyi).",
+    -1,
+    methods,
+    NULL, NULL, NULL, NULL,
+};
+
+static int init_descrs(void)
+{
+    static const int builtin[K_COUNT] = {
+        NPY_INT8, NPY_UINT8, NPY_INT16, NPY_UINT16, NPY_INT32, NPY_UINT32, NPY_INT64, NPY_UINT64,
+        NPY_HALF, -1, NPY_FLOAT32, NPY_FLOAT64,
+    };
+    for (int k = 0; k < K_COUNT; k++) {
+        if (k == K_BF16) {
+            continue;
+        }
+        result_descr[k] = PyArray_DescrFromType(builtin[k]);
+        if (result_descr[k] == NULL) {
+            return -1;
+        }
+    }
+    /* bfloat16 is ml_dtypes' user dtype (a dependency of the package). */
+    PyObject *ml = PyImport_ImportModule("ml_dtypes");
+    if (ml == NULL) {
+        return -1;
+    }
+    PyObject *scalar = PyObject_GetAttrString(ml, "bfloat16");
+    Py_DECREF(ml);
+    if (scalar == NULL) {
+        return -1;
+    }
+    PyArray_Descr *bf = NULL;
+    int ok = PyArray_DescrConverter(scalar, &bf);
+    Py_DECREF(scalar);
+    if (!ok || bf == NULL) {
+        return -1;
+    }
+    if (PyDataType_ELSIZE(bf) != 2 || !PyArray_ISNBO(bf->byteorder)) {
+        Py_DECREF(bf);
+        PyErr_SetString(PyExc_ImportError, "sonnx_mul._native: unexpected ml_dtypes.bfloat16");
+        return -1;
+    }
+    bfloat16_typenum = bf->type_num;
+    result_descr[K_BF16] = bf;
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    import_array();
+    if (init_descrs() < 0) {
+        return NULL;
+    }
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddStringConstant(m, "BUILD_FLAGS", SONNX_MUL_BUILD_FLAGS) < 0 ||
+        PyModule_AddStringConstant(m, "COMPILER", COMPILER) < 0 ||
+        PyModule_AddIntConstant(m, "FLT_EVAL_METHOD", FLT_EVAL_METHOD) < 0 ||
+        PyModule_AddIntConstant(m, "THREADS_MIN_ELEMENTS", THREADS_MIN_ELEMENTS) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,52 @@
+"""Which multiply runs: the proved native kernel, and nothing else unless asked for.
+
+``multiply(a, b, out, checked)`` is ``sonnx_mul._native.multiply``: the C99
+kernel of ``native/`` (proved with Frama-C WP) behind a thin numpy glue,
+built by the package's own build (``pip install`` from the checkout, i.e.
+``make install``). Without it ``import sonnx_mul`` fails with a message
+that says so: there is no silent fallback. For diagnosis only, the
+environment variable ``SONNX_MUL_KERNEL=numpy`` (read once, at import)
+selects numpy's multiply loops instead (``sonnx_mul.numpy_loops``, same
+contract); ``NAME`` then says ``"numpy"``, and so do the self-test and
+``sonnx-mul selftest``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+ENV = "SONNX_MUL_KERNEL"
+"""Environment variable naming the kernel: ``native`` (default) or ``numpy`` (diagnosis)."""
+
+Multiply = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", bool], "np.ndarray | int"]
+
+MISSING = (
+    "sonnx_mul: the native kernel (the compiled extension sonnx_mul._native) cannot be "
+    "imported: {error}. Build it with the package's own build from the checkout "
+    "(`make install`, or `pip install .`; it needs gcc and the Python headers). sonnx_mul has "
+    "no fallback to another multiply; to diagnose with numpy's loops instead, set "
+    f"{ENV}=numpy (never for production use)."
+)
+
+
+# @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
+def _select(choice: str) -> tuple[str, Multiply, str]:
+    """(kernel name, its multiply, how it was built) for the value of ``ENV``."""
+    if choice == "numpy":
+        from . import numpy_loops
+
+        return "numpy", numpy_loops.multiply, f"numpy {np.__version__} multiply loops ({ENV}=numpy)"
+    if choice != "native":
+        raise ImportError(f"sonnx_mul: {ENV}={choice!r}: expected 'native' (default) or 'numpy'")
+    try:
+        from . import _native
+    except ImportError as error:
+        raise ImportError(MISSING.format(error=error)) from error
+    return "native", _native.multiply, f"{_native.COMPILER}: {_native.BUILD_FLAGS}"
+
+
+NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
+"""The kernel in use, its multiply, and its compiler with the compile command."""

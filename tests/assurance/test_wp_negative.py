@@ -1,0 +1,133 @@
+"""Negative controls of the Frama-C WP check of the native kernel (F-WRAP, F-CHECKED, F-FLOAT).
+
+Each test copies ``native/`` with one planted fault, runs the project's WP
+driver on the affected function only (``-wp-fct``) and asserts that the check
+fails, on the goal the fault must break.  The positive control runs the same
+functions unmodified and must pass against the pinned manifest.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sonnx_mul_assurance import wp
+
+pytestmark = pytest.mark.provers
+
+ROOT = Path(__file__).resolve().parents[2]
+INT_C = "native/src/sonnx_mul_int.c"
+FLOAT_C = "native/src/sonnx_mul_float.c"
+
+if shutil.which("frama-c") is None:
+    pytest.skip("frama-c not installed (sh proofs/install-provers.sh)", allow_module_level=True)
+
+
+def _planted(
+    tmp_path: Path, source: str, old: str, new: str, functions: list[str], edit: str = ""
+) -> tuple[wp.Run, list[str]]:
+    """WP on a copy of native/ where ``old`` (exactly once, in ``edit`` or the
+    source) is replaced by ``new``: the run and the driver's errors."""
+    copy = tmp_path / "native"
+    shutil.copytree(ROOT / "native", copy)
+    target = copy / Path(edit or source).relative_to("native")
+    text = target.read_text()
+    assert text.count(old) >= 1, f"planted edit not applicable: {old!r}"
+    target.write_text(text.replace(old, new, 1) if old != new else text)
+    manifest = wp.load_manifest(ROOT)
+    index = [u["source"] for u in manifest["units"]].index(source)
+    unit = wp.units(manifest)[index]
+    run = wp.prove(
+        ROOT,
+        unit,
+        functions=functions,
+        source=copy / Path(source).relative_to("native"),
+        include=copy / "include",
+    )
+    return run, wp.compare(run, manifest["units"][index], functions)
+
+
+def _failed(run: wp.Run, goal: str) -> bool:
+    """The goal is in the run and not proved."""
+    return goal in run.goals and run.goals[goal].status != wp.VALID
+
+
+def test_positive_control_unmodified_copy_passes(tmp_path: Path) -> None:
+    run, errors = _planted(tmp_path, INT_C, "", "", ["sonnx_mul_wrap_u8", "overflows_i8"])
+    assert errors == [], errors
+    assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
+
+
+def test_F_WRAP_signed_product_in_the_signed_type_fails(tmp_path: Path) -> None:
+    # int32 wrap computing a[i]*b[i] in int (signed overflow) instead of int64_t
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "const int64_t p = (int64_t)a[i] * (int64_t)b[i];",
+        "const int64_t p = (int64_t)(a[i] * b[i]);",
+        ["sonnx_mul_wrap_i32"],
+    )
+    assert errors
+    assert _failed(run, "typed_sonnx_mul_wrap_i32_assert_rte_signed_overflow"), run.goals
+
+
+def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
+    text = (ROOT / INT_C).read_text()
+    start = text.index("void sonnx_mul_wrap_u8(")
+    body = text[start:]
+    old = body[: body.index("for (i = 0U; i < n; i++)") + len("for (i = 0U; i < n; i++)")]
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        old,
+        old.replace("i < n; i++", "i <= n; i++"),
+        ["sonnx_mul_wrap_u8"],
+    )
+    assert errors
+    broken = [g for g, v in run.goals.items() if v.status != wp.VALID]
+    assert "typed_sonnx_mul_wrap_u8_assert_rte_mem_access" in broken, broken
+
+
+def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
+    # int8 check forgetting products below -128
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;",
+        "return (p > 127) ? 1 : 0;",
+        ["overflows_i8"],
+    )
+    assert errors
+    assert _failed(run, "typed_overflows_i8_ensures_decides"), run.goals
+
+
+def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
+    # the scan's helper without `assigns \nothing`: the caller's loop
+    # invariant no longer follows (the helper may have written anything)
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "/*@ assigns \\nothing;\n    ensures flag: \\result == 0 || \\result == 1;\n"
+        "    ensures decides: \\result == 0 <==> sonnx_fits_u8(x * y);",
+        "/*@ ensures flag: \\result == 0 || \\result == 1;\n"
+        "    ensures decides: \\result == 0 <==> sonnx_fits_u8(x * y);",
+        ["sonnx_mul_first_overflow_u8"],
+    )
+    assert errors
+    broken = [g for g, v in run.goals.items() if v.status != wp.VALID]
+    assert any(g.startswith("typed_sonnx_mul_first_overflow_u8_") for g in broken), run.goals
+
+
+def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
+    # the quiet-NaN bit tested with the wrong mask (bit 5 instead of bit 6)
+    run, errors = _planted(
+        tmp_path,
+        FLOAT_C,
+        "((hi % 128U) >= 64U)",
+        "((hi % 64U) >= 32U)",
+        ["f32_bits_to_bf16"],
+    )
+    assert errors
+    assert _failed(run, "typed_f32_bits_to_bf16_ensures_nan"), run.goals
