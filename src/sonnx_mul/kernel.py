@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .numpy_loops import multiply as numpy_multiply
+
 ENV = "SONNX_MUL_KERNEL"
 """Environment variable naming the kernel: ``native`` (default) or ``numpy`` (diagnosis)."""
 
@@ -32,20 +34,25 @@ MISSING = (
 )
 
 
+try:  # the compiled extension; its absence becomes the clear ImportError of _select
+    from ._native import BUILD_FLAGS, COMPILER
+    from ._native import multiply as native_multiply
+
+    NATIVE_ERROR: ImportError | None = None
+except ImportError as error:
+    NATIVE_ERROR = error
+
+
 # @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
 def _select(choice: str) -> tuple[str, Multiply, str]:
     """(kernel name, its multiply, how it was built) for the value of ``ENV``."""
     if choice == "numpy":
-        from . import numpy_loops
-
-        return "numpy", numpy_loops.multiply, f"numpy {np.__version__} multiply loops ({ENV}=numpy)"
+        return "numpy", numpy_multiply, f"numpy {np.__version__} multiply loops ({ENV}=numpy)"
     if choice != "native":
         raise ImportError(f"sonnx_mul: {ENV}={choice!r}: expected 'native' (default) or 'numpy'")
-    try:
-        from . import _native
-    except ImportError as error:
-        raise ImportError(MISSING.format(error=error)) from error
-    return "native", _native.multiply, f"{_native.COMPILER}: {_native.BUILD_FLAGS}"
+    if NATIVE_ERROR is not None:
+        raise ImportError(MISSING.format(error=NATIVE_ERROR)) from NATIVE_ERROR
+    return "native", native_multiply, f"{COMPILER}: {BUILD_FLAGS}"
 
 
 NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
