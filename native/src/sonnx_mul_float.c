@@ -68,7 +68,9 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
     const uint32_t abs_u = u % 2147483648U;        /* u without its sign bit */
     const uint32_t hi = u / 65536U;                /* the truncated bfloat16 */
     const uint32_t lsb = hi % 2U;
-    const uint32_t quiet = ((hi % 128U) >= 64U) ? hi : (hi + 64U);
+    const uint32_t bit6 = (hi / 64U) % 2U;         /* the quiet bit */
+    /*@ assert bit6: bit6 == 1 <==> (hi % 128) >= 64; */
+    const uint32_t quiet = (hi + 64U) - (bit6 * 64U); /* sets the quiet bit */
     uint32_t h = quiet;
     if (abs_u <= 2139095040U) {                    /* not a NaN: no wrap-around below */
         h = (u + 32767U + lsb) / 65536U;
