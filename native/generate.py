@@ -88,9 +88,9 @@ def _neg(magnitude: int, suffix: str) -> str:
 def _wrap_body(t: IntType) -> str:
     """The loop body of the wrap mode.
 
-    Up to 32 bits: the exact product in a wider type (int32_t for 8/16 bits,
-    int64_t for 32: no overflow), reduced with C's `%` (truncating, exact)
-    into the type's range by at most one correction of 2^bits.  Every step is
+    Up to 32 bits: the exact product in a wider type (32 bits for 8/16 bits,
+    64 for 32: no overflow); unsigned, reduced with C's `%`; signed, by the
+    branch-free one-element helper of `_wrap_helper` (so gcc vectorises).  Every step is
     exact integer arithmetic, so WP proves the result equal to the product
     modulo 2^bits (Frama-C 25's model of conversions is not modular beyond
     the identity on in-range values).  64 bits: no wider type in C99; the
@@ -102,19 +102,9 @@ def _wrap_body(t: IntType) -> str:
     if t.bits <= 32:
         wide = ("" if t.signed else "u") + ("int32_t" if t.bits <= 16 else "int64_t")
         suf = ("" if t.signed else "U") + ("" if t.bits <= 16 else "LL")
-        half = t.modulus // 2
         if t.signed:
-            fix = (
-                f"        {wide} w = q;\n"
-                f"        if (q < {_neg(half, suf)}) {{\n"
-                f"            w = q + {t.modulus}{suf};\n"
-                f"        }}\n"
-                f"        if (q > {half - 1}{suf}) {{\n"
-                f"            w = q - {t.modulus}{suf};\n"
-                f"        }}\n"
-            )
-        else:
-            fix = f"        const {wide} w = q;\n"
+            return f"        c[i] = wrap1_{t.suffix}(a[i], b[i]);\n"
+        fix = f"        const {wide} w = q;\n"
         return (
             f"        const {wide} p = ({wide})a[i] * ({wide})b[i];\n"
             f"        const {wide} q = p % {t.modulus}{suf};\n"
@@ -232,13 +222,51 @@ def _overflow_fn(t: IntType) -> str:
     return head + body + "}\n"
 
 
+def _wrap_helper(t: IntType) -> str:
+    """The one-element wrap of a signed type up to 32 bits (static, inlined:
+    the loop's invariant then only sees its contract).
+
+    Branch-free: s = p + h*(h - 1), h = 2^(bits-1), is in [0, 2^(2 bits - 1)
+    - h] (the product lies in [-h*(h-1), h^2]), so it fits the wide type and
+    its conversion to the unsigned wide type is the identity; s = p + h
+    (mod 2^bits), so (s mod 2^bits) - h is the wrapped product.  Selects and
+    masks only: gcc vectorises the loop.
+    """
+    if not t.signed or t.bits > 32:
+        return ""
+    wide = "int32_t" if t.bits <= 16 else "int64_t"
+    suf = "" if t.bits <= 16 else "LL"
+    half = t.modulus // 2
+    off = half * (half - 1)
+    uwide = "u" + wide
+    usuf = "U" + suf
+    s = t.suffix
+    return (
+        f"/*@ assigns \\nothing;\n"
+        f"    ensures wrap1: sonnx_wraps_{s}(\\result, x * y);\n"
+        f"*/\n"
+        f"static inline {t.ctype} wrap1_{s}({t.ctype} x, {t.ctype} y)\n"
+        f"{{\n"
+        f"    const {wide} p = ({wide})x * ({wide})y;\n"
+        f"    /*@ assert p_range: {-off} <= p <= {half * half}; */\n"
+        f"    const {wide} s = p + {off}{suf};\n"
+        f"    const {uwide} q = ({uwide})s % {t.modulus}{usuf};\n"
+        f"    /*@ assert q_mod: q == (p + {off}) % {t.modulus}; */\n"
+        f"    const {wide} w = ({wide})q - {half}{suf};\n"
+        f"    /*@ assert wrap_elem: sonnx_wraps_{s}(w, x * y); */\n"
+        f"    return ({t.ctype})w;\n"
+        f"}}\n\n"
+    )
+
+
 def _functions(t: IntType) -> str:
     s = t.suffix
     wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
+    helper = _wrap_helper(t)
     return f"""
 /* ---- {t.ctype} ---------------------------------------------------------- */
 
-void sonnx_mul_wrap_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
+{helper}void sonnx_mul_wrap_{s}(const {t.ctype} *a, const {t.ctype} *b, {t.ctype} *c, size_t n)
 {{
     size_t i;
     /*@ loop invariant 0 <= i <= n;

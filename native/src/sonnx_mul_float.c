@@ -68,7 +68,9 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
     const uint32_t abs_u = u % 2147483648U;        /* u without its sign bit */
     const uint32_t hi = u / 65536U;                /* the truncated bfloat16 */
     const uint32_t lsb = hi % 2U;
-    const uint32_t quiet = ((hi % 128U) >= 64U) ? hi : (hi + 64U);
+    const uint32_t bit6 = (hi / 64U) % 2U;         /* the quiet bit */
+    /*@ assert bit6: bit6 == 1 <==> (hi % 128) >= 64; */
+    const uint32_t quiet = (hi + 64U) - (bit6 * 64U); /* sets the quiet bit */
     uint32_t h = quiet;
     if (abs_u <= 2139095040U) {                    /* not a NaN: no wrap-around below */
         h = (u + 32767U + lsb) / 65536U;
@@ -78,16 +80,16 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
 
 /* ---- float16 <-> binary32 ------------------------------------------- */
 
-/* Exact widening (Giesen's half_to_float_fast4 without the table): the
- * exponent is rebiased on the bits; a subnormal (or zero) is rebuilt as the
- * normal 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
+/* Exact widening of a float16 magnitude (Giesen's half_to_float_fast4
+ * without the table; the sign bit of h is ignored): the exponent is rebiased
+ * on the bits; a subnormal (or zero) is rebuilt as the normal
+ * 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
 /*@ assigns \nothing; */
-static inline float f16_to_f32(uint16_t h)
+static inline uint32_t f16_mag_to_f32_bits(uint16_t h)
 {
     const uint32_t shifted_exp = 0x0F800000U;   /* 0x7C00 << 13 */
     const uint32_t magnitude = ((uint32_t)h & 0x7FFFU) << 13U;
     const uint32_t exp = magnitude & shifted_exp;
-    const uint32_t sign = ((uint32_t)h & 0x8000U) << 16U;
     const uint32_t rebiased = magnitude + 0x38000000U; /* (127 - 15) << 23 */
     const uint32_t special = rebiased + 0x38000000U;   /* inf/NaN: exponent 255 */
     const uint32_t sub_bits = rebiased + 0x00800000U;  /* 2^-14 * (1 + m/1024) */
@@ -100,7 +102,15 @@ static inline float f16_to_f32(uint16_t h)
     if (exp == 0U) {
         mag_bits = sub_u;
     }
-    return f32_from_bits(mag_bits | sign);
+    return mag_bits;
+}
+
+/* The exact widening of a float16 pattern: its magnitude and its sign. */
+/*@ assigns \nothing; */
+static inline float f16_to_f32(uint16_t h)
+{
+    const uint32_t sign = ((uint32_t)h & 0x8000U) << 16U;
+    return f32_from_bits(f16_mag_to_f32_bits(h) | sign);
 }
 
 /* Round to nearest even (Giesen's float_to_half_fast3_rtne): |x| >= 2^16
@@ -109,11 +119,11 @@ static inline float f16_to_f32(uint16_t h)
  * IEEE RNE addition rounds the mantissa into the low bits); otherwise the
  * exponent is rebiased and 13 bits rounded off by integer RNE, the carry
  * going into the exponent (up to infinity from 65520 on). */
+/* The float16 pattern of the binary32 pattern u rounded, with the sign
+ * bit `sign` (0 or 0x8000) in place of u's own. */
 /*@ assigns \nothing; */
-static inline uint16_t f32_to_f16(float x)
+static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
 {
-    const uint32_t u = f32_bits(x);
-    const uint32_t sign = (u >> 16U) & 0x8000U;
     const uint32_t abs_u = u & 0x7FFFFFFFU;
     const uint32_t lsb = (abs_u >> 13U) & 1U;
     const uint32_t normal = (abs_u + 0xC8000FFFU + lsb) >> 13U; /* - (112 << 23) + 0xFFF, mod 2^32 */
@@ -131,6 +141,13 @@ static inline uint16_t f32_to_f16(float x)
         h = nan;
     }
     return (uint16_t)(h | sign);
+}
+
+/*@ assigns \nothing; */
+static inline uint16_t f32_to_f16(float x)
+{
+    const uint32_t u = f32_bits(x);
+    return f32_bits_to_f16(u, (u >> 16U) & 0x8000U);
 }
 
 /* ---- the loops -------------------------------------------------------- */
@@ -167,7 +184,12 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = f32_to_f16(f16_to_f32(a[i]) * f16_to_f32(b[i]));
+        /* The sign of a product that is not a NaN is the exclusive or of
+           the operands' signs (IEEE 754 6.3), so the magnitudes are
+           multiplied and the sign put back once; a NaN stays a NaN. */
+        const uint32_t sign = ((uint32_t)a[i] ^ (uint32_t)b[i]) & 0x8000U;
+        const float p = f32_from_bits(f16_mag_to_f32_bits(a[i])) * f32_from_bits(f16_mag_to_f32_bits(b[i]));
+        c[i] = f32_bits_to_f16(f32_bits(p), sign);
     }
 }
 

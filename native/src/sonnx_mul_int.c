@@ -12,6 +12,21 @@
 
 /* ---- int8_t ---------------------------------------------------------- */
 
+/*@ assigns \nothing;
+    ensures wrap1: sonnx_wraps_i8(\result, x * y);
+*/
+static inline int8_t wrap1_i8(int8_t x, int8_t y)
+{
+    const int32_t p = (int32_t)x * (int32_t)y;
+    /*@ assert p_range: -16256 <= p <= 16384; */
+    const int32_t s = p + 16256;
+    const uint32_t q = (uint32_t)s % 256U;
+    /*@ assert q_mod: q == (p + 16256) % 256; */
+    const int32_t w = (int32_t)q - 128;
+    /*@ assert wrap_elem: sonnx_wraps_i8(w, x * y); */
+    return (int8_t)w;
+}
+
 void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 {
     size_t i;
@@ -24,17 +39,7 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const int32_t p = (int32_t)a[i] * (int32_t)b[i];
-        const int32_t q = p % 256;
-        int32_t w = q;
-        if (q < ((-127) - 1)) {
-            w = q + 256;
-        }
-        if (q > 127) {
-            w = q - 256;
-        }
-        /*@ assert wrap_elem: sonnx_wraps_i8(w, a[i] * b[i]); */
-        c[i] = (int8_t)w;
+        c[i] = wrap1_i8(a[i], b[i]);
     }
 }
 
@@ -184,6 +189,21 @@ size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size
 
 /* ---- int16_t ---------------------------------------------------------- */
 
+/*@ assigns \nothing;
+    ensures wrap1: sonnx_wraps_i16(\result, x * y);
+*/
+static inline int16_t wrap1_i16(int16_t x, int16_t y)
+{
+    const int32_t p = (int32_t)x * (int32_t)y;
+    /*@ assert p_range: -1073709056 <= p <= 1073741824; */
+    const int32_t s = p + 1073709056;
+    const uint32_t q = (uint32_t)s % 65536U;
+    /*@ assert q_mod: q == (p + 1073709056) % 65536; */
+    const int32_t w = (int32_t)q - 32768;
+    /*@ assert wrap_elem: sonnx_wraps_i16(w, x * y); */
+    return (int16_t)w;
+}
+
 void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
 {
     size_t i;
@@ -196,17 +216,7 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const int32_t p = (int32_t)a[i] * (int32_t)b[i];
-        const int32_t q = p % 65536;
-        int32_t w = q;
-        if (q < ((-32767) - 1)) {
-            w = q + 65536;
-        }
-        if (q > 32767) {
-            w = q - 65536;
-        }
-        /*@ assert wrap_elem: sonnx_wraps_i16(w, a[i] * b[i]); */
-        c[i] = (int16_t)w;
+        c[i] = wrap1_i16(a[i], b[i]);
     }
 }
 
@@ -356,6 +366,21 @@ size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, 
 
 /* ---- int32_t ---------------------------------------------------------- */
 
+/*@ assigns \nothing;
+    ensures wrap1: sonnx_wraps_i32(\result, x * y);
+*/
+static inline int32_t wrap1_i32(int32_t x, int32_t y)
+{
+    const int64_t p = (int64_t)x * (int64_t)y;
+    /*@ assert p_range: -4611686016279904256 <= p <= 4611686018427387904; */
+    const int64_t s = p + 4611686016279904256LL;
+    const uint64_t q = (uint64_t)s % 4294967296ULL;
+    /*@ assert q_mod: q == (p + 4611686016279904256) % 4294967296; */
+    const int64_t w = (int64_t)q - 2147483648LL;
+    /*@ assert wrap_elem: sonnx_wraps_i32(w, x * y); */
+    return (int32_t)w;
+}
+
 void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
 {
     size_t i;
@@ -368,17 +393,7 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const int64_t p = (int64_t)a[i] * (int64_t)b[i];
-        const int64_t q = p % 4294967296LL;
-        int64_t w = q;
-        if (q < ((-2147483647LL) - 1LL)) {
-            w = q + 4294967296LL;
-        }
-        if (q > 2147483647LL) {
-            w = q - 4294967296LL;
-        }
-        /*@ assert wrap_elem: sonnx_wraps_i32(w, a[i] * b[i]); */
-        c[i] = (int32_t)w;
+        c[i] = wrap1_i32(a[i], b[i]);
     }
 }
 
