@@ -200,13 +200,17 @@ def prove_file(
         total += len(found)
         order += [(module, goal) for goal in found]
         best: dict[str, Result] = {k: r for k, r in found.items() if r.status == VALID}
-        for prover, goals in by_prover.items():
-            todo = [g for g in goals if g in found and g not in best]
+        # The main prover's retry comes last: a split goal's subgoals share one
+        # name, so a retry re-runs them all, and the main prover would wait out
+        # its long limit on every subgoal pinned to another prover (Integers:
+        # 11 x 8 s); another prover's proof of any open goal counts.
+        for prover in sorted(by_prover, key=lambda p: p == main):
+            todo = [g for g in by_prover[prover] if g in found and g not in best]
             limit = max((int(mine[g].get("timelimit", 5)) for g in todo), default=0)
             if todo and (prover != main or limit > DISCOVERY_LIMIT):  # else tried already
                 names = [base_name(g) for g in todo]
                 for k, r in run_why3(root, conf, entry, module, prover, limit, names):
-                    if k in todo and r.status == VALID:
+                    if k in found and k not in best and r.status == VALID:
                         best[k] = r
         for prover in portfolio:
             todo = [g for g in found if g not in best]
