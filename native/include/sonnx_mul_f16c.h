@@ -21,9 +21,10 @@
 void sonnx_mul_f16c_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
 #ifdef SONNX_MUL_F16C_PLANTED_FAULTS
-/* The negative controls of the exhaustive harness only (never in the
- * extension): the same loop rounding toward zero, and one that keeps the
- * sign of a NaN product instead of the operands' exclusive or. */
+/* The negative controls of the exhaustive harness only (a second build of
+ * the file, never in the extension): the same loop rounding toward zero,
+ * and one that keeps the hardware's sign of a NaN product instead of the
+ * operands' exclusive or. */
 void sonnx_mul_f16c_f16_truncating(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 void sonnx_mul_f16c_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 #endif
