@@ -82,12 +82,17 @@ class BuildExt(build_ext):
                 objects.append(str(obj))
             recorded += f"; {name}: + {' '.join(extra)}"
         if variants():
+            # The float16 hardware loop: 8-wide (F16C) and 16-wide (AVX-512 + F16C).
             f16c = pinned("SONNX_CFLAGS_F16C")
-            obj = build / "sonnx_mul_f16c.o"
             source = NATIVE / "hw" / "sonnx_mul_f16c.c"
-            self.compiler.spawn([cc, *kernel_flags, *f16c, "-c", str(source), "-o", str(obj)])
-            objects.append(str(obj))
-            recorded += f"; f16c: + {' '.join(f16c)}"
+            for stem, extra in (
+                ("f16c", f16c),
+                ("f16c512", [*pinned("SONNX_CFLAGS_AVX512"), *f16c]),
+            ):
+                obj = build / f"sonnx_mul_{stem}.o"
+                self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
+                objects.append(str(obj))
+                recorded += f"; {stem}: + {' '.join(extra)}"
             ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]
         else:
             ext.define_macros = []

@@ -27,7 +27,8 @@ SONNX_CFLAGS_AVX2 = -mavx2
 SONNX_CFLAGS_AVX512 = -mavx2 -mavx512f -mavx512bw -mavx512vl -mprefer-vector-width=512
 # The float16 hardware loop native/hw/sonnx_mul_f16c.c (F16C conversions,
 # not WP-proved: verified exhaustively, make verify-exhaustive), selected at
-# run time with the avx2 and avx512 variants.
+# run time with the avx2 variant; compiled a second time with
+# SONNX_CFLAGS_AVX512 added (its 16-wide loop) for the avx512 variant.
 SONNX_CFLAGS_F16C = -mavx2 -mf16c
 # Warnings: the kernel builds warning-free with these (make c-kernel).
 SONNX_WARNFLAGS = -Wall -Wextra -Wconversion -Wpedantic -Werror

@@ -13,7 +13,8 @@ planted fault not caught, or on a check that did not run.
 On x86-64 the loops the extension selects at run time are checked too
 (``HW_CHECKS``), linked from objects compiled with exactly the extension's
 compile commands (setup.py): all 2^32 pairs of the F16C float16 loop
-(native/hw/sonnx_mul_f16c.c, not WP-proved: this is its verification) and of
+(native/hw/sonnx_mul_f16c.c, 8- and 16-wide builds, not WP-proved: this is
+its verification) and of
 the AVX2 and AVX-512 builds of the proved bfloat16 loop, bit for bit against
 the proved portable loops; planted faults of the F16C loop (rounding toward
 zero, the hardware's sign of a NaN) must be caught first.  A check whose
@@ -36,11 +37,12 @@ FLAGS = Path("native/flags.mk")
 HARNESS = Path("native/verify/exhaustive.c")
 BUILD = Path("build/c-kernel")
 OUT = Path("proofs/out/native-exhaustive.json")
-HW_CHECKS = ("mul-f16-f16c", "mul-bf16-avx2", "mul-bf16-avx512")
+HW_CHECKS = ("mul-f16-f16c", "mul-f16-f16c512", "mul-bf16-avx2", "mul-bf16-avx512")
 CHECKS = ("widen-f16", "widen-bf16", "narrow-f16", "narrow-bf16", "mul-f16", "mul-bf16", *HW_CHECKS)
 # The CPU features (/proc/cpuinfo flags) each hardware check needs.
 HW_NEEDS = {
     "mul-f16-f16c": ("avx2", "f16c"),
+    "mul-f16-f16c512": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
     "mul-bf16-avx2": ("avx2",),
     "mul-bf16-avx512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
 }
@@ -91,13 +93,14 @@ def hw_objects(root: Path) -> list[Path]:
     out = root / BUILD / "hw"
     out.mkdir(parents=True, exist_ok=True)
     hw = "native/hw/sonnx_mul_f16c.c"
+    f16c = flags["SONNX_CFLAGS_F16C"]
+    f16c512 = [*flags["SONNX_CFLAGS_AVX512"], *f16c]
+    planted = "-DSONNX_MUL_F16C_PLANTED_FAULTS"
     commands = {
-        out / "sonnx_mul_f16c.o": [*flags["SONNX_CFLAGS_F16C"], hw],
-        out / "sonnx_mul_f16c_planted.o": [
-            *flags["SONNX_CFLAGS_F16C"],
-            "-DSONNX_MUL_F16C_PLANTED_FAULTS",
-            hw,
-        ],
+        out / "sonnx_mul_f16c.o": [*f16c, hw],
+        out / "sonnx_mul_f16c_planted.o": [*f16c, planted, hw],
+        out / "sonnx_mul_f16c512.o": [*f16c512, hw],
+        out / "sonnx_mul_f16c512_planted.o": [*f16c512, planted, hw],
     }
     for variant in ("avx2", "avx512"):
         commands[out / f"sonnx_mul_float.{variant}.o"] = [
@@ -166,7 +169,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     for line in proc.stdout.splitlines():
         name, caught, _, seconds = line.split()
         record["selftest"][name] = {"caught": int(caught), "seconds": float(seconds)}
-    planted = 4 if is_x86_64() else 2
+    planted = 6 if is_x86_64() else 2
     if proc.returncode != 0 or len(record["selftest"]) != planted:
         errors.append(f"negative control failed: a planted fault was not caught\n{proc.stdout}")
     for check, reason in skipped.items():

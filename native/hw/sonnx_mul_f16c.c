@@ -1,7 +1,11 @@
 /* sonnx_mul_f16c.c -- float16 Mul with the F16C conversion instructions
- * (vcvtph2ps, vcvtps2ph), eight elements at a time; compiled with
- * SONNX_CFLAGS_F16C (native/flags.mk) and called only when the CPU has
- * AVX2 and F16C (the glue checks at run time).
+ * (vcvtph2ps, vcvtps2ph).  Compiled twice (native/flags.mk):
+ *   SONNX_CFLAGS_F16C                        -> sonnx_mul_f16c_f16, 8 elements
+ *                                               at a time (AVX2 + F16C)
+ *   SONNX_CFLAGS_AVX512 SONNX_CFLAGS_F16C    -> sonnx_mul_f16c512_f16, 16 at a
+ *                                               time (the 512-bit forms)
+ * and called only when the CPU has those instructions (the glue checks at
+ * run time).
  *
  * The algorithm is exactly the proved portable loop's (sonnx_mul_f16 in
  * native/src/sonnx_mul_float.c), step for step:
@@ -20,8 +24,8 @@
  *     operands' signs (IEEE 754 6.3; for a NaN as the portable loop does).
  * Not WP-proved: verified by exhaustion on the compiled code (sonnx_mul_f16c.h).
  *
- * Every element, the last n % 8 included, goes through the same eight-wide
- * vector code (the tail through a zero-padded copy): one code path. */
+ * Every element, the last n % WIDTH included, goes through the same vector
+ * code (the tail through a zero-padded copy): one code path. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -35,70 +39,103 @@
 #define ROUND_NEAREST (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define ROUND_TRUNCATE (_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC)
 
-/* Eight float16 products.  `fault` is 0 in the extension; the planted
+/* One vector of float16 patterns (VEC), of binary32 (WIDE), and its ops. */
+#if defined(__AVX512F__)
+#define WIDTH 16U
+#define NAME(x) sonnx_mul_f16c512_##x
+typedef __m256i vec;
+typedef __m512 wide;
+#define LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define SET16(x) _mm256_set1_epi16(x)
+#define AND(x, y) _mm256_and_si256((x), (y))
+#define ANDNOT(x, y) _mm256_andnot_si256((x), (y))
+#define OR(x, y) _mm256_or_si256((x), (y))
+#define XOR(x, y) _mm256_xor_si256((x), (y))
+#define GT16(x, y) _mm256_cmpgt_epi16((x), (y))
+#define BLEND(x, y, m) _mm256_blendv_epi8((x), (y), (m))
+#define WIDEN(x) _mm512_cvtph_ps(x)
+#define MUL(x, y) _mm512_mul_ps((x), (y))
+#define NARROW(x, r) _mm512_cvtps_ph((x), (r))
+#else
+#define WIDTH 8U
+#define NAME(x) sonnx_mul_f16c_##x
+typedef __m128i vec;
+typedef __m256 wide;
+#define LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define SET16(x) _mm_set1_epi16(x)
+#define AND(x, y) _mm_and_si128((x), (y))
+#define ANDNOT(x, y) _mm_andnot_si128((x), (y))
+#define OR(x, y) _mm_or_si128((x), (y))
+#define XOR(x, y) _mm_xor_si128((x), (y))
+#define GT16(x, y) _mm_cmpgt_epi16((x), (y))
+#define BLEND(x, y, m) _mm_blendv_epi8((x), (y), (m))
+#define WIDEN(x) _mm256_cvtph_ps(x)
+#define MUL(x, y) _mm256_mul_ps((x), (y))
+#define NARROW(x, r) _mm256_cvtps_ph((x), (r))
+#endif
+
+/* WIDTH float16 products.  `fault` is 0 in the extension; the planted
  * faults of the exhaustive harness's negative control only: 1 keeps the
  * hardware's sign of a NaN product, 2 rounds toward zero. */
-static inline __m128i mul8(__m128i a, __m128i b, const int fault)
+static inline vec mul_vec(vec a, vec b, const int fault)
 {
-    const __m128i magnitude = _mm_set1_epi16(0x7FFF);
-    const __m128i sign = _mm_andnot_si128(magnitude, _mm_xor_si128(a, b));
-    const __m128i ma = _mm_and_si128(a, magnitude);
+    const vec magnitude = SET16(0x7FFF);
+    const vec sign = ANDNOT(magnitude, XOR(a, b));
+    const vec ma = AND(a, magnitude);
     /* A NaN a stands for b too (as in the portable loop): 16-bit signed
      * compare, exact since magnitudes are below 0x8000. */
-    const __m128i a_nan = _mm_cmpgt_epi16(ma, _mm_set1_epi16(0x7C00));
-    const __m128i mb = _mm_blendv_epi8(_mm_and_si128(b, magnitude), ma, a_nan);
-    const __m256 wa = _mm256_cvtph_ps(ma);
-    const __m256 wb = _mm256_cvtph_ps(mb);
-    const __m256 p = _mm256_mul_ps(wa, wb);
-    __m128i h;
+    const vec a_nan = GT16(ma, SET16(0x7C00));
+    const vec mb = BLEND(AND(b, magnitude), ma, a_nan);
+    const wide p = MUL(WIDEN(ma), WIDEN(mb));
+    vec h;
     if (fault == 2) {
-        h = _mm256_cvtps_ph(p, ROUND_TRUNCATE);
+        h = NARROW(p, ROUND_TRUNCATE);
     } else {
-        h = _mm256_cvtps_ph(p, ROUND_NEAREST);
+        h = NARROW(p, ROUND_NEAREST);
     }
     if (fault == 1) {
-        return _mm_or_si128(h, sign);
+        return OR(h, sign);
     }
-    return _mm_or_si128(_mm_and_si128(h, magnitude), sign);
+    return OR(AND(h, magnitude), sign);
 }
 
 static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n,
                         const int fault)
 {
     size_t i = 0U;
-    for (; (n - i) >= 8U; i += 8U) {
-        const __m128i va = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
-        const __m128i vb = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-        _mm_storeu_si128((__m128i *)(void *)(c + i), mul8(va, vb, fault));
+    for (; (n - i) >= WIDTH; i += WIDTH) {
+        STORE(c + i, mul_vec(LOAD(a + i), LOAD(b + i), fault));
     }
     if (i < n) {
-        uint16_t ta[8] = {0U, 0U, 0U, 0U, 0U, 0U, 0U, 0U};
-        uint16_t tb[8] = {0U, 0U, 0U, 0U, 0U, 0U, 0U, 0U};
-        uint16_t tc[8];
+        uint16_t ta[WIDTH];
+        uint16_t tb[WIDTH];
+        uint16_t tc[WIDTH];
         const size_t bytes = (n - i) * sizeof(uint16_t);
+        memset(ta, 0, sizeof ta);
+        memset(tb, 0, sizeof tb);
         memcpy(ta, a + i, bytes);
         memcpy(tb, b + i, bytes);
-        _mm_storeu_si128((__m128i *)(void *)tc,
-                         mul8(_mm_loadu_si128((const __m128i *)(const void *)ta),
-                              _mm_loadu_si128((const __m128i *)(const void *)tb), fault));
+        STORE(tc, mul_vec(LOAD(ta), LOAD(tb), fault));
         memcpy(c + i, tc, bytes);
     }
 }
 
 #ifndef SONNX_MUL_F16C_PLANTED_FAULTS
-void sonnx_mul_f16c_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+void NAME(f16)(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     loop(a, b, c, n, 0);
 }
 #else
 /* The harness's second build of this file: the planted faults only (its
- * checks link the extension's own object for sonnx_mul_f16c_f16). */
-void sonnx_mul_f16c_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+ * checks link the extension's own object for the real loop). */
+void NAME(f16_nan_sign)(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     loop(a, b, c, n, 1);
 }
 
-void sonnx_mul_f16c_f16_truncating(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+void NAME(f16_truncating)(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     loop(a, b, c, n, 2);
 }

@@ -7,7 +7,8 @@
  * portable loop sonnx_mul_f16 and against the oracle (make
  * verify-exhaustive; native/verify/exhaustive.c), and checked at import
  * (src/sonnx_mul/_native.c) and by the self-test.  Selected at run time
- * only on a CPU that has AVX2 and F16C (docs/native-kernel.md).
+ * only on a CPU that has AVX2 and F16C (and AVX-512 F/BW/VL for the 16-wide
+ * loop; docs/native-kernel.md).
  *
  * Same contract as sonnx_mul_f16 (sonnx_mul_kernel.h): c[i] is the float16
  * pattern of a[i] * b[i], each operand widened exactly to binary32, one
@@ -18,7 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* 8 elements at a time (AVX2 + F16C) */
 void sonnx_mul_f16c_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+/* 16 at a time (AVX-512F forms; the file compiled with SONNX_CFLAGS_AVX512 too) */
+void sonnx_mul_f16c512_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
 #ifdef SONNX_MUL_F16C_PLANTED_FAULTS
 /* The negative controls of the exhaustive harness only (a second build of
@@ -27,6 +31,9 @@ void sonnx_mul_f16c_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
  * operands' exclusive or. */
 void sonnx_mul_f16c_f16_truncating(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 void sonnx_mul_f16c_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+void sonnx_mul_f16c512_f16_truncating(const uint16_t *a, const uint16_t *b, uint16_t *c,
+                                      size_t n);
+void sonnx_mul_f16c512_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 #endif
 
 #endif /* SONNX_MUL_F16C_H */

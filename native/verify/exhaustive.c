@@ -20,8 +20,10 @@
  *
  * Built with -DSONNX_MUL_HW (x86-64; native_exhaustive.py links the objects
  * the extension is built from), the loops selected at run time:
- *   mul-f16-f16c      all 2^32 pairs of the F16C hardware loop
- *                     sonnx_mul_f16c_f16 (native/hw/, not WP-proved) BIT FOR
+ *   mul-f16-f16c, mul-f16-f16c512   all 2^32 pairs of the F16C hardware
+ *                     loops sonnx_mul_f16c_f16 (8-wide) and
+ *                     sonnx_mul_f16c512_f16 (16-wide; native/hw/, not
+ *                     WP-proved) BIT FOR
  *                     BIT against the proved portable sonnx_mul_f16 (NaN
  *                     payloads and signs included), every 4099th also
  *                     against the oracle; each row of 2^16 pairs in two
@@ -418,7 +420,15 @@ int main(int argc, char **argv)
         const unsigned long long b4 =
             check_same("planted", sonnx_mul_f16c_f16_nan_sign, sonnx_mul_f16, 0, 257U);
         printf("selftest-nan-sign-f16c %llu caught %.2f\n", b4, now() - t0);
-        if (b3 == 0ULL || b4 == 0ULL) {
+        t0 = now();
+        const unsigned long long b5 =
+            check_same("planted", sonnx_mul_f16c512_f16_truncating, sonnx_mul_f16, 0, 257U);
+        printf("selftest-truncating-f16c512 %llu caught %.2f\n", b5, now() - t0);
+        t0 = now();
+        const unsigned long long b6 =
+            check_same("planted", sonnx_mul_f16c512_f16_nan_sign, sonnx_mul_f16, 0, 257U);
+        printf("selftest-nan-sign-f16c512 %llu caught %.2f\n", b6, now() - t0);
+        if (b3 == 0ULL || b4 == 0ULL || b5 == 0ULL || b6 == 0ULL) {
             return 1;
         }
 #endif
@@ -453,6 +463,12 @@ int main(int argc, char **argv)
         t0 = now();
         failed |= report("mul-f16-f16c", all,
                          check_same("mul-f16-f16c", sonnx_mul_f16c_f16, sonnx_mul_f16, 0, 1U), t0);
+    }
+    if (selected(argc, argv, "mul-f16-f16c512")) {
+        t0 = now();
+        failed |= report(
+            "mul-f16-f16c512", all,
+            check_same("mul-f16-f16c512", sonnx_mul_f16c512_f16, sonnx_mul_f16, 0, 1U), t0);
     }
     if (selected(argc, argv, "mul-bf16-avx2")) {
         t0 = now();

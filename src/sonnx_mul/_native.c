@@ -145,10 +145,16 @@ ADAPTERS(portable_)
 #if defined(SONNX_MUL_X86_VARIANTS)
 #include "sonnx_mul_f16c.h"
 
-/* The float16 hardware loop (F16C; verified exhaustively, not WP-proved). */
+/* The float16 hardware loops (F16C, 8- and 16-wide; verified exhaustively,
+ * not WP-proved). */
 static void wrap_f16c_f16(const void *a, const void *b, void *c, size_t n)
 {
     sonnx_mul_f16c_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
+}
+
+static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
 }
 
 /* The renamed declarations of the variants: sonnx_mul_kernel.h read again
@@ -175,7 +181,7 @@ static const struct isa ISAS[ISA_COUNT] = {
     ISA_TABLE("portable", portable_, wrap_portable_f16),
 #if defined(SONNX_MUL_X86_VARIANTS)
     ISA_TABLE("avx2", avx2_, wrap_f16c_f16),
-    ISA_TABLE("avx512", avx512_, wrap_f16c_f16),
+    ISA_TABLE("avx512", avx512_, wrap_f16c512_f16),
 #endif
 };
 
