@@ -36,6 +36,7 @@ MISSING = (
 
 try:  # the compiled extension; its absence becomes the clear ImportError of _select
     from ._native import BUILD_FLAGS, COMPILER
+    from ._native import isa as native_isa
     from ._native import multiply as native_multiply
 
     NATIVE_ERROR: ImportError | None = None
@@ -57,3 +58,18 @@ def _select(choice: str) -> tuple[str, Multiply, str]:
 
 NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
 """The kernel in use, its multiply, and its compiler with the compile command."""
+
+
+def isa() -> str:
+    """The native kernel's variant in use: ``portable``, ``avx2`` or ``avx512``
+    (``sonnx_mul._native.isa()``), or ``"-"`` when numpy's loops run."""
+    return native_isa() if NAME == "native" else "-"
+
+
+def multiply_on(
+    variant: str, a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool
+) -> np.ndarray | int:
+    """The native kernel's multiply on the given variant (the self-test compares
+    the variant in use with the portable build); ValueError when the CPU
+    cannot run it."""
+    return native_multiply(a, b, out, checked, variant)

@@ -185,9 +185,7 @@ def selftest() -> SelfTestReport:
             failures.append(f"{vector.type_name}: {vector.what}: {problem}")
     isa, compared = "-", 0
     if kernel.NAME == "native":
-        from . import _native
-
-        isa = _native.isa()
+        isa = kernel.isa()
         if isa != "portable":
             for type_name in sorted({v.type_name for v in VECTORS}):
                 compared += 1
@@ -200,8 +198,6 @@ def selftest() -> SelfTestReport:
 def _compare_isa(type_name: str, isa: str) -> str | None:
     """Every pair of the type's vector operands (with both signs for floats),
     through the variant ``isa`` and the portable build: the same bits?"""
-    from . import _native
-
     etype = by_onnx_name(type_name)
     assert etype is not None
     values = sorted({x for v in VECTORS if v.type_name == type_name for x in (v.a, v.b)})
@@ -215,8 +211,8 @@ def _compare_isa(type_name: str, isa: str) -> str | None:
     a = np.repeat(operands, len(operands))[:-1]
     b = np.tile(operands, len(operands))[:-1]
     for checked in (False, True) if not etype.is_float else (False,):
-        got = _native.multiply(a, b, None, checked, isa)
-        want = _native.multiply(a, b, None, checked, "portable")
+        got = kernel.multiply_on(isa, a, b, None, checked)
+        want = kernel.multiply_on("portable", a, b, None, checked)
         if isinstance(got, int) or isinstance(want, int):
             if got != want:
                 return f"overflow='error' found index {got}, portable {want}"
