@@ -9,6 +9,12 @@ environment variable ``SONNX_MUL_KERNEL=numpy`` (read once, at import)
 selects numpy's multiply loops instead (``sonnx_mul.numpy_loops``, same
 contract); ``NAME`` then says ``"numpy"``, and so do the self-test and
 ``sonnx-mul selftest``.
+
+On x86-64 the native kernel has three variants, one chosen at import
+(``isa()``): ``portable`` (the proved sources for SSE2), ``avx2`` and
+``avx512`` (the same sources built for those ISAs; float16 by an F16C loop
+verified exhaustively). ``SONNX_MUL_ISA=portable|avx2|avx512`` chooses one;
+unset, the widest the CPU supports (docs/native-kernel.md).
 """
 
 from __future__ import annotations
