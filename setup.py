@@ -35,11 +35,23 @@ def pinned(name: str) -> list[str]:
     raise SystemExit(f"{FLAGS_FILE}: no {name} = ... line (the pinned kernel flags)")
 
 
+X86_64 = platform.machine().lower() in ("x86_64", "amd64")
+
+
 def ieee_flags() -> list[str]:
     flags = pinned("SONNX_CFLAGS")
-    if platform.machine().lower() in ("x86_64", "amd64"):
+    if X86_64:
         flags += pinned("SONNX_CFLAGS_X86_64")
     return flags
+
+
+def variants() -> list[tuple[str, list[str]]]:
+    """The ISA variants selected at run time (x86-64 only): the same proved
+    sources compiled again with the variant's extra flags, their symbols renamed
+    (native/include/sonnx_mul_rename.h)."""
+    if not X86_64:
+        return []
+    return [(v, pinned(f"SONNX_CFLAGS_{v.upper()}")) for v in ("avx2", "avx512")]
 
 
 class BuildExt(build_ext):
@@ -59,11 +71,36 @@ class BuildExt(build_ext):
             obj = build / (source.stem + ".o")
             self.compiler.spawn([cc, *kernel_flags, "-c", str(source), "-o", str(obj)])
             objects.append(str(obj))
+        recorded = f"kernel: {cc} {' '.join(kernel_flags)}"
+        for name, extra in variants():
+            rename = [f"-DSONNX_MUL_VARIANT=sonnx_mul_{name}", "-include", "sonnx_mul_rename.h"]
+            for source in sorted(NATIVE.glob("src/*.c")):
+                obj = build / f"{source.stem}.{name}.o"
+                self.compiler.spawn(
+                    [cc, *kernel_flags, *extra, *rename, "-c", str(source), "-o", str(obj)]
+                )
+                objects.append(str(obj))
+            recorded += f"; {name}: + {' '.join(extra)}"
+        if variants():
+            # The float16 hardware loop: 8-wide (F16C) and 16-wide (AVX-512 + F16C).
+            f16c = pinned("SONNX_CFLAGS_F16C")
+            source = NATIVE / "hw" / "sonnx_mul_f16c.c"
+            for stem, extra in (
+                ("f16c", f16c),
+                ("f16c512", [*pinned("SONNX_CFLAGS_AVX512"), *f16c]),
+            ):
+                obj = build / f"sonnx_mul_{stem}.o"
+                self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
+                objects.append(str(obj))
+                recorded += f"; {stem}: + {' '.join(extra)}"
+            ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]
+        else:
+            ext.define_macros = []
         glue = [*self.compiler.compiler_so, *ext.extra_compile_args]
-        recorded = f"kernel: {cc} {' '.join(kernel_flags)}; glue: {' '.join(glue)}"
+        recorded += f"; glue: {' '.join(glue)}"
         if '"' in recorded or "\\" in recorded:
             raise SystemExit(f"cannot record compile flags containing quotes: {recorded}")
-        ext.define_macros = [("SONNX_MUL_BUILD_FLAGS", f'"{recorded}"')]
+        ext.define_macros.append(("SONNX_MUL_BUILD_FLAGS", f'"{recorded}"'))
         ext.extra_objects = objects
         super().build_extension(ext)
 

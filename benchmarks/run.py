@@ -356,7 +356,8 @@ def machine() -> dict[str, str]:
         "onnx": onnx.__version__,
         "onnxruntime": ort.__version__,
         "sonnx_mul": sonnx_mul.__version__,
-        "kernel": f"{running_kernel.NAME} ({running_kernel.BUILD})",
+        "kernel": f"{running_kernel.NAME} ({running_kernel.BUILD};"
+        f" variant in use: {running_kernel.isa()})",
     }
 
 

@@ -46,7 +46,7 @@ from sonnx_mul.oracle import integers as kernel
 from .evidence_schema import ExhaustiveEvidence, ExhaustiveResult, dump
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
-KERNEL = f"{running_kernel.NAME} ({running_kernel.BUILD})"
+KERNEL = f"{running_kernel.NAME} ({running_kernel.BUILD}; variant in use: {running_kernel.isa()})"
 """The multiply under test, as the results record it."""
 U64 = np.uint64
 

@@ -9,6 +9,16 @@ of both narrowings, all 2^16 patterns of both widenings, all 2^32 pairs of
 code with the kernel.  Writes ``proofs/out/native-exhaustive.json`` (inputs,
 mismatches, seconds per check) and exits non-zero on any mismatch, on a
 planted fault not caught, or on a check that did not run.
+
+On x86-64 the loops the extension selects at run time are checked too
+(``HW_CHECKS``), linked from objects compiled with exactly the extension's
+compile commands (setup.py): all 2^32 pairs of the F16C float16 loop
+(native/hw/sonnx_mul_f16c.c, 8- and 16-wide builds, not WP-proved: this is
+its verification) and of
+the AVX2 and AVX-512 builds of the proved bfloat16 loop, bit for bit against
+the proved portable loops; planted faults of the F16C loop (rounding toward
+zero, the hardware's sign of a NaN) must be caught first.  A check whose
+instructions this CPU lacks is recorded as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -27,7 +37,15 @@ FLAGS = Path("native/flags.mk")
 HARNESS = Path("native/verify/exhaustive.c")
 BUILD = Path("build/c-kernel")
 OUT = Path("proofs/out/native-exhaustive.json")
-CHECKS = ("widen-f16", "widen-bf16", "narrow-f16", "narrow-bf16", "mul-f16", "mul-bf16")
+HW_CHECKS = ("mul-f16-f16c", "mul-f16-f16c512", "mul-bf16-avx2", "mul-bf16-avx512")
+CHECKS = ("widen-f16", "widen-bf16", "narrow-f16", "narrow-bf16", "mul-f16", "mul-bf16", *HW_CHECKS)
+# The CPU features (/proc/cpuinfo flags) each hardware check needs.
+HW_NEEDS = {
+    "mul-f16-f16c": ("avx2", "f16c"),
+    "mul-f16-f16c512": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
+    "mul-bf16-avx2": ("avx2",),
+    "mul-bf16-avx512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
+}
 _ASSIGN_RE = re.compile(r"^([A-Z0-9_]+)\s*=\s*(.*)$")
 
 
@@ -50,18 +68,68 @@ def compile_flags(root: Path) -> list[str]:
     return result
 
 
+def is_x86_64() -> bool:
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+def cpu_flags() -> set[str]:
+    """The feature flags of this CPU (Linux /proc/cpuinfo; empty elsewhere)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def hw_objects(root: Path) -> list[Path]:
+    """The objects of the run-time selected loops, compiled with exactly the
+    extension's commands (setup.py: -fPIC, the pinned and warning flags, the
+    variant's flags): the F16C loop, the planted faults (a second build of it),
+    and the float unit of both ISA variants."""
+    flags = read_flags(root / FLAGS)
+    base = ["gcc", "-fPIC", *compile_flags(root), *flags["SONNX_WARNFLAGS"], "-I", "native/include"]
+    out = root / BUILD / "hw"
+    out.mkdir(parents=True, exist_ok=True)
+    hw = "native/hw/sonnx_mul_f16c.c"
+    f16c = flags["SONNX_CFLAGS_F16C"]
+    f16c512 = [*flags["SONNX_CFLAGS_AVX512"], *f16c]
+    planted = "-DSONNX_MUL_F16C_PLANTED_FAULTS"
+    commands = {
+        out / "sonnx_mul_f16c.o": [*f16c, hw],
+        out / "sonnx_mul_f16c_planted.o": [*f16c, planted, hw],
+        out / "sonnx_mul_f16c512.o": [*f16c512, hw],
+        out / "sonnx_mul_f16c512_planted.o": [*f16c512, planted, hw],
+    }
+    for variant in ("avx2", "avx512"):
+        commands[out / f"sonnx_mul_float.{variant}.o"] = [
+            *flags[f"SONNX_CFLAGS_{variant.upper()}"],
+            f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant}",
+            "-include",
+            "sonnx_mul_rename.h",
+            "native/src/sonnx_mul_float.c",
+        ]
+    for obj, args in commands.items():
+        subprocess.run([*base, *args[:-1], "-c", args[-1], "-o", str(obj)], cwd=root, check=True)
+    return list(commands)
+
+
 def build(root: Path) -> Path:
     """Build the static library (make c-kernel) and the harness; return the harness."""
     subprocess.run(["make", "-s", f"{BUILD}/libsonnx_mul_kernel.a"], cwd=root, check=True)
     exe = root / BUILD / "exhaustive"
+    hw = hw_objects(root) if is_x86_64() else []
     argv = [
         "gcc",
         *compile_flags(root),
         "-Wall",
         "-Wextra",
         "-mf16c",  # the harness only: the F16C oracle (the kernel is built without it)
+        *(["-DSONNX_MUL_HW"] if hw else []),
         f"-I{root / 'native/include'}",
         str(root / HARNESS),
+        *(str(o) for o in hw),
         str(root / BUILD / "libsonnx_mul_kernel.a"),
         "-lm",
         "-o",
@@ -71,17 +139,41 @@ def build(root: Path) -> Path:
     return exe
 
 
+def skipped_checks(checks: tuple[str, ...]) -> dict[str, str]:
+    """The hardware checks this machine cannot run, with the reason."""
+    if not is_x86_64():
+        return {c: f"not x86-64 ({platform.machine()})" for c in checks if c in HW_CHECKS}
+    have = cpu_flags()
+    reasons = {}
+    for check in checks:
+        missing = [f for f in HW_NEEDS.get(check, ()) if f not in have]
+        if missing:
+            reasons[check] = f"this CPU lacks {', '.join(missing)}"
+    return reasons
+
+
 def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     """Run the negative control then the checks; write the evidence file."""
     exe = build(root)
-    record: dict[str, Any] = {"flags": compile_flags(root), "checks": {}, "selftest": {}}
+    skipped = skipped_checks(checks)
+    checks = tuple(c for c in checks if c not in skipped)
+    record: dict[str, Any] = {
+        "flags": compile_flags(root),
+        "checks": {},
+        "selftest": {},
+        "skipped": skipped,
+        "cpu": cpu_model(),
+    }
     errors: list[str] = []
     proc = subprocess.run([str(exe), "selftest"], capture_output=True, text=True, check=False)
     for line in proc.stdout.splitlines():
         name, caught, _, seconds = line.split()
         record["selftest"][name] = {"caught": int(caught), "seconds": float(seconds)}
-    if proc.returncode != 0 or len(record["selftest"]) != 2:
+    planted = 6 if is_x86_64() else 2
+    if proc.returncode != 0 or len(record["selftest"]) != planted:
         errors.append(f"negative control failed: a planted fault was not caught\n{proc.stdout}")
+    for check, reason in skipped.items():
+        print(f"native-exhaustive: {check}: SKIPPED ({reason})")
     start = time.perf_counter()
     proc = subprocess.run([str(exe), *checks], capture_output=True, text=True, check=False)
     for line in proc.stdout.splitlines():
@@ -110,6 +202,17 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     for error in errors:
         print(f"native-exhaustive: FAIL {error}", file=sys.stderr)
     return 0 if not errors else 1
+
+
+def cpu_model() -> str:
+    """The CPU the hardware checks ran on (their evidence is about that CPU)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -186,9 +186,18 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
     for (i = 0U; i < n; i++) {
         /* The sign of a product that is not a NaN is the exclusive or of
            the operands' signs (IEEE 754 6.3), so the magnitudes are
-           multiplied and the sign put back once; a NaN stays a NaN. */
-        const uint32_t sign = ((uint32_t)a[i] ^ (uint32_t)b[i]) & 0x8000U;
-        const float p = f32_from_bits(f16_mag_to_f32_bits(a[i])) * f32_from_bits(f16_mag_to_f32_bits(b[i]));
+           multiplied and the sign put back once; a NaN stays a NaN.  When
+           a is a NaN it stands for b too: the product of two NaNs is then
+           a's whichever operand the compiled multiply keeps (x86 keeps its
+           first source, and gcc orders the operands differently in the
+           vector and scalar loops and the ISA variants). */
+        const uint16_t ha = a[i];
+        uint16_t hb = b[i];
+        const uint32_t sign = ((uint32_t)ha ^ (uint32_t)hb) & 0x8000U;
+        if (((uint32_t)ha & 0x7FFFU) > 0x7C00U) {
+            hb = ha;
+        }
+        const float p = f32_from_bits(f16_mag_to_f32_bits(ha)) * f32_from_bits(f16_mag_to_f32_bits(hb));
         c[i] = f32_bits_to_f16(f32_bits(p), sign);
     }
 }
@@ -201,7 +210,15 @@ void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const float p = f32_from_bits(bf16_to_f32_bits(a[i])) * f32_from_bits(bf16_to_f32_bits(b[i]));
+        /* When a is a NaN it stands for b too: the product of two NaNs is
+           a's whichever operand the compiled multiply keeps (as in
+           sonnx_mul_f16). */
+        const uint16_t ha = a[i];
+        uint16_t hb = b[i];
+        if (((uint32_t)ha & 0x7FFFU) > 0x7F80U) {
+            hb = ha;
+        }
+        const float p = f32_from_bits(bf16_to_f32_bits(ha)) * f32_from_bits(bf16_to_f32_bits(hb));
         c[i] = f32_bits_to_bf16(f32_bits(p));
     }
 }

@@ -17,6 +17,24 @@
  *                every 4099th pair of both also against rne_format() of the
  *                exact product
  *
+ *
+ * Built with -DSONNX_MUL_HW (x86-64; native_exhaustive.py links the objects
+ * the extension is built from), the loops selected at run time:
+ *   mul-f16-f16c, mul-f16-f16c512   all 2^32 pairs of the F16C hardware
+ *                     loops sonnx_mul_f16c_f16 (8-wide) and
+ *                     sonnx_mul_f16c512_f16 (16-wide; native/hw/, not
+ *                     WP-proved) BIT FOR
+ *                     BIT against the proved portable sonnx_mul_f16 (NaN
+ *                     payloads and signs included), every 4099th also
+ *                     against the oracle; each row of 2^16 pairs in two
+ *                     calls cut at 2^16 - (1..7), so that the loops' tails
+ *                     (not a multiple of the vector width) are run too
+ *   mul-bf16-avx2 / mul-bf16-avx512   the same for the proved sources
+ *                     compiled with SONNX_CFLAGS_AVX2 / _AVX512
+ *                     (sonnx_mul_avx2_bf16 ...) against sonnx_mul_bf16
+ * and `selftest` also runs planted faults of the hardware loop (rounding
+ * toward zero; the hardware's sign of a NaN product), which must be caught.
+ *
  * Comparisons are bit for bit, except that any NaN matches any NaN (the
  * payload is unspecified; the sign of a NaN is not compared).  The oracles
  * share no code with the kernel: no bit tricks, values computed with
@@ -38,6 +56,13 @@
 #include <immintrin.h>   /* F16C: the hardware binary32 -> binary16 conversion (oracle) */
 
 #include "sonnx_mul_kernel.h"
+
+#if defined(SONNX_MUL_HW)
+#define SONNX_MUL_F16C_PLANTED_FAULTS
+#include "sonnx_mul_f16c.h"
+void sonnx_mul_avx2_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+void sonnx_mul_avx512_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+#endif
 
 #define BLOCK 65536U
 
@@ -293,6 +318,54 @@ static unsigned long long check_mul(int bf)
     return bad;
 }
 
+#if defined(SONNX_MUL_HW)
+typedef void (*loop16_fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t);
+
+/* Row i (every row_step-th) of the 2^16 x 2^16 pairs through `got` and
+ * the proved `ref`, each in two calls cut at BLOCK - (1 + i % 7): bit for
+ * bit.  For float16 every 4099th pair against the oracle too. */
+static unsigned long long check_same(const char *name, loop16_fn got, loop16_fn ref, int bf,
+                                     uint32_t row_step)
+{
+    static uint16_t a[BLOCK], b[BLOCK], c[BLOCK], r[BLOCK];
+    unsigned long long bad = 0;
+    for (uint32_t j = 0; j < BLOCK; j++) {
+        b[j] = (uint16_t)j;
+    }
+    for (uint32_t i = 0; i < BLOCK; i += row_step) {
+        const size_t cut = BLOCK - (1U + i % 7U);
+        for (uint32_t j = 0; j < BLOCK; j++) {
+            a[j] = (uint16_t)i;
+        }
+        got(a, b, c, cut);
+        got(a + cut, b + cut, c + cut, BLOCK - cut);
+        ref(a, b, r, cut);
+        ref(a + cut, b + cut, r + cut, BLOCK - cut);
+        for (uint32_t j = 0; j < BLOCK; j++) {
+            if (!bf && ((i * BLOCK + j) % 4099U) == 0U) {
+                const double exact = f16_value((uint16_t)i) * f16_value((uint16_t)j);
+                const uint16_t want = f16_bits_of_value(rne_format(exact, 11, -14, 15));
+                if (!same16(c[j], want, 0x7C00, 0x03FF)) {
+                    if (bad < 3) {
+                        fprintf(stderr, "  %s 0x%04x*0x%04x: got 0x%04x, oracle 0x%04x\n", name,
+                                i, j, c[j], want);
+                    }
+                    bad++;
+                }
+            }
+            if (c[j] != r[j]) {
+                if (bad < 3) {
+                    fprintf(stderr, "  %s 0x%04x*0x%04x: got 0x%04x, proved loop 0x%04x\n", name,
+                            i, j, c[j], r[j]);
+                }
+                bad++;
+            }
+        }
+    }
+    return bad;
+}
+#endif
+
 static double cpu(void)
 {
     struct timespec t;
@@ -338,6 +411,27 @@ int main(int argc, char **argv)
         t0 = now();
         const unsigned long long b2 = check_narrow_f16(wrong_mask_f16, 4099U);
         printf("selftest-wrong-mask-f16 %llu caught %.2f\n", b2, now() - t0);
+#if defined(SONNX_MUL_HW)
+        t0 = now();
+        const unsigned long long b3 =
+            check_same("planted", sonnx_mul_f16c_f16_truncating, sonnx_mul_f16, 0, 257U);
+        printf("selftest-truncating-f16c %llu caught %.2f\n", b3, now() - t0);
+        t0 = now();
+        const unsigned long long b4 =
+            check_same("planted", sonnx_mul_f16c_f16_nan_sign, sonnx_mul_f16, 0, 257U);
+        printf("selftest-nan-sign-f16c %llu caught %.2f\n", b4, now() - t0);
+        t0 = now();
+        const unsigned long long b5 =
+            check_same("planted", sonnx_mul_f16c512_f16_truncating, sonnx_mul_f16, 0, 257U);
+        printf("selftest-truncating-f16c512 %llu caught %.2f\n", b5, now() - t0);
+        t0 = now();
+        const unsigned long long b6 =
+            check_same("planted", sonnx_mul_f16c512_f16_nan_sign, sonnx_mul_f16, 0, 257U);
+        printf("selftest-nan-sign-f16c512 %llu caught %.2f\n", b6, now() - t0);
+        if (b3 == 0ULL || b4 == 0ULL || b5 == 0ULL || b6 == 0ULL) {
+            return 1;
+        }
+#endif
         return (b1 > 0ULL && b2 > 0ULL) ? 0 : 1;
     }
     if (selected(argc, argv, "widen-f16")) {
@@ -364,5 +458,29 @@ int main(int argc, char **argv)
         t0 = now();
         failed |= report("mul-bf16", all, check_mul(1), t0);
     }
+#if defined(SONNX_MUL_HW)
+    if (selected(argc, argv, "mul-f16-f16c")) {
+        t0 = now();
+        failed |= report("mul-f16-f16c", all,
+                         check_same("mul-f16-f16c", sonnx_mul_f16c_f16, sonnx_mul_f16, 0, 1U), t0);
+    }
+    if (selected(argc, argv, "mul-f16-f16c512")) {
+        t0 = now();
+        failed |= report(
+            "mul-f16-f16c512", all,
+            check_same("mul-f16-f16c512", sonnx_mul_f16c512_f16, sonnx_mul_f16, 0, 1U), t0);
+    }
+    if (selected(argc, argv, "mul-bf16-avx2")) {
+        t0 = now();
+        failed |= report("mul-bf16-avx2", all,
+                         check_same("mul-bf16-avx2", sonnx_mul_avx2_bf16, sonnx_mul_bf16, 1, 1U), t0);
+    }
+    if (selected(argc, argv, "mul-bf16-avx512")) {
+        t0 = now();
+        failed |= report(
+            "mul-bf16-avx512", all,
+            check_same("mul-bf16-avx512", sonnx_mul_avx512_bf16, sonnx_mul_bf16, 1, 1U), t0);
+    }
+#endif
     return failed;
 }

@@ -18,6 +18,19 @@
  * one element type, same shape, writeable out, out exactly A or B or
  * disjoint from both) and raises TypeError/ValueError otherwise, writing
  * nothing.
+ *
+ * ISA variants (x86-64; docs/native-kernel.md): besides the portable SSE2
+ * build of the kernel, the same proved sources are compiled again with AVX2
+ * and with AVX-512 flags (native/flags.mk; symbols sonnx_mul_avx2_* and
+ * sonnx_mul_avx512_*), and float16 has an F16C hardware loop
+ * (native/hw/sonnx_mul_f16c.c, verified exhaustively, not WP-proved).  At
+ * import the widest variant the CPU supports is selected (avx512: AVX-512
+ * F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable); the
+ * environment variable SONNX_MUL_ISA=portable|avx2|avx512 selects one
+ * instead (ImportError if the CPU lacks it).  multiply() takes the variant's
+ * name as an optional fifth argument (the tests run the paths back to back).
+ * Before a hardware variant is used, its float16 loop is compared at import
+ * bit for bit with the portable one on every pair of a set of edge values.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -27,6 +40,8 @@
 
 #include <float.h>
 #include <string.h>
+
+#include <stdlib.h>
 
 #include "sonnx_mul_kernel.h"
 
@@ -68,53 +83,113 @@ typedef void (*wrap_fn)(const void *, const void *, void *, size_t);
 typedef size_t (*scan_fn)(const void *, const void *, size_t);
 typedef size_t (*checked_fn)(const void *, const void *, void *, size_t);
 
-#define INT_ADAPTERS(S, T)                                                        \
-    static void wrap_##S(const void *a, const void *b, void *c, size_t n)         \
+#define INT_ADAPTERS(V, S, T)                                                     \
+    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
     {                                                                             \
         sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
     }                                                                             \
-    static size_t scan_##S(const void *a, const void *b, size_t n)                \
+    static size_t scan_##V##S(const void *a, const void *b, size_t n)             \
     {                                                                             \
         return sonnx_mul_first_overflow_##S((const T *)a, (const T *)b, n);       \
     }                                                                             \
-    static size_t checked_##S(const void *a, const void *b, void *c, size_t n)    \
+    static size_t checked_##V##S(const void *a, const void *b, void *c, size_t n) \
     {                                                                             \
         return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
     }
 
-INT_ADAPTERS(i8, int8_t)
-INT_ADAPTERS(u8, uint8_t)
-INT_ADAPTERS(i16, int16_t)
-INT_ADAPTERS(u16, uint16_t)
-INT_ADAPTERS(i32, int32_t)
-INT_ADAPTERS(u32, uint32_t)
-INT_ADAPTERS(i64, int64_t)
-INT_ADAPTERS(u64, uint64_t)
-
-#define FLOAT_ADAPTER(S, T)                                                       \
-    static void wrap_##S(const void *a, const void *b, void *c, size_t n)         \
+#define FLOAT_ADAPTER(V, S, T)                                                    \
+    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
     {                                                                             \
         sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
     }
 
-FLOAT_ADAPTER(f16, uint16_t)
-FLOAT_ADAPTER(bf16, uint16_t)
-FLOAT_ADAPTER(f32, float)
-FLOAT_ADAPTER(f64, double)
+/* The adapters of one variant, V its tag (the sonnx_mul_* names inside the
+ * macros expand to the variant's renamed functions after sonnx_mul_rename.h). */
+#define ADAPTERS(V)                                                               \
+    INT_ADAPTERS(V, i8, int8_t)                                                   \
+    INT_ADAPTERS(V, u8, uint8_t)                                                  \
+    INT_ADAPTERS(V, i16, int16_t)                                                 \
+    INT_ADAPTERS(V, u16, uint16_t)                                                \
+    INT_ADAPTERS(V, i32, int32_t)                                                 \
+    INT_ADAPTERS(V, u32, uint32_t)                                                \
+    INT_ADAPTERS(V, i64, int64_t)                                                 \
+    INT_ADAPTERS(V, u64, uint64_t)                                                \
+    FLOAT_ADAPTER(V, f16, uint16_t)                                               \
+    FLOAT_ADAPTER(V, bf16, uint16_t)                                              \
+    FLOAT_ADAPTER(V, f32, float)                                                  \
+    FLOAT_ADAPTER(V, f64, double)
 
-static const wrap_fn WRAP[K_COUNT] = {
-    wrap_i8, wrap_u8, wrap_i16, wrap_u16, wrap_i32, wrap_u32, wrap_i64, wrap_u64,
-    wrap_f16, wrap_bf16, wrap_f32, wrap_f64,
+/* One variant of the kernel: its loops, indexed by kind. */
+struct isa {
+    const char *name;
+    wrap_fn wrap[K_COUNT];
+    scan_fn scan[K_COUNT];
+    checked_fn checked[K_COUNT];
 };
-static const scan_fn SCAN[K_COUNT] = {
-    scan_i8, scan_u8, scan_i16, scan_u16, scan_i32, scan_u32, scan_i64, scan_u64,
-    NULL, NULL, NULL, NULL,
+
+#define ISA_TABLE(NAME, V, F16)                                                   \
+    {                                                                             \
+        NAME,                                                                     \
+        {wrap_##V##i8, wrap_##V##u8, wrap_##V##i16, wrap_##V##u16, wrap_##V##i32,   \
+         wrap_##V##u32, wrap_##V##i64, wrap_##V##u64, F16, wrap_##V##bf16,        \
+         wrap_##V##f32, wrap_##V##f64},                                           \
+        {scan_##V##i8, scan_##V##u8, scan_##V##i16, scan_##V##u16, scan_##V##i32,   \
+         scan_##V##u32, scan_##V##i64, scan_##V##u64, NULL, NULL, NULL, NULL},    \
+        {checked_##V##i8, checked_##V##u8, checked_##V##i16, checked_##V##u16,    \
+         checked_##V##i32, checked_##V##u32, checked_##V##i64, checked_##V##u64,  \
+         NULL, NULL, NULL, NULL},                                                 \
+    }
+
+ADAPTERS(portable_)
+
+#if defined(SONNX_MUL_X86_VARIANTS)
+#include "sonnx_mul_f16c.h"
+
+/* The float16 hardware loops (F16C, 8- and 16-wide; verified exhaustively,
+ * not WP-proved). */
+static void wrap_f16c_f16(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_f16c_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
+}
+
+static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
+}
+
+/* The renamed declarations of the variants: sonnx_mul_kernel.h read again
+ * under the renaming of sonnx_mul_rename.h, once per variant prefix. */
+#define SONNX_MUL_VARIANT sonnx_mul_avx2
+#include "sonnx_mul_rename.h"
+#undef SONNX_MUL_KERNEL_H
+#include "sonnx_mul_kernel.h"
+ADAPTERS(avx2_)
+#undef SONNX_MUL_VARIANT
+#define SONNX_MUL_VARIANT sonnx_mul_avx512
+#undef SONNX_MUL_KERNEL_H
+#include "sonnx_mul_kernel.h"
+ADAPTERS(avx512_)
+#undef SONNX_MUL_VARIANT
+
+enum { ISA_COUNT = 3 };
+#else
+enum { ISA_COUNT = 1 };
+#endif
+
+/* In order of preference from the last: portable first. */
+static const struct isa ISAS[ISA_COUNT] = {
+    ISA_TABLE("portable", portable_, wrap_portable_f16),
+#if defined(SONNX_MUL_X86_VARIANTS)
+    ISA_TABLE("avx2", avx2_, wrap_f16c_f16),
+    ISA_TABLE("avx512", avx512_, wrap_f16c512_f16),
+#endif
 };
-static const checked_fn CHECKED[K_COUNT] = {
-    checked_i8, checked_u8, checked_i16, checked_u16,
-    checked_i32, checked_u32, checked_i64, checked_u64,
-    NULL, NULL, NULL, NULL,
-};
+
+/* Which variants this CPU can run (set at import). */
+static int isa_supported[ISA_COUNT];
+
+/* The variant in use: chosen once at import, read-only afterwards. */
+static const struct isa *isa_current = &ISAS[0];
 
 /* Set once by the module's initialisation, read-only afterwards: the
  * native-order dtype of each kind's results, and ml_dtypes' bfloat16 type
@@ -234,7 +309,8 @@ static int contiguous_block(const npy_intp *strides, int nop, npy_intp itemsize,
 static const char NOT_CONTIGUOUS[] = "sonnx_mul._native: numpy gave a non-contiguous block";
 
 /* Runs the wrap/float kernel over every block of a, b -> c. 0 or -1 (error set). */
-static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k)
+static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k,
+                       const struct isa *isa)
 {
     PyArrayObject *ops[3] = {a, b, c};
     NpyIter *iter = block_iter(3, ops, k, NPY_KEEPORDER);
@@ -250,7 +326,7 @@ static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enu
     char **data = NpyIter_GetDataPtrArray(iter);
     npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
     npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
-    wrap_fn fn = WRAP[k];
+    wrap_fn fn = isa->wrap[k];
     int contiguous = 1;
     int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
     PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
@@ -277,7 +353,8 @@ static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enu
 /* First overflowing element of a * b: -1 when none, else its flat index
  * in the order of the iteration (C order when order is NPY_CORDER);
  * -2 on error (set). Writes nothing. */
-static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY_ORDER order)
+static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY_ORDER order,
+                            const struct isa *isa)
 {
     PyArrayObject *ops[2] = {a, b};
     NpyIter *iter = block_iter(2, ops, k, order);
@@ -293,7 +370,7 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
     char **data = NpyIter_GetDataPtrArray(iter);
     npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
     npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
-    scan_fn fn = SCAN[k];
+    scan_fn fn = isa->scan[k];
     npy_intp start = 0, found = -1;
     int contiguous = 1;
     int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
@@ -326,13 +403,14 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
 /* The C-order flat index of the first overflow, -1 when none, -2 on error.
  * A first pass in the arrays' own memory order says whether there is one
  * at all (the common case: no); only then a C-order pass finds the first. */
-static npy_intp first_overflow(PyArrayObject *a, PyArrayObject *b, enum kind k)
+static npy_intp first_overflow(PyArrayObject *a, PyArrayObject *b, enum kind k,
+                               const struct isa *isa)
 {
-    npy_intp any = scan_blocks(a, b, k, NPY_KEEPORDER);
+    npy_intp any = scan_blocks(a, b, k, NPY_KEEPORDER, isa);
     if (any < 0) {
         return any;
     }
-    return scan_blocks(a, b, k, NPY_CORDER);
+    return scan_blocks(a, b, k, NPY_CORDER, isa);
 }
 
 static int check_operand(PyObject *x, const char *name)
@@ -398,18 +476,50 @@ static PyArrayObject *new_result(PyArrayObject *a, enum kind k)
 }
 
 PyDoc_STRVAR(multiply_doc,
-"multiply(a, b, out, checked, /)\n--\n\n"
+"multiply(a, b, out, checked, isa=<the variant in use>, /)\n--\n\n"
 "C = A * B by the proved kernel into out, or into a new C-ordered native array\n"
 "when out is None; returns that array.  With checked true on an integer type,\n"
 "when a product does not fit, returns instead the first overflowing flat index\n"
 "in C order (an int) and has written nothing.  Floats ignore checked.\n"
-"TypeError/ValueError (nothing written) when a precondition of the kernel fails.");
+"TypeError/ValueError (nothing written) when a precondition of the kernel fails.\n"
+"isa ('portable', 'avx2', 'avx512') runs that variant of the kernel instead of\n"
+"the one selected at import (ValueError if this CPU cannot run it).");
+
+/* The variant named by a str, or NULL (error set) when there is none of that
+ * name or this CPU cannot run it. */
+static const struct isa *isa_named(PyObject *name)
+{
+    const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (text == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "sonnx_mul._native: the ISA must be a str");
+        }
+        return NULL;
+    }
+    for (int v = 0; v < ISA_COUNT; v++) {
+        if (strcmp(text, ISAS[v].name) == 0) {
+            if (!isa_supported[v]) {
+                PyErr_Format(PyExc_ValueError,
+                             "sonnx_mul._native: this CPU cannot run the %s variant", text);
+                return NULL;
+            }
+            return &ISAS[v];
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "sonnx_mul._native: no ISA variant %R", name);
+    return NULL;
+}
 
 static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "multiply(a, b, out, checked) takes 4 arguments");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "multiply(a, b, out, checked[, isa]) takes 4 or 5 arguments");
+        return NULL;
+    }
+    const struct isa *isa = nargs == 5 ? isa_named(args[4]) : isa_current;
+    if (isa == NULL) {
         return NULL;
     }
     if (check_operand(args[0], "a") < 0 || check_operand(args[1], "b") < 0 ||
@@ -426,7 +536,7 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (k == K_NONE) {
         return NULL;
     }
-    checked = checked && SCAN[k] != NULL;
+    checked = checked && isa->scan[k] != NULL;
     npy_intp n = PyArray_SIZE(a);
 
     /* Every operand contiguous in one order, aligned, native: the kernel
@@ -435,7 +545,7 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (plain(a, fortran) && plain(b, fortran) && (out == NULL ? !fortran : plain(out, fortran))) {
         if (checked && fortran) {
             /* Fortran memory order: the first overflow in C order needs the iterator. */
-            npy_intp first = first_overflow(a, b, k);
+            npy_intp first = first_overflow(a, b, k, isa);
             if (first != -1) {
                 return first == -2 ? NULL : PyLong_FromSsize_t(first);
             }
@@ -449,9 +559,9 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
         int threads = n >= THREADS_MIN_ELEMENTS;
         PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
         if (checked) {
-            done = CHECKED[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+            done = isa->checked[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         } else {
-            WRAP[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+            isa->wrap[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         }
         if (state != NULL) {
             PyEval_RestoreThread(state);
@@ -470,7 +580,7 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
 
     /* Any other layout or byte order: blocks of a buffered iterator. */
     if (checked) {
-        npy_intp first = first_overflow(a, b, k);
+        npy_intp first = first_overflow(a, b, k, isa);
         if (first != -1) {
             return first == -2 ? NULL : PyLong_FromSsize_t(first);
         }
@@ -479,7 +589,7 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (c == NULL) {
         return NULL;
     }
-    if (wrap_blocks(a, b, c, k) < 0) {
+    if (wrap_blocks(a, b, c, k, isa) < 0) {
         if (out == NULL) {
             Py_DECREF(c);
         }
@@ -510,9 +620,53 @@ static PyObject *kind(PyObject *self, PyObject *arg)
     return PyUnicode_FromString(KIND_NAMES[k]);
 }
 
+PyDoc_STRVAR(isa_doc,
+"isa()\n--\n\n"
+"The name of the kernel variant that multiply() runs: 'portable' (SSE2, the\n"
+"proved sources as such), 'avx2' (the same sources compiled for AVX2, float16\n"
+"by F16C) or 'avx512' (for AVX-512 F/BW/VL, float16 by F16C); chosen at import.");
+
+static PyObject *isa_name(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(isa_current->name);
+}
+
+PyDoc_STRVAR(isas_doc,
+"isas()\n--\n\n"
+"The variants this build has and this CPU can run, portable first.");
+
+static PyObject *isas(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    PyObject *names = PyList_New(0);
+    if (names == NULL) {
+        return NULL;
+    }
+    for (int v = 0; v < ISA_COUNT; v++) {
+        if (!isa_supported[v]) {
+            continue;
+        }
+        PyObject *name = PyUnicode_FromString(ISAS[v].name);
+        if (name == NULL || PyList_Append(names, name) < 0) {
+            Py_XDECREF(name);
+            Py_DECREF(names);
+            return NULL;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *result = PyList_AsTuple(names);
+    Py_DECREF(names);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
     {"kind", kind, METH_O, kind_doc},
+    {"isa", isa_name, METH_NOARGS, isa_doc},
+    {"isas", isas, METH_NOARGS, isas_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -566,10 +720,96 @@ static int init_descrs(void)
     return 0;
 }
 
+/* float16 patterns whose products cover every case of the narrowing: zeros,
+ * subnormals, the normal range's ends, halfway and near-halfway products,
+ * overflow, infinities, quiet and signalling NaNs with payloads, both signs. */
+static const uint16_t F16_EDGES[] = {
+    0x0000, 0x0001, 0x0002, 0x0003, 0x01FF, 0x0200, 0x03FF, 0x0400, 0x0401, 0x07FF,
+    0x0C00, 0x1400, 0x1C00, 0x2400, 0x3400, 0x3555, 0x37FF, 0x3800, 0x3BFF, 0x3C00,
+    0x3C01, 0x3C03, 0x3DFF, 0x3E00, 0x3E01, 0x4000, 0x4001, 0x4A00, 0x5800, 0x5BFF,
+    0x7800, 0x7BFE, 0x7BFF, 0x7C00, 0x7C01, 0x7D55, 0x7DFF, 0x7E00, 0x7E01, 0x7FFF,
+};
+
+#define F16_EDGE_COUNT (sizeof F16_EDGES / sizeof F16_EDGES[0])
+#define F16_EDGE_PAIRS (4U * F16_EDGE_COUNT * F16_EDGE_COUNT)
+
+/* The variant's float16 loop against the portable one on every ordered pair of
+ * F16_EDGES with both signs, all but the last 3 (a length that is not a
+ * multiple of the vector width: the tail is run too).  0 when they agree bit for bit. */
+static int f16_edges_disagree(const struct isa *isa)
+{
+    static uint16_t a[F16_EDGE_PAIRS], b[F16_EDGE_PAIRS], want[F16_EDGE_PAIRS],
+        got[F16_EDGE_PAIRS];
+    size_t n = 0;
+    for (size_t i = 0; i < F16_EDGE_COUNT; i++) {
+        for (size_t j = 0; j < F16_EDGE_COUNT; j++) {
+            for (unsigned s = 0; s < 4U; s++) {
+                a[n] = (uint16_t)(F16_EDGES[i] | ((s & 1U) ? 0x8000U : 0U));
+                b[n] = (uint16_t)(F16_EDGES[j] | ((s & 2U) ? 0x8000U : 0U));
+                n++;
+            }
+        }
+    }
+    n -= 3U;
+    ISAS[0].wrap[K_F16](a, b, want, n);
+    isa->wrap[K_F16](a, b, got, n);
+    return memcmp(want, got, n * sizeof(uint16_t)) != 0;
+}
+
+/* Which variants the CPU runs, and the one to use: SONNX_MUL_ISA, or the
+ * widest supported.  0, or -1 with ImportError set. */
+static int select_isa(void)
+{
+    isa_supported[0] = 1;
+#if defined(SONNX_MUL_X86_VARIANTS)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    isa_supported[1] = avx2;
+    isa_supported[2] = avx2 && __builtin_cpu_supports("avx512f") &&
+                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
+    const char *asked = getenv("SONNX_MUL_ISA");
+    int chosen = -1;
+    if (asked == NULL || asked[0] == '\0' || strcmp(asked, "auto") == 0) {
+        for (int v = 0; v < ISA_COUNT; v++) {
+            if (isa_supported[v]) {
+                chosen = v;
+            }
+        }
+    } else {
+        for (int v = 0; v < ISA_COUNT; v++) {
+            if (strcmp(asked, ISAS[v].name) == 0) {
+                chosen = v;
+            }
+        }
+        if (chosen < 0) {
+            PyErr_Format(PyExc_ImportError,
+                         "sonnx_mul._native: SONNX_MUL_ISA=%s: expected auto, portable%s",
+                         asked, ISA_COUNT > 1 ? ", avx2 or avx512" : " (this build has no other)");
+            return -1;
+        }
+        if (!isa_supported[chosen]) {
+            PyErr_Format(PyExc_ImportError,
+                         "sonnx_mul._native: SONNX_MUL_ISA=%s: this CPU cannot run it", asked);
+            return -1;
+        }
+    }
+    if (chosen > 0 && f16_edges_disagree(&ISAS[chosen])) {
+        PyErr_Format(PyExc_ImportError,
+                     "sonnx_mul._native: the %s variant's float16 loop disagrees with the "
+                     "proved portable loop on this machine (F16C hardware or floating-point "
+                     "mode); set SONNX_MUL_ISA=portable",
+                     ISAS[chosen].name);
+        return -1;
+    }
+    isa_current = &ISAS[chosen];
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__native(void)
 {
     import_array();
-    if (init_descrs() < 0) {
+    if (init_descrs() < 0 || select_isa() < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module);

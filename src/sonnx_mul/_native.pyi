@@ -12,7 +12,7 @@ THREADS_MIN_ELEMENTS: int
 """From this many elements on, the GIL is released around the kernel's loop."""
 
 def multiply(
-    a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool, /
+    a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool, isa: str = ..., /
 ) -> np.ndarray | int:
     """C = A * B into ``out``, or into a new C-ordered native array; returns it.
 
@@ -22,7 +22,19 @@ def multiply(
     the kernel fails (not one of the 12 element types, different types or
     shapes, an empty array, an ``out`` of another type, read-only, or
     sharing memory with A or B without being exactly A or B).
+
+    ``isa`` (``"portable"``, ``"avx2"``, ``"avx512"``) runs that variant of the
+    kernel instead of the one selected at import (ValueError when this CPU
+    cannot run it).
     """
+
+def isa() -> str:
+    """The variant ``multiply`` runs: ``portable`` (SSE2), ``avx2`` or ``avx512``
+    (the proved sources built for those ISAs, float16 by the F16C hardware loop);
+    chosen at import: ``SONNX_MUL_ISA`` or the widest the CPU supports."""
+
+def isas() -> tuple[str, ...]:
+    """The variants this build has and this CPU can run, portable first."""
 
 def kind(dtype: np.dtype, /) -> str | None:
     """The kernel's name of a dtype's element type (``"int8"``, ``"bfloat16"``...), or None."""

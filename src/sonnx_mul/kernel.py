@@ -9,6 +9,12 @@ environment variable ``SONNX_MUL_KERNEL=numpy`` (read once, at import)
 selects numpy's multiply loops instead (``sonnx_mul.numpy_loops``, same
 contract); ``NAME`` then says ``"numpy"``, and so do the self-test and
 ``sonnx-mul selftest``.
+
+On x86-64 the native kernel has three variants, one chosen at import
+(``isa()``): ``portable`` (the proved sources for SSE2), ``avx2`` and
+``avx512`` (the same sources built for those ISAs; float16 by an F16C loop
+verified exhaustively). ``SONNX_MUL_ISA=portable|avx2|avx512`` chooses one;
+unset, the widest the CPU supports (docs/native-kernel.md).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ MISSING = (
 
 try:  # the compiled extension; its absence becomes the clear ImportError of _select
     from ._native import BUILD_FLAGS, COMPILER
+    from ._native import isa as native_isa
     from ._native import multiply as native_multiply
 
     NATIVE_ERROR: ImportError | None = None
@@ -57,3 +64,18 @@ def _select(choice: str) -> tuple[str, Multiply, str]:
 
 NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
 """The kernel in use, its multiply, and its compiler with the compile command."""
+
+
+def isa() -> str:
+    """The native kernel's variant in use: ``portable``, ``avx2`` or ``avx512``
+    (``sonnx_mul._native.isa()``), or ``"-"`` when numpy's loops run."""
+    return native_isa() if NAME == "native" else "-"
+
+
+def multiply_on(
+    variant: str, a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool
+) -> np.ndarray | int:
+    """The native kernel's multiply on the given variant (the self-test compares
+    the variant in use with the portable build); ValueError when the CPU
+    cannot run it."""
+    return native_multiply(a, b, out, checked, variant)

@@ -8,6 +8,14 @@ this for the whole process). The vectors include subnormal products and
 subnormal operands, so such a process fails the self-test instead of
 silently computing a different Mul. The expected results are literals,
 checked against an exact rational oracle by ``tests/operator/test_selftest.py``.
+
+The vectors run on the kernel variant selected at import
+(``sonnx_mul._native.isa()``: ``portable``, ``avx2`` or ``avx512``; the
+float16 loop of the last two is the F16C hardware loop, verified
+exhaustively, not proved). When that is not the portable build, the
+self-test also runs every pair of the vectors' operands (both signs, both
+orders) of every type through the selected variant and through the portable
+build of the proved sources, and requires the same bits.
 """
 
 from __future__ import annotations
@@ -151,11 +159,16 @@ VECTORS: tuple[Vector, ...] = (
 @dataclass(frozen=True)
 class SelfTestReport:
     """The outcome: ``ok`` when every vector gave its known answer; ``kernel``
-    names the multiply that ran (``native`` or, for diagnosis only, ``numpy``)."""
+    names the multiply that ran (``native`` or, for diagnosis only, ``numpy``),
+    ``isa`` the native kernel's variant (``"-"`` for numpy), ``isa_compared``
+    the number of types whose variant was compared bit for bit with the
+    portable build (0 when the portable build is the one in use)."""
 
     checked: int
     failures: tuple[str, ...] = field(default=())
     kernel: str = field(default=kernel.NAME)
+    isa: str = field(default="-")
+    isa_compared: int = 0
 
     @property
     def ok(self) -> bool:
@@ -170,7 +183,44 @@ def selftest() -> SelfTestReport:
         problem = _check(vector)
         if problem:
             failures.append(f"{vector.type_name}: {vector.what}: {problem}")
-    return SelfTestReport(len(VECTORS), tuple(failures), kernel.NAME)
+    isa, compared = "-", 0
+    if kernel.NAME == "native":
+        isa = kernel.isa()
+        if isa != "portable":
+            for type_name in sorted({v.type_name for v in VECTORS}):
+                compared += 1
+                problem = _compare_isa(type_name, isa)
+                if problem:
+                    failures.append(f"{type_name}: {isa} vs portable: {problem}")
+    return SelfTestReport(len(VECTORS), tuple(failures), kernel.NAME, isa, compared)
+
+
+def _compare_isa(type_name: str, isa: str) -> str | None:
+    """Every pair of the type's vector operands (with both signs for floats),
+    through the variant ``isa`` and the portable build: the same bits?"""
+    etype = by_onnx_name(type_name)
+    assert etype is not None
+    values = sorted({x for v in VECTORS if v.type_name == type_name for x in (v.a, v.b)})
+    if etype.is_float:
+        sign = 1 << (etype.bits - 1)
+        values = sorted(set(values) | {x ^ sign for x in values})
+        operands = np.array(values, etype.uint_view).view(etype.dtype)
+    else:
+        operands = np.array(values, etype.dtype)
+    # every ordered pair, at a length that is not a multiple of any vector width
+    a = np.repeat(operands, len(operands))[:-1]
+    b = np.tile(operands, len(operands))[:-1]
+    for checked in (False, True) if not etype.is_float else (False,):
+        got = kernel.multiply_on(isa, a, b, None, checked)
+        want = kernel.multiply_on("portable", a, b, None, checked)
+        if isinstance(got, int) or isinstance(want, int):
+            if got != want:
+                return f"overflow='error' found index {got}, portable {want}"
+            continue
+        differ = int(np.count_nonzero(got.view(np.uint8) != want.view(np.uint8)))
+        if differ:
+            return f"{differ} bytes differ (checked={checked})"
+    return None
 
 
 def _check(vector: Vector) -> str | None:

@@ -101,4 +101,11 @@ def test_F_selftest_runs_through_the_native_kernel():
         sys.setprofile(None)
     assert report.ok and report.kernel == "native"
     integers = sum(1 for v in VECTORS if not by_onnx_name(v.type_name).is_float)
-    assert len(calls) == len(VECTORS) + integers  # integers: wrap and overflow="error"
+    # integers: wrap and overflow="error"; then, when a variant other than the
+    # portable build runs, each type compared with the portable build (the
+    # variant and the portable build, both modes for integers)
+    compared = 0
+    if report.isa != "portable":
+        compared = sum(2 if t.is_float else 4 for t in ALL_TYPES)
+        assert report.isa_compared == len(ALL_TYPES)
+    assert len(calls) == len(VECTORS) + integers + compared

@@ -179,7 +179,7 @@ def _native_build() -> str:
     """The kernel sonnx_mul.mul runs, its compiler and exact compile command."""
     from sonnx_mul import kernel
 
-    return f"{kernel.NAME}: {kernel.BUILD}"
+    return f"{kernel.NAME}: {kernel.BUILD}; variant in use: {kernel.isa()}"
 
 
 def git_state(root: Path) -> dict[str, Any]:

@@ -59,7 +59,11 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "trusted; the flags pinned in native/flags.mk (-std=c99 -O2 -fno-fast-math "
         "-ffp-contract=off -fexcess-precision=standard, SSE2 arithmetic on x86-64) give "
         "one IEEE rounding per `*`, no contraction into fused multiply-add, float "
-        "expressions in their own type; the exact command is recorded in the module "
+        "expressions in their own type; on x86-64 the same proved sources are compiled "
+        "twice more with the AVX2 and AVX-512 flags of native/flags.mk (symbols renamed "
+        "by the preprocessor, sonnx_mul_rename.h) and one of the three builds is chosen "
+        "at run time (the dispatch rule is under 'F16C conversion instructions'); the "
+        "exact commands are recorded in the module "
         "(sonnx_mul._native.BUILD_FLAGS) and in this report",
         (
             "compile-time checks in the sources: FLT_EVAL_METHOD == 0, no __FAST_MATH__, "
@@ -70,6 +74,38 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "other types, every memory layout (tests/operator/test_native.py)",
             "the binary is hashed in this report and by `sonnx-mul verify-install`; two "
             "builds of the same sources are byte for byte equal (no debug paths)",
+            "the AVX2/AVX-512 builds are run back to back with the portable build, bit "
+            "for bit, on edge and random sets of every type (tests/operator/test_isa.py) "
+            "and on every bfloat16 pair (make verify-exhaustive); the built extension "
+            "is disassembled and holds no fused multiply-add instruction",
+        ),
+    ),
+    Component(
+        "F16C conversion instructions (vcvtph2ps, vcvtps2ph) and the run-time dispatch",
+        ("machine",),
+        "on an x86-64 CPU with AVX2 and F16C, float16 Mul runs the hardware loop "
+        "native/hw/sonnx_mul_f16c.c (not WP-proved: Frama-C has no model of the "
+        "instructions): the F16C conversions widen the magnitudes exactly, vmulps "
+        "multiplies once, vcvtps2ph rounds to nearest even (rounding given in the "
+        "instruction), the operands' sign is put back, a NaN a stands for b as in the "
+        "proved loop. Dispatch rule, at import (src/sonnx_mul/_native.c): "
+        "SONNX_MUL_ISA=portable|avx2|avx512 if set (ImportError if the CPU lacks it), "
+        "otherwise the widest the CPU supports per __builtin_cpu_supports: avx512 "
+        "(AVX-512 F/BW/VL, AVX2, F16C), else avx2 (AVX2, F16C), else portable (SSE2); "
+        "sonnx_mul._native.isa() names the one in use",
+        (
+            "verified by exhaustion on the build machine's CPU: all 2^32 float16 pairs "
+            "through the compiled hardware loop bit for bit against the proved portable "
+            "loop (NaN payloads and signs included) and on a sample against the exact "
+            "oracle, the loops' tails included, with planted faults (rounding toward "
+            "zero, a NaN's sign) caught first (make verify-exhaustive, "
+            "proofs/out/native-exhaustive.json records the CPU)",
+            "checked at import on another machine: before a hardware variant is used, "
+            "its float16 loop must agree bit for bit with the portable loop on every "
+            "signed pair of 40 edge values (ImportError otherwise); the known-answer "
+            "self-test runs the selected variant and compares it with the portable "
+            "build (`sonnx-mul selftest`)",
+            "SONNX_MUL_ISA=portable runs the proved sources only, compiled for SSE2",
         ),
     ),
     Component(
@@ -302,7 +338,11 @@ RUNNING_CODE = (
     "contracts for Frama-C WP) through a thin numpy glue (src/sonnx_mul/_native.c), "
     "compiled by gcc with the flags pinned in native/flags.mk: one call of the glue "
     "writes every element. Proofs of the C source count as proofs of the running code "
-    "up to the compiler and the hardware (trusted base); the glue and numpy's buffered "
+    "up to the compiler and the hardware (trusted base), the AVX2/AVX-512 builds of the "
+    "same source selected at run time included; on a CPU with F16C, float16 runs a "
+    "hardware loop (native/hw/sonnx_mul_f16c.c) that is not proved but verified by "
+    "exhaustion, bit for bit against the proved loop (SONNX_MUL_ISA=portable runs the "
+    "proved sources only); the glue and numpy's buffered "
     "iterator are tested, not proved; the binary is tested bit for bit (pytest, the "
     "self-test and, when present, the exhaustive runs). mul_reference runs "
     "oracle/integers.py (integers, proved by Why3) and oracle/softfloat.py (floats, "

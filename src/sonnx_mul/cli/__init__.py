@@ -249,6 +249,11 @@ def _run_selftest(args: argparse.Namespace) -> int:
         print(f"FAIL {failure}")
     verdict = "passed" if report.ok else f"FAILED ({len(report.failures)} vectors)"
     vectors = f"{report.checked} known-answer vectors on the {report.kernel} kernel"
+    if report.isa != "-":
+        vectors += f" ({report.isa} build"
+        if report.isa_compared:
+            vectors += f", {report.isa_compared} types bit for bit against the portable build"
+        vectors += ")"
     print(f"self-test {verdict}: {vectors}")
     print(f"kernel build: {kernel.BUILD}")
     return EXIT_OK if report.ok else EXIT_VIOLATIONS

@@ -1,0 +1,239 @@
+"""F: the kernel's ISA variants (portable SSE2; the same proved sources built for
+AVX2 and AVX-512; float16 by the F16C hardware loop) compute the same bits.
+
+Every variant this CPU can run is run back to back with the portable build on
+edge sets of every type (both signs, zeros, subnormals, infinities, NaNs with
+payloads, overflow to infinity, halfway cases) and random bit patterns, at
+lengths that exercise the loops' vector bodies and tails, and the results are
+compared BIT FOR BIT (NaN payloads and signs included, not as "any NaN").
+The hardware path must be the one selected on a CPU that has it; all 2^32
+float16 pairs through the F16C loop run in ``make verify-exhaustive``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sonnx_mul import _native, kernel, mul, selftest
+from sonnx_mul.dtypes import ALL_TYPES, ElementType, by_onnx_name
+from support import float_edge_bits, int_edge_values
+
+IDS = [t.onnx_name for t in ALL_TYPES]
+HARDWARE = tuple(isa for isa in _native.isas() if isa != "portable")
+LENGTHS = (1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 127, 129)
+
+# float16 patterns around the narrowing's boundaries, beyond the generic edges.
+F16_EXTRA = [
+    0x0001, 0x0002, 0x0003, 0x01FF, 0x0200, 0x03FF, 0x0401, 0x07FF,  # subnormal ties
+    0x3555, 0x37FF, 0x3800, 0x3BFF, 0x3C01, 0x3C03, 0x3DFF, 0x3E01,  # halfway products
+    0x5BFF, 0x5C00, 0x7BFE, 0x7BFF, 0x4000,  # overflow to infinity and just below
+    0x7C01, 0x7D55, 0x7DFF, 0x7E01, 0x7FFF,  # signalling and quiet NaNs with payloads
+]  # fmt: skip
+BF16_EXTRA = [0x0001, 0x007F, 0x0080, 0x3F81, 0x3F83, 0x3FC0, 0x7F7F, 0x7F81, 0x7FC1, 0x7FFF]
+
+
+def cpu_flags() -> set[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def edges(etype: ElementType) -> np.ndarray:
+    if not etype.is_float:
+        return np.array(int_edge_values(etype), etype.dtype)
+    extra = {"float16": F16_EXTRA, "bfloat16": BF16_EXTRA}.get(etype.onnx_name, [])
+    sign = 1 << (etype.bits - 1)
+    patterns = sorted(set(float_edge_bits(etype)) | set(extra) | {x ^ sign for x in extra})
+    return np.array(patterns, etype.uint_view).view(etype.dtype)
+
+
+def random_patterns(etype: ElementType, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if etype.is_float:
+        return (
+            rng.integers(0, 1 << etype.bits, n, dtype=np.uint64)
+            .astype(etype.uint_view)
+            .view(etype.dtype)
+        )
+    return rng.integers(etype.lo, etype.hi, n, dtype=etype.dtype, endpoint=True)
+
+
+def same_bits(got: np.ndarray | int, want: np.ndarray | int) -> None:
+    if isinstance(got, int) or isinstance(want, int):
+        assert got == want
+        return
+    assert got.dtype == want.dtype and got.shape == want.shape
+    differ = np.flatnonzero(got.view(np.uint8) != want.view(np.uint8))
+    assert differ.size == 0, f"{differ.size} bytes differ, first at byte {differ[:5]}"
+
+
+def test_F_the_variant_in_use_is_one_this_cpu_runs() -> None:
+    assert _native.isas()[0] == "portable"
+    assert _native.isa() in _native.isas()
+    wanted = os.environ.get("SONNX_MUL_ISA", "auto")
+    if wanted not in ("", "auto"):
+        assert _native.isa() == wanted
+    else:
+        assert _native.isa() == _native.isas()[-1]  # the widest
+
+
+def test_F_the_hardware_path_is_selected_on_a_cpu_that_has_it() -> None:
+    if os.environ.get("SONNX_MUL_ISA", "auto") not in ("", "auto"):
+        pytest.skip(f"SONNX_MUL_ISA={os.environ['SONNX_MUL_ISA']} chooses the variant")
+    # The skips below are asserted: without the hardware, the portable build runs.
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        assert _native.isas() == ("portable",) and _native.isa() == "portable"
+        pytest.skip(f"not x86-64 ({platform.machine()}): the portable build is the only one")
+    flags = cpu_flags()
+    if not {"avx2", "f16c"} <= flags:
+        assert _native.isa() == "portable"
+        pytest.skip(f"this CPU lacks {sorted({'avx2', 'f16c'} - flags)}: portable only")
+    assert "avx2" in _native.isas()
+    if {"avx512f", "avx512bw", "avx512vl"} <= flags:
+        assert _native.isa() == "avx512"
+    else:
+        assert _native.isa() == "avx2"
+    # mul() runs it: the portable float16 loop is an order of magnitude slower
+    # than the F16C one, but timing is not a test; the import check and the
+    # self-test say which ran:
+    report = selftest()
+    assert report.ok, report.failures
+    assert report.isa == _native.isa() and report.isa_compared == len(ALL_TYPES)
+
+
+@pytest.mark.parametrize("isa", HARDWARE or ["none"])
+@pytest.mark.parametrize("etype", ALL_TYPES, ids=IDS)
+def test_F_every_variant_gives_the_portable_bits_on_edge_pairs(isa: str, etype: ElementType):
+    if isa == "none":
+        pytest.skip("this build or CPU has no variant but the portable one")
+    values = edges(etype)
+    a = np.repeat(values, len(values))
+    b = np.tile(values, len(values))
+    for n in (*LENGTHS, a.size - 1, a.size):
+        x, y = a[:n], b[:n]
+        same_bits(
+            _native.multiply(x, y, None, False, isa),
+            _native.multiply(x, y, None, False, "portable"),
+        )
+        if not etype.is_float:
+            same_bits(
+                _native.multiply(x, y, None, True, isa),
+                _native.multiply(x, y, None, True, "portable"),
+            )
+    # out= aliasing a operand, and a strided (buffered) layout
+    got, want = a.copy(), a.copy()
+    _native.multiply(got, b, got, False, isa)
+    _native.multiply(want, b, want, False, "portable")
+    same_bits(got, want)
+    same_bits(
+        _native.multiply(a[::3], b[::3], None, False, isa),
+        _native.multiply(a[::3], b[::3], None, False, "portable"),
+    )
+
+
+@pytest.mark.parametrize("isa", HARDWARE or ["none"])
+@pytest.mark.parametrize("etype", ALL_TYPES, ids=IDS)
+def test_F_every_variant_gives_the_portable_bits_on_random_patterns(
+    isa: str, etype: ElementType
+) -> None:
+    if isa == "none":
+        pytest.skip("this build or CPU has no variant but the portable one")
+    a, b = random_patterns(etype, 100_003, 1), random_patterns(etype, 100_003, 2)
+    same_bits(
+        _native.multiply(a, b, None, False, isa), _native.multiply(a, b, None, False, "portable")
+    )
+
+
+@pytest.mark.parametrize("isa", HARDWARE or ["none"])
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_F_FLOAT_every_16_bit_pattern_times_the_edges(isa: str, name: str) -> None:
+    """All 2^16 patterns against every edge value, both orders (2^32: make verify-exhaustive)."""
+    if isa == "none":
+        pytest.skip("this build or CPU has no variant but the portable one")
+    etype = by_onnx_name(name)
+    assert etype is not None
+    every = np.arange(1 << 16, dtype=np.uint16).view(etype.dtype)
+    for e in edges(etype):
+        other = np.full(every.shape, e, etype.dtype)
+        for x, y in ((every, other), (other, every)):
+            same_bits(
+                _native.multiply(x, y, None, False, isa),
+                _native.multiply(x, y, None, False, "portable"),
+            )
+
+
+def test_F_an_unknown_or_unrunnable_variant_is_refused() -> None:
+    a = np.ones(4, np.float16)
+    with pytest.raises(ValueError, match="no ISA variant"):
+        _native.multiply(a, a, None, False, "sse9")
+    with pytest.raises(TypeError, match="str"):
+        _native.multiply(a, a, None, False, 3)
+    if "avx512" not in _native.isas() and platform.machine().lower() in ("x86_64", "amd64"):
+        with pytest.raises(ValueError, match="cannot run"):
+            _native.multiply(a, a, None, False, "avx512")
+
+
+def _python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+        check=False,
+    )
+
+
+def test_F_SONNX_MUL_ISA_portable_runs_the_portable_build() -> None:
+    proc = _python(
+        "import numpy as np, sonnx_mul; from sonnx_mul import _native; "
+        "r = sonnx_mul.selftest(); a = np.array([1.5, -0.0, 65504], np.float16); "
+        "print(_native.isa(), r.ok, r.isa, r.isa_compared, sonnx_mul.mul(a, a).tolist())",
+        SONNX_MUL_ISA="portable",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:4] == ["portable", "True", "portable", "0"]
+    assert "[2.25, 0.0, inf]" in proc.stdout
+
+
+def test_F_SONNX_MUL_ISA_unknown_fails_the_import() -> None:
+    proc = _python("import sonnx_mul", SONNX_MUL_ISA="sse9")
+    assert proc.returncode != 0
+    assert "SONNX_MUL_ISA=sse9: expected auto, portable" in proc.stderr
+
+
+def test_F_mul_runs_the_selected_variant() -> None:
+    a = edges(by_onnx_name("float16"))  # type: ignore[arg-type]
+    b = a[::-1].copy()
+    assert kernel.NAME == "native"
+    same_bits(mul(a, b), _native.multiply(a, b, None, False, _native.isa()))
+
+
+def test_F_FLOAT_the_extension_has_no_fused_multiply_add() -> None:
+    """-ffp-contract=off: not one FMA instruction in the built extension (AVX-512F
+    has FMA of its own; gcc must not contract `a * b + c` in any variant)."""
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("objdump (binutils) is not installed")
+    code = subprocess.run(
+        [objdump, "-d", "--no-show-raw-insn", _native.__file__],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "vmulps" in code or platform.machine().lower() not in ("x86_64", "amd64")
+    fused = [line for line in code.splitlines() if "vfmadd" in line or "vfmsub" in line
+             or "vfnmadd" in line or "vfnmsub" in line]  # fmt: skip
+    assert fused == []
