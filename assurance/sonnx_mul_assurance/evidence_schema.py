@@ -149,6 +149,28 @@ class ExhaustiveResult:
         return self.mismatches == 0
 
 
+EXHAUSTIVE_SCOPE: dict[str, tuple[int, tuple[typing.Literal["wrap", "error"], ...]]] = {
+    "int8": (1 << 16, ("wrap", "error")),
+    "uint8": (1 << 16, ("wrap", "error")),
+    "float16": (1 << 32, ()),
+    "bfloat16": (1 << 32, ()),
+}
+"""What a complete exhaustive run covers: per type, every pair and the modes run."""
+
+
+def exhaustive_gap(result: ExhaustiveResult) -> str | None:
+    """What ``result`` leaves out of its type's scope (None: nothing)."""
+    if result.type not in EXHAUSTIVE_SCOPE:
+        return None
+    pairs, modes = EXHAUSTIVE_SCOPE[result.type]
+    if result.pairs < pairs:
+        return f"{result.type}: {result.pairs} of {pairs} pairs"
+    missing = [m for m in modes if m not in (result.modes or [])]
+    if missing:
+        return f"{result.type}: mode {'/'.join(missing)} not run"
+    return None
+
+
 @dataclass
 class ExhaustiveEvidence:
     tool: str
@@ -157,6 +179,18 @@ class ExhaustiveEvidence:
     results: list[ExhaustiveResult]
     passed: bool
     kernel: str | None = None  # the kernel mul ran on
+
+    def gaps(self) -> list[str]:
+        """What the results leave out of ``EXHAUSTIVE_SCOPE``, whatever
+        ``complete`` says (empty: every pair of every type was run)."""
+        by_type = {r.type: r for r in self.results}
+        gaps = []
+        for etype in EXHAUSTIVE_SCOPE:
+            result = by_type.get(etype)
+            gap = f"{etype}: not run" if result is None else exhaustive_gap(result)
+            if gap is not None:
+                gaps.append(gap)
+        return gaps
 
 
 # --- pipeline.json -------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -302,6 +303,60 @@ def test_rule_a_partial_run_of_required_evidence(tree: Path) -> None:
         "evidence file proofs/out/exhaustive.json is a partial run (complete: false) "
         "(--require exhaustive)"
     ]
+
+
+def every_pair(requirements: list[str]) -> list[schema.ExhaustiveResult]:
+    return [
+        schema.ExhaustiveResult(etype, requirements, pairs, 0, [], 1.0, None, [*modes] or None)
+        for etype, (pairs, modes) in schema.EXHAUSTIVE_SCOPE.items()
+    ]
+
+
+def test_rule_required_exhaustive_evidence_covering_every_pair_passes(tree: Path) -> None:
+    # the positive control of the three below
+    put(tree, "exhaustive.json", exhaustive(*every_pair(["R1-X"])))
+    report = build_report(
+        tree, registry=FIXTURE_REGISTRY, probe_tools=False, require=["exhaustive"]
+    )
+    assert report["gate"]["problems"] == []
+
+
+@pytest.mark.parametrize(
+    ("keep", "gap"),
+    [
+        (lambda r: [], "int8: not run; uint8: not run; float16: not run; bfloat16: not run"),
+        (lambda r: [x for x in r if x.type != "uint8"], "uint8: not run"),
+        (
+            lambda r: [dataclasses.replace(x, pairs=x.pairs // 2) if x.type == "bfloat16" else x
+                       for x in r],
+            "bfloat16: 2147483648 of 4294967296 pairs",
+        ),
+        (
+            lambda r: [dataclasses.replace(x, modes=["wrap"]) if x.type == "int8" else x
+                       for x in r],
+            "int8: mode error not run",
+        ),
+    ],
+    ids=["no-results", "a-type-missing", "half-the-pairs", "a-mode-missing"],
+)  # fmt: skip
+def test_rule_required_exhaustive_evidence_that_says_complete_but_is_not(
+    tree: Path,
+    keep: Callable[[list[schema.ExhaustiveResult]], list[schema.ExhaustiveResult]],
+    gap: str,
+) -> None:
+    # `complete: true` and `passed: true` as written, yet the results do not
+    # hold every pair: the gate reads the results, not the flag
+    data = exhaustive(*keep(every_pair(["R1-X"])))
+    data.complete = data.passed = True
+    put(tree, "exhaustive.json", data)
+    assert problems(tree) == []  # not required: listed as partial, not a problem
+    report = build_report(
+        tree, registry=FIXTURE_REGISTRY, probe_tools=False, require=["exhaustive"]
+    )
+    assert report["gate"]["problems"] == [
+        f"evidence file proofs/out/exhaustive.json is a partial run ({gap}) (--require exhaustive)"
+    ]
+    assert report["evidence_files"]["exhaustive"]["status"] == "partial"
 
 
 @pytest.mark.parametrize("name", ["why3.json", "crosshair.json", "exhaustive.json", "pytest.xml"])

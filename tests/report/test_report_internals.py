@@ -276,7 +276,8 @@ def test_exhaustive_ids_are_the_ones_the_run_names_never_a_dtype_guess(tmp_path:
     path = tmp_path / "proofs/out/exhaustive.json"
 
     def run(etype: str, requirements: list[str]) -> schema.ExhaustiveResult:
-        return schema.ExhaustiveResult(etype, requirements, 1 << 32, 0, [], 1.0, None)
+        pairs, modes = schema.EXHAUSTIVE_SCOPE[etype]
+        return schema.ExhaustiveResult(etype, requirements, pairs, 0, [], 1.0, None, [*modes])
 
     data = schema.ExhaustiveEvidence(
         "sonnx_mul_assurance.exhaustive", "2.0", True,
@@ -285,7 +286,10 @@ def test_exhaustive_ids_are_the_ones_the_run_names_never_a_dtype_guess(tmp_path:
     schema.dump(data, path)
     mapped, lost = exhaustive_items(path, tmp_path, {"F-WRAP", "F-FLOAT"})
     assert [(i.name, i.ids) for i in mapped] == [("float16", ("F-WRAP",))]
-    assert [(i.name, i.ids, i.ok) for i in lost] == [("bfloat16", (), True), ("int8", (), True)]
+    assert [(i.name, i.ids, i.ok) for i in lost] == [
+        ("bfloat16", (), True),
+        ("int8 wrap/error", (), True),
+    ]
     assert {i.location for i in mapped + lost} == {"proofs/out/exhaustive.json"}
 
 

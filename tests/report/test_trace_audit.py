@@ -14,6 +14,7 @@ import pytest
 from test_trace_report import (
     FIXTURE_REGISTRY,
     crosshair_json,
+    every_pair,
     exhaustive_json,
     function,
     goal,
@@ -166,7 +167,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     registry = dict(FIXTURE_REGISTRY)
     ev = root / "proofs" / "out"
     # With exhaustive.json present, nothing is absent.
-    (ev / "exhaustive.json").write_text(exhaustive_json(result("int8", ["R1"])))
+    (ev / "exhaustive.json").write_text(exhaustive_json(*every_pair(["R1"])))
     present = build_report(root, registry=registry, probe_tools=False)
     assert present["evidence_absent"] == [] and present["gate"]["passed"]
     assert present["evidence_files"]["exhaustive"]["status"] == "present"
@@ -362,7 +363,9 @@ def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
     """An exhaustive.json in the layout sonnx_mul_assurance.exhaustive writes."""
     return exhaustive_json(
         result("int8", ["F-WRAP", "F-CHECKED"], int8_mismatches),
+        result("uint8", ["F-WRAP", "F-CHECKED"]),
         result("float16", ["F-FLOAT"], pairs=1 << 32),
+        result("bfloat16", ["F-FLOAT"], pairs=1 << 32),
         complete=complete,
     )
 
@@ -380,8 +383,9 @@ def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_comple
     full = build_report(root, registry=registry, probe_tools=False, require=["exhaustive"])
     for rid in ("F-WRAP", "F-CHECKED"):
         names = [e["name"] for e in full["requirements"][rid]["evidence"]["proof"]]
-        assert names == ["int8 wrap/error"], rid
-    assert [e["name"] for e in full["requirements"]["F-FLOAT"]["evidence"]["proof"]] == ["float16"]
+        assert names == ["int8 wrap/error", "uint8 wrap/error"], rid
+    floats = [e["name"] for e in full["requirements"]["F-FLOAT"]["evidence"]["proof"]]
+    assert floats == ["float16", "bfloat16"]
     assert full["evidence_files"]["exhaustive"]["status"] == "present"
     assert not any("exhaustive" in p for p in full["gate"]["problems"])
     # A partial run: listed and marked, not complete; the release gate fails.

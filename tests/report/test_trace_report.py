@@ -76,6 +76,14 @@ def result(
     return schema.ExhaustiveResult(etype, requirements, pairs, mismatches, [], 1.0, None, modes)
 
 
+def every_pair(requirements: list[str]) -> list[schema.ExhaustiveResult]:
+    """Results that cover every pair of every type of the exhaustive run."""
+    return [
+        result(etype, requirements, pairs=pairs)
+        for etype, (pairs, _) in schema.EXHAUSTIVE_SCOPE.items()
+    ]
+
+
 def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "passed") -> Path:
     def write(rel: str, text: str) -> None:
         path = root / rel

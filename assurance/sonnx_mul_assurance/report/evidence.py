@@ -407,7 +407,7 @@ def exhaustive_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list
         modes = "/".join(result.modes or [])
         label = " ".join(x for x in (result.type, modes) if x)
         detail: dict[str, Any] = {"pairs": result.pairs, "time": result.time}
-        if not data.complete:
+        if not data.complete or schema.exhaustive_gap(result) is not None:
             detail["complete"] = False
             label += " (partial run: not every pair)"
         item = Item(

@@ -87,7 +87,8 @@ ABSENT_MEANING: Mapping[str, str] = MappingProxyType(
 )
 """What the absence of each evidence file means for the verdict."""
 PARTIAL_MEANING = (
-    "the exhaustive run covered only part of the pairs (complete: false, fewer --rows): "
+    "the exhaustive run covered only part of the pairs (complete: false, fewer --rows or "
+    "--types, or results that do not hold every pair of int8, uint8, float16 and bfloat16): "
     "its records are listed, marked partial; a release gate (`--require exhaustive`) "
     "fails as if the file were absent"
 )
@@ -329,13 +330,17 @@ def build_report(
                 mapped, lost = crosshair_items(path, root, markers, set(ids))
             elif key == "exhaustive":
                 mapped, lost = exhaustive_items(path, root, set(ids))
-                if not schema.load(schema.ExhaustiveEvidence, path).complete:
+                run = schema.load(schema.ExhaustiveEvidence, path)
+                # the file's own `complete` is not enough: what it holds must cover the scope
+                gaps = run.gaps()
+                if not run.complete or gaps:
                     evidence_files[key]["status"] = "partial"
                     evidence_files[key]["meaning"] = PARTIAL_MEANING
+                    why = "(complete: false)" if not run.complete else f"({'; '.join(gaps)})"
                     if needed:
                         evidence_files[key]["problem"] = (
                             f"evidence file {_display(path, root)} is a partial run "
-                            f"(complete: false) (--require {key})"
+                            f"{why} (--require {key})"
                         )
             else:
                 junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
