@@ -260,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         conditions=sum(r.conditions for r in results),
         time=elapsed,
         passed=code == 0,
+        source="assurance/sonnx_mul_assurance/contracts.py",
     )
     schema.dump(report, args.out)
     for r in results:

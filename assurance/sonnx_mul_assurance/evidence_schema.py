@@ -119,6 +119,7 @@ class CrossHairEvidence:
     conditions: int
     time: float
     passed: bool
+    source: str = ""  # the file of the checked functions, from the root ("": unknown)
 
 
 # --- exhaustive.json -----------------------------------------------------------

@@ -140,6 +140,26 @@ def test_rule_proof_needed(tree: Path) -> None:
     assert problems(tree) == ["R1: no proof evidence"]
 
 
+def test_rule_proof_maps_through_the_file_the_crosshair_run_names(tree: Path) -> None:
+    # The run checked g of src/sonnx_mul/a.py; another file's g, marked for R1,
+    # lends it nothing: R1 keeps no proof once the run names its file.
+    only_in_whyml(tree, "R1-X")
+    with (tree / "src/sonnx_mul/a.py").open("a", encoding="utf-8") as f:
+        f.write(f"\n\n# {AT}relation(R1-X, scope=function)\ndef g(x: int) -> int:\n    return x\n")
+    (tree / "src/sonnx_mul/b.py").write_text(
+        f"# {AT}relation(R1, scope=function)\ndef g(x: int) -> int:\n    return x\n"
+    )
+    data = crosshair(function("sonnx_mul.a.g"))
+    assert problems_with(tree, data) == []  # the negative control: matched by name alone
+    data.source = "src/sonnx_mul/a.py"
+    assert problems_with(tree, data) == ["R1: no proof evidence"]
+
+
+def problems_with(tree: Path, data: schema.CrossHairEvidence) -> list[str]:
+    put(tree, "crosshair.json", data)
+    return problems(tree)
+
+
 def test_rule_test_needed(tree: Path) -> None:
     edit(evidence(tree, "pytest.xml"), 'name="test_R1_same"', 'name="test_unrelated"')
     assert problems(tree) == ["R1: no test evidence"]

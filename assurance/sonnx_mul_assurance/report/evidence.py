@@ -349,9 +349,15 @@ def why3_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item
     return mapped, unmapped
 
 
-def _function_markers(markers: list[Marker], function: str) -> list[Marker]:
+def function_markers(markers: list[Marker], function: str, source: str = "") -> list[Marker]:
+    """The function/class markers of ``function`` (in the file ``source`` when
+    given: two files may define functions of the same name)."""
     name = function.split("(", 1)[0].rsplit(".", 1)[-1].rsplit(":", 1)[-1]
-    return [m for m in markers if m.name == name and m.scope in ("function", "class")]
+    return [
+        m
+        for m in markers
+        if m.name == name and m.scope in ("function", "class") and m.path == (source or m.path)
+    ]
 
 
 def crosshair_items(
@@ -360,7 +366,8 @@ def crosshair_items(
     """(mapped, unmapped) proof items of a ``crosshair.json``; SchemaError if malformed.
 
     A function is mapped through the ``scope=function`` markers of the
-    function it checked, and located at the first of them.
+    function it checked, in the file the run names (``source``), and located
+    at the first of them.
     """
     data = schema.load(schema.CrossHairEvidence, path)
     evidence_file = _rel(path, root)
@@ -373,7 +380,7 @@ def crosshair_items(
     if not data.passed and all(f.ok for f in data.functions):
         unmapped.append(Item("proof", "crosshair", evidence_file, (), "passed: false", False))
     for function in data.functions:
-        defs = _function_markers(markers, function.function)
+        defs = function_markers(markers, function.function, data.source)
         found = tuple(dict.fromkeys(r for m in defs for r in m.ids if r in ids))
         where = f"{defs[0].path}:{defs[0].start}" if defs else function.function
         item = Item(
