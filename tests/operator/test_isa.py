@@ -186,9 +186,9 @@ def test_F_the_streaming_threshold_is_the_header_s() -> None:
     line = next(x for x in header.splitlines() if "define SONNX_MUL_STREAM8_MIN_ELEMENTS" in x)
     expected = int(line.split()[-1].rstrip("U"))
     if platform.machine().lower() in ("x86_64", "amd64"):
-        assert STREAM8 == expected
+        assert expected == _native.STREAM8_MIN_ELEMENTS
     else:
-        assert STREAM8 == 0
+        assert _native.STREAM8_MIN_ELEMENTS == 0
 
 
 @pytest.mark.parametrize("isa", HARDWARE or ["none"])
