@@ -109,6 +109,7 @@ c-kernel: $(KERNEL_DIR)/example
 # sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
 # in place whenever the kernel, its flags or the glue change.
 $(NATIVE): $(STAMP) setup.py src/sonnx_mul/_native.c $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk \
-  native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h
+  native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h \
+  native/hw/sonnx_mul_stream8.c native/include/sonnx_mul_stream8.h
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@

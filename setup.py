@@ -93,6 +93,17 @@ class BuildExt(build_ext):
                 self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
                 objects.append(str(obj))
                 recorded += f"; {stem}: + {' '.join(extra)}"
+            # The int8/uint8 wrap loop with streaming stores: 32-wide (AVX2) and
+            # 64-wide (AVX-512BW), the variants' own flags.
+            source = NATIVE / "hw" / "sonnx_mul_stream8.c"
+            for stem, extra in (
+                ("stream8", pinned("SONNX_CFLAGS_AVX2")),
+                ("stream8512", pinned("SONNX_CFLAGS_AVX512")),
+            ):
+                obj = build / f"sonnx_mul_{stem}.o"
+                self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
+                objects.append(str(obj))
+                recorded += f"; {stem}: + {' '.join(extra)}"
             ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]
         else:
             ext.define_macros = []

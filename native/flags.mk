@@ -30,5 +30,9 @@ SONNX_CFLAGS_AVX512 = -mavx2 -mavx512f -mavx512bw -mavx512vl -mprefer-vector-wid
 # run time with the avx2 variant; compiled a second time with
 # SONNX_CFLAGS_AVX512 added (its 16-wide loop) for the avx512 variant.
 SONNX_CFLAGS_F16C = -mavx2 -mf16c
+# The int8/uint8 wrap loop with streaming stores native/hw/sonnx_mul_stream8.c
+# (not WP-proved: verified exhaustively, make verify-exhaustive) is compiled
+# with SONNX_CFLAGS_AVX2 (32-wide, the avx2 variant) and SONNX_CFLAGS_AVX512
+# (64-wide, AVX-512BW, the avx512 variant): no flags of its own.
 # Warnings: the kernel builds warning-free with these (make c-kernel).
 SONNX_WARNFLAGS = -Wall -Wextra -Wconversion -Wpedantic -Werror

@@ -16,8 +16,13 @@ compile commands (setup.py): all 2^32 pairs of the F16C float16 loop
 (native/hw/sonnx_mul_f16c.c, 8- and 16-wide builds, not WP-proved: this is
 its verification) and of
 the AVX2 and AVX-512 builds of the proved bfloat16 loop, bit for bit against
-the proved portable loops; planted faults of the F16C loop (rounding toward
-zero, the hardware's sign of a NaN) must be caught first.  A check whose
+the proved portable loops; all 2^16 pairs of int8 and of uint8 through the
+streaming wrap loop (native/hw/sonnx_mul_stream8.c, 32- and 64-wide, not
+WP-proved) on a buffer longer than its threshold, and every length
+1..3*64+1 at every output misalignment 0..63, bit for bit against the proved
+portable wrap loops; planted faults of the F16C loop (rounding toward
+zero, the hardware's sign of a NaN) and of the streaming loop (the high byte
+kept, the tail skipped) must be caught first.  A check whose
 instructions this CPU lacks is recorded as skipped, with the reason.
 """
 
@@ -37,7 +42,16 @@ FLAGS = Path("native/flags.mk")
 HARNESS = Path("native/verify/exhaustive.c")
 BUILD = Path("build/c-kernel")
 OUT = Path("proofs/out/native-exhaustive.json")
-HW_CHECKS = ("mul-f16-f16c", "mul-f16-f16c512", "mul-bf16-avx2", "mul-bf16-avx512")
+HW_CHECKS = (
+    "mul-f16-f16c",
+    "mul-f16-f16c512",
+    "mul-bf16-avx2",
+    "mul-bf16-avx512",
+    "wrap8-stream8",
+    "wrap8-stream8-layouts",
+    "wrap8-stream8512",
+    "wrap8-stream8512-layouts",
+)
 CHECKS = ("widen-f16", "widen-bf16", "narrow-f16", "narrow-bf16", "mul-f16", "mul-bf16", *HW_CHECKS)
 # The CPU features (/proc/cpuinfo flags) each hardware check needs.
 HW_NEEDS = {
@@ -45,6 +59,10 @@ HW_NEEDS = {
     "mul-f16-f16c512": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
     "mul-bf16-avx2": ("avx2",),
     "mul-bf16-avx512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
+    "wrap8-stream8": ("avx2",),
+    "wrap8-stream8-layouts": ("avx2",),
+    "wrap8-stream8512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
+    "wrap8-stream8512-layouts": ("avx2", "avx512f", "avx512bw", "avx512vl"),
 }
 _ASSIGN_RE = re.compile(r"^([A-Z0-9_]+)\s*=\s*(.*)$")
 
@@ -86,8 +104,8 @@ def cpu_flags() -> set[str]:
 def hw_objects(root: Path) -> list[Path]:
     """The objects of the run-time selected loops, compiled with exactly the
     extension's commands (setup.py: -fPIC, the pinned and warning flags, the
-    variant's flags): the F16C loop, the planted faults (a second build of it),
-    and the float unit of both ISA variants."""
+    variant's flags): the F16C loop, the streaming int8/uint8 loop, the planted
+    faults (a second build of each), and the float unit of both ISA variants."""
     flags = read_flags(root / FLAGS)
     base = ["gcc", "-fPIC", *compile_flags(root), *flags["SONNX_WARNFLAGS"], "-I", "native/include"]
     out = root / BUILD / "hw"
@@ -102,6 +120,14 @@ def hw_objects(root: Path) -> list[Path]:
         out / "sonnx_mul_f16c512.o": [*f16c512, hw],
         out / "sonnx_mul_f16c512_planted.o": [*f16c512, planted, hw],
     }
+    stream8 = "native/hw/sonnx_mul_stream8.c"
+    planted8 = "-DSONNX_MUL_STREAM8_PLANTED_FAULTS"
+    for stem, extra in (
+        ("stream8", flags["SONNX_CFLAGS_AVX2"]),
+        ("stream8512", flags["SONNX_CFLAGS_AVX512"]),
+    ):
+        commands[out / f"sonnx_mul_{stem}.o"] = [*extra, stream8]
+        commands[out / f"sonnx_mul_{stem}_planted.o"] = [*extra, planted8, stream8]
     for variant in ("avx2", "avx512"):
         commands[out / f"sonnx_mul_float.{variant}.o"] = [
             *flags[f"SONNX_CFLAGS_{variant.upper()}"],
@@ -169,7 +195,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     for line in proc.stdout.splitlines():
         name, caught, _, seconds = line.split()
         record["selftest"][name] = {"caught": int(caught), "seconds": float(seconds)}
-    planted = 6 if is_x86_64() else 2
+    planted = 10 if is_x86_64() else 2
     if proc.returncode != 0 or len(record["selftest"]) != planted:
         errors.append(f"negative control failed: a planted fault was not caught\n{proc.stdout}")
     for check, reason in skipped.items():

@@ -32,8 +32,26 @@
  *   mul-bf16-avx2 / mul-bf16-avx512   the same for the proved sources
  *                     compiled with SONNX_CFLAGS_AVX2 / _AVX512
  *                     (sonnx_mul_avx2_bf16 ...) against sonnx_mul_bf16
- * and `selftest` also runs planted faults of the hardware loop (rounding
- * toward zero; the hardware's sign of a NaN product), which must be caught.
+ *   wrap8-stream8, wrap8-stream8512   all 2^16 (a, b) pairs of int8 and of
+ *                     uint8 through the streaming wrap loops
+ *                     sonnx_mul_stream8_wrap8 (32-wide) and
+ *                     sonnx_mul_stream8512_wrap8 (64-wide; native/hw/, not
+ *                     WP-proved) BIT FOR BIT against the proved portable
+ *                     sonnx_mul_wrap_i8 / sonnx_mul_wrap_u8, in one call on
+ *                     a buffer of 64 * 2^16 + 37 elements (longer than
+ *                     SONNX_MUL_STREAM8_MIN_ELEMENTS: every pair at each of
+ *                     the 64 byte positions of a vector), inputs and output
+ *                     misaligned, the bytes around the output unchanged
+ *   wrap8-stream8-layouts, wrap8-stream8512-layouts   every length
+ *                     1 .. 3 * 64 + 1 at every misalignment 0..63 of the
+ *                     output (the inputs misaligned otherwise), and in place
+ *                     (c == a): the unaligned head, the streamed body and the
+ *                     padded tail; the output starts as the complement of the
+ *                     expected bytes and the bytes around it must not change
+ * and `selftest` also runs planted faults of the hardware loops (rounding
+ * toward zero; the hardware's sign of a NaN product; the streaming loop
+ * keeping the high byte of a 16-bit product; skipping its tail), which must
+ * be caught.
  *
  * Comparisons are bit for bit, except that any NaN matches any NaN (the
  * payload is unspecified; the sign of a NaN is not compared).  The oracles
@@ -62,6 +80,8 @@
 #include "sonnx_mul_f16c.h"
 void sonnx_mul_avx2_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 void sonnx_mul_avx512_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+#define SONNX_MUL_STREAM8_PLANTED_FAULTS
+#include "sonnx_mul_stream8.h"
 #endif
 
 #define BLOCK 65536U
@@ -364,6 +384,121 @@ static unsigned long long check_same(const char *name, loop16_fn got, loop16_fn 
     }
     return bad;
 }
+
+/* ---- the streaming int8/uint8 wrap loops (native/hw/sonnx_mul_stream8.c) -- */
+
+typedef void (*loop8_fn)(const uint8_t *, const uint8_t *, uint8_t *, size_t);
+
+#define PAIRS8 65536U
+#define LONG8 (64U * PAIRS8 + 37U)
+#define GUARD 64U
+#if LONG8 <= SONNX_MUL_STREAM8_MIN_ELEMENTS
+#error "the pairs buffer must be longer than the streaming threshold"
+#endif
+
+/* Mismatches printed by the current check (at most 3). */
+static unsigned printed8;
+
+/* Bytes [0, n) of got against want, and `guard` bytes each side of got
+ * (0xA5 expected). */
+static unsigned long long compare8(const char *name, const uint8_t *got, const uint8_t *want,
+                                   size_t n, size_t before, size_t after)
+{
+    unsigned long long bad = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (got[j] != want[j]) {
+            if (printed8 < 3U) {
+                printed8++;
+                fprintf(stderr, "  %s n=%zu [%zu]: got 0x%02x, proved loop 0x%02x\n", name, n, j,
+                        got[j], want[j]);
+            }
+            bad++;
+        }
+    }
+    for (size_t j = 1; j <= before; j++) {
+        bad += (got[-(ptrdiff_t)j] != 0xA5U);
+    }
+    for (size_t j = 0; j < after; j++) {
+        bad += (got[n + j] != 0xA5U);
+    }
+    return bad;
+}
+
+/* Every (a, b) byte pair: element q of repeat r (of 64) holds pair
+ * (q + r) mod 2^16, so that each pair meets every byte position of a
+ * 64-byte vector; a, b and c at offsets 3, 11 and 5 from a 64-byte boundary.
+ * int8 against sonnx_mul_wrap_i8, uint8 against sonnx_mul_wrap_u8. */
+static unsigned long long check_stream8_pairs(const char *name, loop8_fn got)
+{
+    static uint8_t abuf[LONG8 + 128U], bbuf[LONG8 + 128U], cbuf[LONG8 + 2U * GUARD + 64U],
+        want[LONG8];
+    uint8_t *a = abuf + (64U - (uintptr_t)(void *)abuf % 64U) + 3U;
+    uint8_t *b = bbuf + (64U - (uintptr_t)(void *)bbuf % 64U) + 11U;
+    uint8_t *c = cbuf + (64U - (uintptr_t)(void *)cbuf % 64U) + GUARD + 5U;
+    for (size_t j = 0; j < LONG8; j++) {
+        const size_t pair = (j % PAIRS8 + j / PAIRS8) % PAIRS8;
+        a[j] = (uint8_t)(pair >> 8);
+        b[j] = (uint8_t)pair;
+    }
+    unsigned long long bad = 0;
+    printed8 = 0U;
+    for (int signed8 = 0; signed8 < 2; signed8++) {
+        memset(c - GUARD, 0xA5, LONG8 + 2U * GUARD);
+        if (signed8) {
+            sonnx_mul_wrap_i8((const int8_t *)(const void *)a, (const int8_t *)(const void *)b,
+                              (int8_t *)(void *)want, LONG8);
+        } else {
+            sonnx_mul_wrap_u8(a, b, want, LONG8);
+        }
+        got(a, b, c, LONG8);
+        bad += compare8(name, c, want, LONG8, GUARD, GUARD);
+    }
+    return bad;
+}
+
+/* Every length 1 .. 3 * 64 + 1 at every output misalignment 0..63 (the
+ * inputs at other misalignments), then in place (c == a). */
+static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
+                                                unsigned long long *cases)
+{
+    enum { MAXLEN = 3 * 64 + 1, SPAN = MAXLEN + 64 + 2 * GUARD };
+    static uint8_t abuf[SPAN + 64], bbuf[SPAN + 64], cbuf[SPAN + 64], want[MAXLEN];
+    uint8_t *a0 = abuf + (64U - (uintptr_t)(void *)abuf % 64U);
+    uint8_t *b0 = bbuf + (64U - (uintptr_t)(void *)bbuf % 64U);
+    uint8_t *c0 = cbuf + (64U - (uintptr_t)(void *)cbuf % 64U) + GUARD;
+    uint32_t seed = 12345U;
+    unsigned long long bad = 0;
+    printed8 = 0U;
+    *cases = 0;
+    for (size_t m = 0; m < 64U; m++) {
+        for (size_t n = 1; n <= (size_t)MAXLEN; n++) {
+            uint8_t *a = a0 + (m * 5U + 1U) % 64U;
+            uint8_t *b = b0 + (m * 11U + 7U) % 64U;
+            uint8_t *c = c0 + m;
+            for (size_t j = 0; j < n; j++) {
+                seed = seed * 1103515245U + 12345U;
+                a[j] = (uint8_t)(seed >> 16);
+                seed = seed * 1103515245U + 12345U;
+                b[j] = (uint8_t)(seed >> 16);
+            }
+            sonnx_mul_wrap_u8(a, b, want, n);
+            /* separate output */
+            memset(c - GUARD, 0xA5, n + 2U * GUARD);
+            for (size_t j = 0; j < n; j++) {
+                c[j] = (uint8_t)~want[j];
+            }
+            got(a, b, c, n);
+            bad += compare8(name, c, want, n, GUARD, GUARD);
+            /* in place: c holds a */
+            memset(c - GUARD, 0xA5, n + 2U * GUARD);
+            memcpy(c, a, n);
+            got(c, b, c, n);
+            bad += compare8(name, c, want, n, GUARD, GUARD);
+            *cases += 2U;
+        }
+    }
+    return bad;
+}
 #endif
 
 static double cpu(void)
@@ -431,6 +566,29 @@ int main(int argc, char **argv)
         if (b3 == 0ULL || b4 == 0ULL || b5 == 0ULL || b6 == 0ULL) {
             return 1;
         }
+        /* The streaming int8/uint8 loops: the pairs and the layouts checks. */
+        static const struct {
+            const char *name;
+            loop8_fn fn;
+        } planted8[] = {
+            {"selftest-high-byte-stream8", sonnx_mul_stream8_wrap8_high_byte},
+            {"selftest-no-tail-stream8", sonnx_mul_stream8_wrap8_no_tail},
+            {"selftest-high-byte-stream8512", sonnx_mul_stream8512_wrap8_high_byte},
+            {"selftest-no-tail-stream8512", sonnx_mul_stream8512_wrap8_no_tail},
+        };
+        int missed = 0;
+        for (size_t p = 0; p < sizeof planted8 / sizeof planted8[0]; p++) {
+            unsigned long long cases;
+            t0 = now();
+            const unsigned long long caught = check_stream8_pairs("planted", planted8[p].fn) +
+                                              check_stream8_layouts("planted", planted8[p].fn,
+                                                                    &cases);
+            printf("%s %llu caught %.2f\n", planted8[p].name, caught, now() - t0);
+            missed |= caught == 0ULL;
+        }
+        if (missed) {
+            return 1;
+        }
 #endif
         return (b1 > 0ULL && b2 > 0ULL) ? 0 : 1;
     }
@@ -480,6 +638,29 @@ int main(int argc, char **argv)
         failed |= report(
             "mul-bf16-avx512", all,
             check_same("mul-bf16-avx512", sonnx_mul_avx512_bf16, sonnx_mul_bf16, 1, 1U), t0);
+    }
+    static const struct {
+        const char *name;
+        const char *layouts;
+        loop8_fn fn;
+    } stream8[] = {
+        {"wrap8-stream8", "wrap8-stream8-layouts", sonnx_mul_stream8_wrap8},
+        {"wrap8-stream8512", "wrap8-stream8512-layouts", sonnx_mul_stream8512_wrap8},
+    };
+    for (size_t v = 0; v < sizeof stream8 / sizeof stream8[0]; v++) {
+        if (selected(argc, argv, stream8[v].name)) {
+            t0 = now();
+            /* inputs: the 2^16 pairs, once as int8 and once as uint8 */
+            failed |= report(stream8[v].name, 2ULL * PAIRS8,
+                             check_stream8_pairs(stream8[v].name, stream8[v].fn), t0);
+        }
+        if (selected(argc, argv, stream8[v].layouts)) {
+            unsigned long long cases;
+            t0 = now();
+            const unsigned long long bad =
+                check_stream8_layouts(stream8[v].layouts, stream8[v].fn, &cases);
+            failed |= report(stream8[v].layouts, cases, bad, t0);
+        }
     }
 #endif
     return failed;

@@ -23,14 +23,20 @@
  * build of the kernel, the same proved sources are compiled again with AVX2
  * and with AVX-512 flags (native/flags.mk; symbols sonnx_mul_avx2_* and
  * sonnx_mul_avx512_*), and float16 has an F16C hardware loop
- * (native/hw/sonnx_mul_f16c.c, verified exhaustively, not WP-proved).  At
+ * (native/hw/sonnx_mul_f16c.c, verified exhaustively, not WP-proved); int8
+ * and uint8 in wrap mode, from SONNX_MUL_STREAM8_MIN_ELEMENTS elements up,
+ * run a loop with streaming stores (native/hw/sonnx_mul_stream8.c, verified
+ * exhaustively, not WP-proved; below the threshold, and in checked mode,
+ * the proved loop).  At
  * import the widest variant the CPU supports is selected (avx512: AVX-512
  * F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable); the
  * environment variable SONNX_MUL_ISA=portable|avx2|avx512 selects one
  * instead (ImportError if the CPU lacks it).  multiply() takes the variant's
  * name as an optional fifth argument (the tests run the paths back to back).
  * Before a hardware variant is used, its float16 loop is compared at import
- * bit for bit with the portable one on every pair of a set of edge values.
+ * bit for bit with the portable one on every pair of a set of edge values,
+ * and its streaming int8/uint8 loop (called directly, whatever the
+ * threshold) on every pair of bytes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -125,12 +131,15 @@ struct isa {
     wrap_fn wrap[K_COUNT];
     scan_fn scan[K_COUNT];
     checked_fn checked[K_COUNT];
+    /* The streaming int8/uint8 hardware loop itself (no threshold), for the
+     * import check; NULL in the portable variant. */
+    wrap_fn stream8;
 };
 
-#define ISA_TABLE(NAME, V, F16)                                                   \
+#define ISA_TABLE(NAME, V, F16, W8, STREAM8)                                      \
     {                                                                             \
         NAME,                                                                     \
-        {wrap_##V##i8, wrap_##V##u8, wrap_##V##i16, wrap_##V##u16, wrap_##V##i32,   \
+        {W8##i8, W8##u8, wrap_##V##i16, wrap_##V##u16, wrap_##V##i32,             \
          wrap_##V##u32, wrap_##V##i64, wrap_##V##u64, F16, wrap_##V##bf16,        \
          wrap_##V##f32, wrap_##V##f64},                                           \
         {scan_##V##i8, scan_##V##u8, scan_##V##i16, scan_##V##u16, scan_##V##i32,   \
@@ -138,6 +147,7 @@ struct isa {
         {checked_##V##i8, checked_##V##u8, checked_##V##i16, checked_##V##u16,    \
          checked_##V##i32, checked_##V##u32, checked_##V##i64, checked_##V##u64,  \
          NULL, NULL, NULL, NULL},                                                 \
+        STREAM8,                                                                  \
     }
 
 ADAPTERS(portable_)
@@ -157,6 +167,20 @@ static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
     sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
 }
 
+#include "sonnx_mul_stream8.h"
+
+/* The int8/uint8 wrap loops with streaming stores (32- and 64-wide; verified
+ * exhaustively, not WP-proved), called directly by the import check. */
+static void wrap_stream8_8(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_stream8_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
+}
+
+static void wrap_stream8512_8(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_stream8512_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
+}
+
 /* The renamed declarations of the variants: sonnx_mul_kernel.h read again
  * under the renaming of sonnx_mul_rename.h, once per variant prefix. */
 #define SONNX_MUL_VARIANT sonnx_mul_avx2
@@ -171,6 +195,30 @@ ADAPTERS(avx2_)
 ADAPTERS(avx512_)
 #undef SONNX_MUL_VARIANT
 
+/* A variant's int8/uint8 wrap: the streaming loop from
+ * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up (arrays beyond the L2, see
+ * sonnx_mul_stream8.h), the variant's proved loop below.  The path depends
+ * on n only: the same shape always takes the same path. */
+#define STREAM8_ADAPTERS(V, HW)                                                   \
+    static void stream_##V##i8(const void *a, const void *b, void *c, size_t n)   \
+    {                                                                             \
+        if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
+            HW(a, b, c, n);                                                       \
+        } else {                                                                  \
+            wrap_##V##i8(a, b, c, n);                                             \
+        }                                                                         \
+    }                                                                             \
+    static void stream_##V##u8(const void *a, const void *b, void *c, size_t n)   \
+    {                                                                             \
+        if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
+            HW(a, b, c, n);                                                       \
+        } else {                                                                  \
+            wrap_##V##u8(a, b, c, n);                                             \
+        }                                                                         \
+    }
+STREAM8_ADAPTERS(avx2_, wrap_stream8_8)
+STREAM8_ADAPTERS(avx512_, wrap_stream8512_8)
+
 enum { ISA_COUNT = 3 };
 #else
 enum { ISA_COUNT = 1 };
@@ -178,10 +226,10 @@ enum { ISA_COUNT = 1 };
 
 /* In order of preference from the last: portable first. */
 static const struct isa ISAS[ISA_COUNT] = {
-    ISA_TABLE("portable", portable_, wrap_portable_f16),
+    ISA_TABLE("portable", portable_, wrap_portable_f16, wrap_portable_, NULL),
 #if defined(SONNX_MUL_X86_VARIANTS)
-    ISA_TABLE("avx2", avx2_, wrap_f16c_f16),
-    ISA_TABLE("avx512", avx512_, wrap_f16c512_f16),
+    ISA_TABLE("avx2", avx2_, wrap_f16c_f16, stream_avx2_, wrap_stream8_8),
+    ISA_TABLE("avx512", avx512_, wrap_f16c512_f16, stream_avx512_, wrap_stream8512_8),
 #endif
 };
 
@@ -196,6 +244,14 @@ static const struct isa *isa_current = &ISAS[0];
  * number (a user dtype, numbered when ml_dtypes registers it). */
 static PyArray_Descr *result_descr[K_COUNT];
 static int bfloat16_typenum = -1;
+
+/* int8/uint8 wrap runs the streaming hardware loop from this many elements
+ * up (sonnx_mul_stream8.h; 0: this build has no such loop). */
+#if defined(SONNX_MUL_X86_VARIANTS)
+#define STREAM8_MIN_ELEMENTS ((long)SONNX_MUL_STREAM8_MIN_ELEMENTS)
+#else
+#define STREAM8_MIN_ELEMENTS 0L
+#endif
 
 /* Below this many elements the GIL is kept: releasing and taking it back
  * costs more than the loop. */
@@ -756,6 +812,37 @@ static int f16_edges_disagree(const struct isa *isa)
     return memcmp(want, got, n * sizeof(uint16_t)) != 0;
 }
 
+/* The variant's streaming int8/uint8 loop, called directly (below the
+ * threshold too: the check must run it), against the portable int8 and
+ * uint8 wrap loops on every one of the 2^16 byte pairs, the output one byte
+ * past a 64-byte boundary and the length 2^16 - 3 (the unaligned head, the
+ * streamed body and the padded tail all run).  0 when they agree bit for
+ * bit (or the variant has no such loop). */
+#define PAIRS8 65536U
+static int stream8_pairs_disagree(const struct isa *isa)
+{
+    static uint8_t a[PAIRS8], b[PAIRS8], want[PAIRS8], buffer[PAIRS8 + 128U];
+    if (isa->stream8 == NULL) {
+        return 0;
+    }
+    /* got[1] is one byte past a 64-byte boundary; got[0] and got[n + 1] are guards */
+    uint8_t *got = buffer + (64U - (uintptr_t)(void *)buffer % 64U);
+    for (size_t i = 0; i < PAIRS8; i++) {
+        a[i] = (uint8_t)(i >> 8);
+        b[i] = (uint8_t)i;
+    }
+    const size_t n = PAIRS8 - 3U;
+    for (enum kind k = K_I8; k <= K_U8; k++) {
+        memset(got, 0xA5, PAIRS8);
+        ISAS[0].wrap[k](a, b, want, n);
+        isa->stream8(a, b, got + 1, n);
+        if (memcmp(want, got + 1, n) != 0 || got[0] != 0xA5U || got[n + 1U] != 0xA5U) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Which variants the CPU runs, and the one to use: SONNX_MUL_ISA, or the
  * widest supported.  0, or -1 with ImportError set. */
 static int select_isa(void)
@@ -802,6 +889,13 @@ static int select_isa(void)
                      ISAS[chosen].name);
         return -1;
     }
+    if (chosen > 0 && stream8_pairs_disagree(&ISAS[chosen])) {
+        PyErr_Format(PyExc_ImportError,
+                     "sonnx_mul._native: the %s variant's streaming int8/uint8 loop disagrees "
+                     "with the proved portable loop on this machine; set SONNX_MUL_ISA=portable",
+                     ISAS[chosen].name);
+        return -1;
+    }
     isa_current = &ISAS[chosen];
     return 0;
 }
@@ -819,7 +913,8 @@ PyMODINIT_FUNC PyInit__native(void)
     if (PyModule_AddStringConstant(m, "BUILD_FLAGS", SONNX_MUL_BUILD_FLAGS) < 0 ||
         PyModule_AddStringConstant(m, "COMPILER", COMPILER) < 0 ||
         PyModule_AddIntConstant(m, "FLT_EVAL_METHOD", FLT_EVAL_METHOD) < 0 ||
-        PyModule_AddIntConstant(m, "THREADS_MIN_ELEMENTS", THREADS_MIN_ELEMENTS) < 0) {
+        PyModule_AddIntConstant(m, "THREADS_MIN_ELEMENTS", THREADS_MIN_ELEMENTS) < 0 ||
+        PyModule_AddIntConstant(m, "STREAM8_MIN_ELEMENTS", STREAM8_MIN_ELEMENTS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

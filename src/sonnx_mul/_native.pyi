@@ -10,6 +10,10 @@ FLT_EVAL_METHOD: int
 """C's FLT_EVAL_METHOD at build time; 0 (float expressions in their own type) is required."""
 THREADS_MIN_ELEMENTS: int
 """From this many elements on, the GIL is released around the kernel's loop."""
+STREAM8_MIN_ELEMENTS: int
+"""From this many elements in one kernel call, int8/uint8 wrap runs the streaming
+hardware loop (native/hw/sonnx_mul_stream8.c) in the avx2/avx512 variants; 0 when
+this build has none."""
 
 def multiply(
     a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool, isa: str = ..., /

@@ -34,6 +34,11 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
         for width in ("f16c", "f16c512"):
             assert caught[f"selftest-truncating-{width}"] > 0
             assert caught[f"selftest-nan-sign-{width}"] > 0
+        # the streaming int8/uint8 loops' planted faults (the high byte of the
+        # 16-bit product kept, the tail skipped), bit for bit with the proved loop
+        for width in ("stream8", "stream8512"):
+            assert caught[f"selftest-high-byte-{width}"] > 0
+            assert caught[f"selftest-no-tail-{width}"] > 0
 
     proc = subprocess.run([str(harness), "widen-f16", "widen-bf16"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -42,6 +47,22 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
         ("widen-f16", "65536", "0"),
         ("widen-bf16", "65536", "0"),
     ]
+
+    if native_exhaustive.is_x86_64():
+        # the streaming int8/uint8 loops: every byte pair and every
+        # length/misalignment (a fraction of a second), on the CPUs that have them
+        checks = [
+            c
+            for c in native_exhaustive.HW_CHECKS
+            if c.startswith("wrap8-") and c not in native_exhaustive.skipped_checks((c,))
+        ]
+        proc = subprocess.run([str(harness), *checks], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        rows = {line.split()[0]: line.split()[1:3] for line in proc.stdout.splitlines()}
+        assert set(rows) == set(checks)
+        for check, (inputs, bad) in rows.items():
+            expected = "131072" if not check.endswith("-layouts") else "24704"
+            assert (inputs, bad) == (expected, "0"), check
 
     proc = subprocess.run(["make", "-s", "c-kernel"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

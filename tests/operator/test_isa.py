@@ -27,6 +27,7 @@ from sonnx_mul.dtypes import ALL_TYPES, ElementType, by_onnx_name
 from support import float_edge_bits, int_edge_values
 
 IDS = [t.onnx_name for t in ALL_TYPES]
+ROOT = Path(__file__).resolve().parents[2]
 HARDWARE = tuple(isa for isa in _native.isas() if isa != "portable")
 LENGTHS = (1, 7, 8, 9, 15, 16, 17, 31, 33, 63, 65, 127, 129)
 
@@ -172,6 +173,84 @@ def test_F_FLOAT_every_16_bit_pattern_times_the_edges(isa: str, name: str) -> No
                 _native.multiply(x, y, None, False, isa),
                 _native.multiply(x, y, None, False, "portable"),
             )
+
+
+STREAM8 = _native.STREAM8_MIN_ELEMENTS
+STREAM8_SIZES = (STREAM8 - 1, STREAM8, STREAM8 + 1, STREAM8 + 63) if STREAM8 else ()
+
+
+def test_F_the_streaming_threshold_is_the_header_s() -> None:
+    """int8/uint8 wrap runs the streaming loop (native/hw/sonnx_mul_stream8.c)
+    from SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, on the x86-64 build."""
+    header = (ROOT / "native/include/sonnx_mul_stream8.h").read_text()
+    line = next(x for x in header.splitlines() if "define SONNX_MUL_STREAM8_MIN_ELEMENTS" in x)
+    expected = int(line.split()[-1].rstrip("U"))
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        assert expected == _native.STREAM8_MIN_ELEMENTS
+    else:
+        assert _native.STREAM8_MIN_ELEMENTS == 0
+
+
+@pytest.mark.parametrize("isa", HARDWARE or ["none"])
+@pytest.mark.parametrize("name", ["int8", "uint8"])
+def test_F_int8_uint8_around_the_streaming_threshold(isa: str, name: str) -> None:
+    """The streaming int8/uint8 wrap loop (from STREAM8_MIN_ELEMENTS up) and the
+    proved loop below it give the portable bits: sizes around the threshold,
+    every byte value, offsets that misalign the output, strided and
+    negative-stride inputs, Fortran order, out= aliasing either input; checked
+    mode (the proved loop) too."""
+    if isa == "none":
+        pytest.skip("this build or CPU has no variant but the portable one")
+    etype = by_onnx_name(name)
+    assert etype is not None
+    size = max(STREAM8_SIZES) + 64
+    every = random_patterns(etype, 2 * size + 64, 3)
+    other = random_patterns(etype, 2 * size + 64, 4)
+    pairs = np.arange(1 << 16, dtype=np.uint16)
+    for start in (0, 1 << 17):  # every byte pair, twice (at an even and an odd index)
+        every[start + 1 : start + 1 + (1 << 16)] = (pairs >> 8).astype(np.uint8).view(etype.dtype)
+        other[start + 1 : start + 1 + (1 << 16)] = (pairs & 0xFF).astype(np.uint8).view(etype.dtype)
+
+    def same(x: np.ndarray, y: np.ndarray) -> None:
+        same_bits(
+            _native.multiply(x, y, None, False, isa),
+            _native.multiply(x, y, None, False, "portable"),
+        )
+
+    for n in STREAM8_SIZES:
+        for offset in (0, 1, 33):  # the output of a new array is aligned; inputs moved
+            x, y = every[offset : offset + n], other[offset : offset + n]
+            same(x, y)
+            for shift in (0, 5):  # out= misaligned against its allocation
+                out = np.empty(n + 64, etype.dtype)[shift : shift + n]
+                want = _native.multiply(x, y, None, False, "portable")
+                got = _native.multiply(x, y, out, False, isa)
+                assert got is out
+                same_bits(out, want)
+        x, y = every[: 2 * n], other[: 2 * n]
+        same(x[::2], y[::2])  # strided: the buffered iterator
+        same(x[::-1][:n], y[::-1][:n])  # negative stride
+        same(x[::-2], y[::-2])
+        # out= aliasing a, then b (exactly the input)
+        for first in (True, False):
+            got, want = x[:n].copy(), x[:n].copy()
+            other_got, other_want = y[:n].copy(), y[:n].copy()
+            if first:
+                _native.multiply(got, other_got, got, False, isa)
+                _native.multiply(want, other_want, want, False, "portable")
+            else:
+                _native.multiply(other_got, got, got, False, isa)
+                _native.multiply(other_want, want, want, False, "portable")
+            same_bits(got, want)
+        # checked mode keeps the proved loop: the same index or the same bits
+        same_bits(
+            _native.multiply(x[:n], y[:n], None, True, isa),
+            _native.multiply(x[:n], y[:n], None, True, "portable"),
+        )
+    # Fortran order, one call of the kernel on the whole array
+    f = np.asfortranarray(every[: 1024 * 1000].reshape(1000, 1024))
+    g = np.asfortranarray(other[: 1024 * 1000].reshape(1000, 1024))
+    same(f, g)
 
 
 def test_F_an_unknown_or_unrunnable_variant_is_refused() -> None:

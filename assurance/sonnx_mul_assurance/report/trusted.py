@@ -109,6 +109,30 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ),
     ),
     Component(
+        "The streaming int8/uint8 wrap loop (AVX2 / AVX-512BW, non-temporal stores)",
+        ("machine",),
+        "on an x86-64 CPU with AVX2 (avx2 variant, 32-wide) or AVX-512 F/BW/VL (avx512 "
+        "variant, 64-wide), int8 and uint8 Mul in wrap mode with at least "
+        "SONNX_MUL_STREAM8_MIN_ELEMENTS (786432) elements in one kernel call runs "
+        "native/hw/sonnx_mul_stream8.c (not WP-proved: intrinsics and non-temporal "
+        "stores, outside Frama-C's model): 16-bit multiplies (vpmullw) keeping the low "
+        "byte, the result written with streaming stores then sfence; below the threshold, "
+        "in checked mode and under SONNX_MUL_ISA=portable, the proved loop runs",
+        (
+            "verified by exhaustion on the compiled objects (the extension's own compile "
+            "commands): all 2^16 (a, b) pairs of int8 and of uint8, each at every byte "
+            "position of a vector, through a buffer longer than the threshold, bit for bit "
+            "against the proved portable wrap loops, and every length 1..193 (3 vectors "
+            "+ 1) at every output misalignment 0..63 and in place, the bytes around the "
+            "output unchanged; planted faults (the high byte kept, the tail skipped) "
+            "caught first (make verify-exhaustive, proofs/out/native-exhaustive.json)",
+            "checked at import: before a hardware variant is used, its streaming loop, "
+            "called directly, must agree bit for bit with the portable loop on all 2^16 "
+            "byte pairs with a misaligned output (ImportError otherwise); "
+            "tests/operator/test_isa.py runs sizes around the threshold on every variant",
+        ),
+    ),
+    Component(
         "The hardware multiply (CPU floating-point unit and integer multiplier)",
         ("machine",),
         "executes the compiled float32/float64 multiplications (also the one float32 "
@@ -341,7 +365,9 @@ RUNNING_CODE = (
     "up to the compiler and the hardware (trusted base), the AVX2/AVX-512 builds of the "
     "same source selected at run time included; on a CPU with F16C, float16 runs a "
     "hardware loop (native/hw/sonnx_mul_f16c.c) that is not proved but verified by "
-    "exhaustion, bit for bit against the proved loop (SONNX_MUL_ISA=portable runs the "
+    "exhaustion, bit for bit against the proved loop, and int8/uint8 wrap from "
+    "786432 elements up runs a streaming-store loop (native/hw/sonnx_mul_stream8.c), "
+    "likewise not proved but verified by exhaustion (SONNX_MUL_ISA=portable runs the "
     "proved sources only); the glue and numpy's buffered "
     "iterator are tested, not proved; the binary is tested bit for bit (pytest, the "
     "self-test and, when present, the exhaustive runs). mul_reference runs "
