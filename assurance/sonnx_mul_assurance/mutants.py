@@ -61,7 +61,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_hashing.py", "tests/report/test_trace_markers.py",
     "tests/report/test_requirements.py", "tests/report/test_report_cli.py",
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
-    "tests/report/test_sonnx_newest.py",
+    "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
