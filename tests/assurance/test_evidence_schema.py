@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -76,6 +77,24 @@ def test_bool_is_not_an_int_and_none_only_where_declared() -> None:
         schema.from_json(schema.ExhaustiveResult, {**res, "modes": ["saturate"]})
 
 
+def test_a_mapping_field_refuses_a_list_and_non_string_keys() -> None:
+    for versions in (["why3", "1.5.1"], {1: "1.5.1"}):
+        with pytest.raises(schema.SchemaError) as info:
+            schema.from_json(schema.Why3Evidence, {**WHY3, "versions": versions})
+        assert str(info.value) == "Why3Evidence.versions: expected an object"
+
+
+@pytest.mark.parametrize("etype", ["int8", "uint8"])
+def test_a_partial_8_bit_run_leaves_a_gap(etype: str) -> None:
+    # every pair of two 8-bit operands: 256 * 256, in both modes
+    res = {"type": etype, "requirements": [], "mismatches": 0, "examples": [], "time": 1.0,
+           "pairs_per_second": None, "modes": ["wrap", "error"]}  # fmt: skip
+    partial = schema.from_json(schema.ExhaustiveResult, {**res, "pairs": 256 * 256 - 1})
+    assert schema.exhaustive_gap(partial) == f"{etype}: 65535 of 65536 pairs"
+    full = schema.from_json(schema.ExhaustiveResult, {**res, "pairs": 256 * 256})
+    assert schema.exhaustive_gap(full) is None
+
+
 def test_load_refuses_text_that_is_not_json(tmp_path: Path) -> None:
     path = tmp_path / "why3.json"
     path.write_text("{not json")
@@ -111,6 +130,16 @@ def test_junit_outcomes_and_malformed_files(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(schema.SchemaError, match=expect):
             schema.read_junit([path])
+
+
+def test_junit_cases_are_immutable(tmp_path: Path) -> None:
+    path = tmp_path / "pytest.xml"
+    path.write_text('<testsuite><testcase classname="t" name="a" time="0.5"/></testsuite>')
+    (case,) = schema.read_junit([path])
+    assert case == schema.JUnitCase("t", "a", "passed", 0.5, "", str(path))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        case.status = "failed"  # type: ignore[misc]
+    assert {case, schema.JUnitCase("t", "a", "passed", 0.5, "", str(path))} == {case}
 
 
 # --- the writers write the schema --------------------------------------------

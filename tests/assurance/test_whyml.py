@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,22 @@ def test_comment_text_is_no_module() -> None:
     assert whyml.module_names(SAMPLE) == ["First", "Second"]
     assert whyml.module_at(SAMPLE, 1) is None
     assert whyml.module_at(SAMPLE, 9) == "First"
+
+
+def test_module_at_includes_both_ends_of_the_span() -> None:
+    # First spans lines 2-12 (``module First`` .. ``end``), Second 14-17.
+    assert [whyml.module_at(SAMPLE, n) for n in (2, 12, 13, 14, 17, 18)] == [
+        "First", "First", None, "Second", "Second", None,
+    ]  # fmt: skip
+
+
+def test_parsed_modules_are_immutable() -> None:
+    # parse() is cached: every caller shares the same Module objects.
+    (module, _) = whyml.parse(SAMPLE)
+    assert whyml.parse(SAMPLE)[0] is module
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        module.name = "Other"  # type: ignore[misc]
+    assert hash(module) == hash(whyml.parse(SAMPLE)[0])
 
 
 def test_definition_is_the_body_after_the_equals_line() -> None:

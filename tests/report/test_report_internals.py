@@ -2,8 +2,10 @@
 
 Tool and prover identification (``hashes``), the git and tool state
 (``report``), the rendered source copies and their size cap (``sources``),
-the goal-to-id mapping rules (``evidence.map_goal``), and the records that
-must stay immutable (``trusted``, ``markers``).
+the goal-to-id mapping rules (``evidence.map_goal``), the registry and
+test-case readers (``evidence``), function markers in comments
+(``markers``), and the records that must stay immutable (``trusted``,
+``markers``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import pytest
 from test_trace_report import FIXTURE_REGISTRY, crosshair_json, function, goal, make_tree
 
 from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance.report import hashes, report, sources, trusted
+from sonnx_mul_assurance.report import evidence, hashes, report, sources, trusted
 from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
 from sonnx_mul_assurance.report.markers import Marker, scan
+
+AT = "@"  # a function marker spelt by concatenation, so that this file holds none
 
 
 def script(path: Path, body: str) -> Path:
@@ -329,3 +333,75 @@ def test_a_line_marker_on_its_own_line_names_the_next_non_blank_line(tmp_path: P
     markers, problems = scan(tmp_path, {"R1"}, ("src",))
     assert problems == []
     assert [(m.start, m.end) for m in markers] == [(3, 3)]
+
+
+def test_a_function_marker_in_a_comment_skips_blank_and_comment_lines(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    text = (
+        "# " + AT + "relation(R1, scope=function)\n"  # 1
+        "\n"
+        "# a comment between the marker and its function\n"
+        "@staticmethod\n"  # 4
+        "def f():\n"
+        "    return 1\n"  # 6
+    )
+    (tmp_path / "src" / "m.py").write_text(text)
+    markers, problems = scan(tmp_path, {"R1"}, ("src",))
+    assert problems == []
+    assert [(m.ids, m.scope, m.start, m.end, m.name) for m in markers] == [
+        (("R1",), "function", 4, 6, "f")
+    ]
+
+
+# ---------------------------------------------------------------- evidence: registry and tests
+def test_registry_items_need_only_a_literal_id(tmp_path: Path) -> None:
+    registry = tmp_path / "src" / "reqs.py"
+    registry.parent.mkdir()
+    registry.write_text(
+        "TITLE = 'Same shape'\n"
+        "ALL = (\n"
+        "    Requirement('R1', TITLE, 'A and B [R1]', None, 's'),\n"  # 3
+        "    Requirement(\n        'R4', f'{TITLE}!', 'x', None, 's'\n    ),\n"  # 4
+        "    Requirement(ID, 'not literal', 'x', None, 's'),\n"
+        "    Requirement('R9', 'not asked', 'x', None, 's'),\n"
+        ")\n"
+    )
+    items = evidence.registry_items(registry, tmp_path, {"R1", "R4"})
+    assert sorted((i.ids, i.location, i.kind, i.source) for i in items) == [
+        (("R1",), "src/reqs.py:3", "spec", "registry"),
+        (("R4",), "src/reqs.py:4", "spec", "registry"),
+    ]
+
+
+def test_function_lines_are_the_def_to_the_last_line(tmp_path: Path) -> None:
+    path = tmp_path / "test_t.py"
+    path.write_text(
+        "def test_a():\n    x = 1\n    assert x\n\n\n"  # 1-3
+        "class TestC:\n    async def test_m(self):\n        pass\n"  # 6-8
+    )
+    assert evidence._function_lines(path) == {"test_a": (1, 3), "TestC.test_m": (7, 8)}
+    assert evidence._function_lines(tmp_path / "absent.py") == {}
+
+
+def test_a_line_marker_counts_for_the_test_whose_def_line_it_is_on(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_t.py").write_text(
+        "def test_a():\n    assert True\n\n\n"  # 1-2
+        "def test_b():\n    assert True\n"  # 5-6
+    )
+    markers = [
+        Marker("tests/test_t.py", 1, ("R1",), "line", 1, 1),  # on test_a's def line
+        Marker("tests/test_t.py", 6, ("R4",), "line", 6, 6),  # on test_b's last line
+    ]
+    xml = tmp_path / "pytest.xml"
+    xml.write_text(
+        "<testsuite>"
+        '<testcase classname="tests.test_t" name="test_a" time="0.1"/>'
+        '<testcase classname="tests.test_t" name="test_b" time="0.1"/>'
+        "</testsuite>"
+    )
+    items, skipped = evidence.testcase_items([xml], tmp_path, markers, {"R1", "R4"})
+    assert skipped == {}
+    assert [(i.ids, i.location, i.name, i.ok) for i in items] == [
+        (("R1",), "tests/test_t.py:1", "tests.test_t::test_a", True)
+    ]
