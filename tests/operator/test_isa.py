@@ -24,6 +24,7 @@ import pytest
 
 from sonnx_mul import _native, kernel, mul, selftest
 from sonnx_mul.dtypes import ALL_TYPES, ElementType, by_onnx_name
+from sonnx_mul_assurance.native_exhaustive import cpu_flags
 from support import float_edge_bits, int_edge_values
 
 IDS = [t.onnx_name for t in ALL_TYPES]
@@ -39,16 +40,6 @@ F16_EXTRA = [
     0x7C01, 0x7D55, 0x7DFF, 0x7E01, 0x7FFF,  # signalling and quiet NaNs with payloads
 ]  # fmt: skip
 BF16_EXTRA = [0x0001, 0x007F, 0x0080, 0x3F81, 0x3F83, 0x3FC0, 0x7F7F, 0x7F81, 0x7FC1, 0x7FFF]
-
-
-def cpu_flags() -> set[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
 
 
 def edges(etype: ElementType) -> np.ndarray:
