@@ -54,6 +54,20 @@ def variants() -> list[tuple[str, list[str]]]:
     return [(v, pinned(f"SONNX_CFLAGS_{v.upper()}")) for v in ("avx2", "avx512")]
 
 
+def hardware_loops() -> list[tuple[str, str, list[str]]]:
+    """(source in native/hw, object stem, extra flags) of the loops that are not
+    WP-proved (verified exhaustively): the float16 F16C loop, 8-wide (AVX2 +
+    F16C) and 16-wide (AVX-512 + F16C), and the int8/uint8 streaming wrap loop,
+    32-wide (AVX2) and 64-wide (AVX-512BW)."""
+    f16c, avx2, avx512 = (pinned(f"SONNX_CFLAGS_{v}") for v in ("F16C", "AVX2", "AVX512"))
+    return [
+        ("sonnx_mul_f16c.c", "f16c", f16c),
+        ("sonnx_mul_f16c.c", "f16c512", [*avx512, *f16c]),
+        ("sonnx_mul_stream8.c", "stream8", avx2),
+        ("sonnx_mul_stream8.c", "stream8512", avx512),
+    ]
+
+
 class BuildExt(build_ext):
     """The kernel with its pinned flags only; the glue with Python's flags, then the pinned ones."""
 
@@ -82,26 +96,11 @@ class BuildExt(build_ext):
                 objects.append(str(obj))
             recorded += f"; {name}: + {' '.join(extra)}"
         if variants():
-            # The float16 hardware loop: 8-wide (F16C) and 16-wide (AVX-512 + F16C).
-            f16c = pinned("SONNX_CFLAGS_F16C")
-            source = NATIVE / "hw" / "sonnx_mul_f16c.c"
-            for stem, extra in (
-                ("f16c", f16c),
-                ("f16c512", [*pinned("SONNX_CFLAGS_AVX512"), *f16c]),
-            ):
+            for source, stem, extra in hardware_loops():
                 obj = build / f"sonnx_mul_{stem}.o"
-                self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
-                objects.append(str(obj))
-                recorded += f"; {stem}: + {' '.join(extra)}"
-            # The int8/uint8 wrap loop with streaming stores: 32-wide (AVX2) and
-            # 64-wide (AVX-512BW), the variants' own flags.
-            source = NATIVE / "hw" / "sonnx_mul_stream8.c"
-            for stem, extra in (
-                ("stream8", pinned("SONNX_CFLAGS_AVX2")),
-                ("stream8512", pinned("SONNX_CFLAGS_AVX512")),
-            ):
-                obj = build / f"sonnx_mul_{stem}.o"
-                self.compiler.spawn([cc, *kernel_flags, *extra, "-c", str(source), "-o", str(obj)])
+                self.compiler.spawn(
+                    [cc, *kernel_flags, *extra, "-c", str(NATIVE / "hw" / source), "-o", str(obj)]
+                )
                 objects.append(str(obj))
                 recorded += f"; {stem}: + {' '.join(extra)}"
             ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]

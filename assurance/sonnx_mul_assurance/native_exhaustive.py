@@ -90,15 +90,20 @@ def is_x86_64() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64")
 
 
-def cpu_flags() -> set[str]:
-    """The feature flags of this CPU (Linux /proc/cpuinfo; empty elsewhere)."""
+def _cpuinfo(key: str) -> str | None:
+    """The value of the first ``key`` line of Linux's /proc/cpuinfo (None elsewhere)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
+            if line.startswith(key):
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return set()
+    return None
+
+
+def cpu_flags() -> set[str]:
+    """The feature flags of this CPU (Linux /proc/cpuinfo; empty elsewhere)."""
+    return set((_cpuinfo("flags") or "").split())
 
 
 def hw_objects(root: Path) -> list[Path]:
@@ -232,13 +237,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
 
 def cpu_model() -> str:
     """The CPU the hardware checks ran on (their evidence is about that CPU)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+    return _cpuinfo("model name") or platform.processor() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -199,25 +199,19 @@ ADAPTERS(avx512_)
  * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up (arrays beyond the L2, see
  * sonnx_mul_stream8.h), the variant's proved loop below.  The path depends
  * on n only: the same shape always takes the same path. */
-#define STREAM8_ADAPTERS(V, HW)                                                   \
-    static void stream_##V##i8(const void *a, const void *b, void *c, size_t n)   \
+#define STREAM8_ADAPTER(V, S, HW)                                                 \
+    static void stream_##V##S(const void *a, const void *b, void *c, size_t n)    \
     {                                                                             \
         if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
             HW(a, b, c, n);                                                       \
         } else {                                                                  \
-            wrap_##V##i8(a, b, c, n);                                             \
-        }                                                                         \
-    }                                                                             \
-    static void stream_##V##u8(const void *a, const void *b, void *c, size_t n)   \
-    {                                                                             \
-        if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
-            HW(a, b, c, n);                                                       \
-        } else {                                                                  \
-            wrap_##V##u8(a, b, c, n);                                             \
+            wrap_##V##S(a, b, c, n);                                              \
         }                                                                         \
     }
-STREAM8_ADAPTERS(avx2_, wrap_stream8_8)
-STREAM8_ADAPTERS(avx512_, wrap_stream8512_8)
+STREAM8_ADAPTER(avx2_, i8, wrap_stream8_8)
+STREAM8_ADAPTER(avx2_, u8, wrap_stream8_8)
+STREAM8_ADAPTER(avx512_, i8, wrap_stream8512_8)
+STREAM8_ADAPTER(avx512_, u8, wrap_stream8512_8)
 
 enum { ISA_COUNT = 3 };
 #else
@@ -541,6 +535,17 @@ PyDoc_STRVAR(multiply_doc,
 "isa ('portable', 'avx2', 'avx512') runs that variant of the kernel instead of\n"
 "the one selected at import (ValueError if this CPU cannot run it).");
 
+/* The index in ISAS of the variant called `text`, -1 when there is none. */
+static int isa_index(const char *text)
+{
+    for (int v = 0; v < ISA_COUNT; v++) {
+        if (strcmp(text, ISAS[v].name) == 0) {
+            return v;
+        }
+    }
+    return -1;
+}
+
 /* The variant named by a str, or NULL (error set) when there is none of that
  * name or this CPU cannot run it. */
 static const struct isa *isa_named(PyObject *name)
@@ -552,18 +557,17 @@ static const struct isa *isa_named(PyObject *name)
         }
         return NULL;
     }
-    for (int v = 0; v < ISA_COUNT; v++) {
-        if (strcmp(text, ISAS[v].name) == 0) {
-            if (!isa_supported[v]) {
-                PyErr_Format(PyExc_ValueError,
-                             "sonnx_mul._native: this CPU cannot run the %s variant", text);
-                return NULL;
-            }
-            return &ISAS[v];
-        }
+    const int v = isa_index(text);
+    if (v < 0) {
+        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: no ISA variant %R", name);
+        return NULL;
     }
-    PyErr_Format(PyExc_ValueError, "sonnx_mul._native: no ISA variant %R", name);
-    return NULL;
+    if (!isa_supported[v]) {
+        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: this CPU cannot run the %s variant",
+                     text);
+        return NULL;
+    }
+    return &ISAS[v];
 }
 
 static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -864,11 +868,7 @@ static int select_isa(void)
             }
         }
     } else {
-        for (int v = 0; v < ISA_COUNT; v++) {
-            if (strcmp(asked, ISAS[v].name) == 0) {
-                chosen = v;
-            }
-        }
+        chosen = isa_index(asked);
         if (chosen < 0) {
             PyErr_Format(PyExc_ImportError,
                          "sonnx_mul._native: SONNX_MUL_ISA=%s: expected auto, portable%s",

@@ -356,7 +356,7 @@ def function_markers(markers: list[Marker], function: str, source: str = "") -> 
     return [
         m
         for m in markers
-        if m.name == name and m.scope in ("function", "class") and m.path == (source or m.path)
+        if m.name == name and m.scope in ("function", "class") and (not source or m.path == source)
     ]
 
 
