@@ -14,6 +14,9 @@ no comments, no layout), with the contract text kept in the manifest for
 review.  A weakened ``ensures``, a dropped ``assigns`` or an edited loop
 changes the hash even when every goal name stays the same.
 
+The provers take turns (``prove``): the first one on every goal with a
+short limit, the others on what it left; racing them cost twice the CPU.
+
 ``update-manifest`` rewrites the manifest from what the provers prove now
 (review the diff).  Provers are reached through Why3 with the project's
 configuration ``proofs/wp-why3.conf.in``, rendered into
@@ -82,6 +85,11 @@ class Unit:
     provers: list[str]
     timeout: int
     extra: list[str] = field(default_factory=list)
+    first_timeout: int = 0  # the first prover's limit in its pass over every goal
+
+    def __post_init__(self) -> None:
+        if self.first_timeout <= 0:
+            self.first_timeout = self.timeout
 
 
 @dataclass
@@ -235,38 +243,101 @@ def prove(
     parallel: int = 2,
 ) -> Run:
     """Run WP on ``unit`` (or on ``source``, a planted copy), on every
-    function or only on ``functions``; never raises on failed goals."""
+    function or only on ``functions``; never raises on failed goals.
+
+    The provers are tried in turn, never raced: the first one on every goal
+    with the unit's ``first_timeout``, the others on the goals it left with
+    the full ``timeout``, then the first one again with the full timeout
+    (when it was shorter) on what is still open.  Racing both provers on
+    every goal spent twice the CPU: the loser ran until the winner was done.
+    A later pass selects only the open goals (``-wp-fct``, and ``-wp-prop``
+    when every open goal is a named property); a goal counts as proved when
+    any pass proved it.
+    """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
-    argv = [
-        *_base_argv(src, inc),
+    labels = _labels(src.read_text())
+    first, rest = unit.provers[:1], unit.provers[1:]
+    passes = [(first, min(unit.first_timeout, unit.timeout))]
+    if rest:
+        passes.append((rest, unit.timeout))
+    if unit.first_timeout < unit.timeout:
+        passes.append((first, unit.timeout))
+    start = time.perf_counter()
+    goals: dict[str, Goal] = {}
+    outputs: list[str] = []
+    exit_code = scheduled = 0
+    for provers, timeout in passes:
+        open_goals = {g: v for g, v in goals.items() if v.status != VALID}
+        if goals and not open_goals:
+            break
+        selection = _selection(open_goals, labels) if goals else (list(functions), [])
+        argv = [*_base_argv(src, inc), *_wp_options(provers, timeout, parallel, unit.extra)]
+        if selection[0]:
+            argv += ["-wp-fct", ",".join(selection[0])]
+        if selection[1]:
+            argv += ["-wp-prop", ",".join(selection[1])]
+        env = dict(os.environ, WHY3CONFIG=str(conf))
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+        output = proc.stdout + proc.stderr
+        outputs.append(output)
+        exit_code = exit_code or proc.returncode
+        found = parse_goals(output, list(hashes))
+        if not goals:
+            scheduled = sum(int(m) for m in _SCHEDULED_RE.findall(output))
+            goals = found
+            if not goals:  # Frama-C failed: nothing to retry
+                break
+        else:
+            goals.update({g: v for g, v in found.items() if g in open_goals})
+    seconds = time.perf_counter() - start
+    return Run(unit, exit_code, seconds, scheduled, goals, hashes, contracts, "".join(outputs))
+
+
+def _wp_options(
+    provers: Sequence[str], timeout: int, parallel: int, extra: Sequence[str]
+) -> list[str]:
+    return [
         "-wp",
         "-wp-rte",
         "-warn-special-float",
         "none",
         "-wp-prover",
-        ",".join(unit.provers),
+        ",".join(provers),
         "-wp-timeout",
-        str(unit.timeout),
+        str(timeout),
         "-wp-par",
         str(parallel),
         "-wp-no-cache-env",
         "-wp-cache",
         "none",
-        *unit.extra,
+        *extra,
     ]
-    if functions:
-        argv += ["-wp-fct", ",".join(functions)]
-    env = dict(os.environ, WHY3CONFIG=str(conf))
-    start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-    seconds = time.perf_counter() - start
-    output = proc.stdout + proc.stderr
-    scheduled = sum(int(m) for m in _SCHEDULED_RE.findall(output))
-    goals = parse_goals(output, list(hashes))
-    return Run(unit, proc.returncode, seconds, scheduled, goals, hashes, contracts, output)
+
+
+_LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
+
+
+def _labels(source_text: str) -> set[str]:
+    """The names given to ACSL properties in ``source_text`` (``assert bit6: ...``)."""
+    return set(_LABEL_RE.findall(source_text))
+
+
+def _selection(open_goals: dict[str, Goal], labels: set[str]) -> tuple[list[str], list[str]]:
+    """(functions, property names) selecting ``open_goals`` for a later pass:
+    the names only when every open goal is a named assert or ensures (else
+    every goal of those functions is run again)."""
+    functions = sorted({v.function for v in open_goals.values()})
+    names: set[str] = set()
+    for goal, v in open_goals.items():
+        tail = goal.removeprefix("typed_").removeprefix(v.function + "_")
+        kind, _, name = tail.partition("_")
+        if kind not in ("assert", "ensures") or name not in labels:
+            return functions, []
+        names.add(name)
+    return functions, sorted(names)
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
@@ -276,7 +347,13 @@ def load_manifest(root: Path) -> dict[str, Any]:
 
 def units(manifest: dict[str, Any]) -> list[Unit]:
     return [
-        Unit(u["source"], list(u["provers"]), int(u["timeout"]), list(u.get("extra", [])))
+        Unit(
+            u["source"],
+            list(u["provers"]),
+            int(u["timeout"]),
+            list(u.get("extra", [])),
+            int(u.get("first_timeout", 0)),
+        )
         for u in manifest["units"]
     ]
 
@@ -346,6 +423,7 @@ def manifest_entry(run: Run) -> dict[str, Any]:
         "source": run.unit.source,
         "provers": run.unit.provers,
         "timeout": run.unit.timeout,
+        "first_timeout": run.unit.first_timeout,
         "extra": run.unit.extra,
         "functions": {
             f: {"sha256": h, "contract": run.contracts.get(f, "")}

@@ -57,7 +57,7 @@ def _planted(
     target.write_text(text.replace(old, new, 1) if old != new else text)
     manifest = wp.load_manifest(ROOT)
     index = [u["source"] for u in manifest["units"]].index(source)
-    unit = dataclasses.replace(wp.units(manifest)[index], timeout=LIMIT)
+    unit = dataclasses.replace(wp.units(manifest)[index], timeout=LIMIT, first_timeout=LIMIT)
     run = wp.prove(
         ROOT,
         unit,
