@@ -14,7 +14,7 @@ no comments, no layout), with the contract text kept in the manifest for
 review.  A weakened ``ensures``, a dropped ``assigns`` or an edited loop
 changes the hash even when every goal name stays the same.
 
-The provers take turns (``prove``): the first one on every goal with a
+The provers take turns (``wp_plan``): the first one on every goal with a
 short limit, the others on what it left; racing them cost twice the CPU.
 
 ``update-manifest`` rewrites the manifest from what the provers prove now
@@ -37,12 +37,13 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
+from sonnx_mul_assurance import wp_plan
 
 
 def _text_sha256(text: str) -> str:
@@ -241,103 +242,93 @@ def prove(
     source: Path | None = None,
     include: Path | None = None,
     parallel: int = 2,
+    pins: Mapping[str, Mapping[str, str]] | None = None,
+    replay: bool = False,
 ) -> Run:
     """Run WP on ``unit`` (or on ``source``, a planted copy), on every
     function or only on ``functions``; never raises on failed goals.
 
-    The provers are tried in turn, never raced: the first one on every goal
-    with the unit's ``first_timeout``, the others on the goals it left with
-    the full ``timeout``, then the first one again with the full timeout
-    (when it was shorter) on what is still open.  Racing both provers on
-    every goal spent twice the CPU: the loser ran until the winner was done.
-    A later pass selects only the open goals (``-wp-fct``, and ``-wp-prop``
-    when every open goal is a named property); a goal counts as proved when
-    any pass proved it.
+    The provers take turns as ``wp_plan`` says; ``pins`` (the manifest's
+    goals of the unit) name the goals the first prover need not try.  With
+    ``replay``, each goal is tried once, by the prover it is pinned to (the
+    negative controls: a planted fault's false goal is not retried by every
+    prover in turn, which only waits out each one's limit).
     """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
-    labels = _labels(src.read_text())
-    first, rest = unit.provers[:1], unit.provers[1:]
-    passes = [(first, min(unit.first_timeout, unit.timeout))]
-    if rest:
-        passes.append((rest, unit.timeout))
-    if unit.first_timeout < unit.timeout:
-        passes.append((first, unit.timeout))
+    known = wp_plan.labels(src.read_text())
+    first, rest = unit.provers[0], unit.provers[1:]
+    first_name = wp_plan.prover_names(conf.read_text()).get(first, first)
+    pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
+    skipped = wp_plan.skipped_properties(pinned, first_name, known)
+    first_limit = min(unit.first_timeout, unit.timeout)
+    later = [(tuple(rest), unit.timeout)] if rest else []
+    if first_limit < unit.timeout and not replay:
+        later.append(((first,), unit.timeout))
+    env = dict(os.environ, WHY3CONFIG=str(conf))
+    names = list(hashes)
     start = time.perf_counter()
     goals: dict[str, Goal] = {}
     outputs: list[str] = []
-    exit_code = scheduled = 0
-    for provers, timeout in passes:
-        open_goals = {g: v for g, v in goals.items() if v.status != VALID}
-        if goals and not open_goals:
-            break
-        selection = _selection(open_goals, labels) if goals else (list(functions), [])
-        argv = [*_base_argv(src, inc), *_wp_options(provers, timeout, parallel, unit.extra)]
-        if selection[0]:
-            argv += ["-wp-fct", ",".join(selection[0])]
-        if selection[1]:
-            argv += ["-wp-prop", ",".join(selection[1])]
-        env = dict(os.environ, WHY3CONFIG=str(conf))
+    exit_code = lost = 0  # lost: verdicts scheduled but not read, over every run
+
+    def run(invocation: wp_plan.Invocation) -> dict[str, Goal]:
+        nonlocal exit_code, lost
+        argv = [*_base_argv(src, inc), *_wp_options(invocation, parallel, unit.extra)]
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
         output = proc.stdout + proc.stderr
         outputs.append(output)
         exit_code = exit_code or proc.returncode
-        found = parse_goals(output, list(hashes))
-        if not goals:
-            scheduled = sum(int(m) for m in _SCHEDULED_RE.findall(output))
-            goals = found
-            if not goals:  # Frama-C failed: nothing to retry
-                break
-        else:
-            goals.update({g: v for g, v in found.items() if g in open_goals})
+        found = parse_goals(output, names)
+        lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
+        return found
+
+    for invocation in wp_plan.first_pass(functions, skipped, first, first_limit):
+        goals.update(run(invocation))
+    # the goals left out of the first pass, as the manifest knows them
+    untried = {
+        g: p["function"]
+        for g, p in pinned.items()
+        if g not in goals
+        and wp_plan.named_property(g, p["function"], known) in skipped.get(p["function"], set())
+    }
+    for provers, timeout in later:
+        if not goals and not untried:  # Frama-C failed: nothing to retry
+            break
+        open_goals = (
+            {} if replay else {g: v.function for g, v in goals.items() if v.status != VALID}
+        )
+        open_goals.update(untried)
+        if not open_goals:
+            break
+        found = run(wp_plan.retry(open_goals, known, provers, timeout))
+        goals.update({g: v for g, v in found.items() if g in open_goals})
+        untried = {g: f for g, f in untried.items() if g not in goals}
     seconds = time.perf_counter() - start
+    scheduled = len(goals) + lost
     return Run(unit, exit_code, seconds, scheduled, goals, hashes, contracts, "".join(outputs))
 
 
-def _wp_options(
-    provers: Sequence[str], timeout: int, parallel: int, extra: Sequence[str]
-) -> list[str]:
+def _wp_options(invocation: wp_plan.Invocation, parallel: int, extra: Sequence[str]) -> list[str]:
     return [
         "-wp",
         "-wp-rte",
         "-warn-special-float",
         "none",
         "-wp-prover",
-        ",".join(provers),
+        ",".join(invocation.provers),
         "-wp-timeout",
-        str(timeout),
+        str(invocation.timeout),
         "-wp-par",
         str(parallel),
         "-wp-no-cache-env",
         "-wp-cache",
         "none",
         *extra,
+        *invocation.selection_argv(),
     ]
-
-
-_LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
-
-
-def _labels(source_text: str) -> set[str]:
-    """The names given to ACSL properties in ``source_text`` (``assert bit6: ...``)."""
-    return set(_LABEL_RE.findall(source_text))
-
-
-def _selection(open_goals: dict[str, Goal], labels: set[str]) -> tuple[list[str], list[str]]:
-    """(functions, property names) selecting ``open_goals`` for a later pass:
-    the names only when every open goal is a named assert or ensures (else
-    every goal of those functions is run again)."""
-    functions = sorted({v.function for v in open_goals.values()})
-    names: set[str] = set()
-    for goal, v in open_goals.items():
-        tail = goal.removeprefix("typed_").removeprefix(v.function + "_")
-        kind, _, name = tail.partition("_")
-        if kind not in ("assert", "ensures") or name not in labels:
-            return functions, []
-        names.add(name)
-    return functions, sorted(names)
 
 
 def load_manifest(root: Path) -> dict[str, Any]:
@@ -442,7 +433,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
     record: dict[str, Any] = {"tools": tool_versions(), "units": []}
     total_goals = 0
     for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
-        run = prove(root, unit, functions=functions)
+        run = prove(root, unit, functions=functions, pins=pinned["goals"])
         unit_errors = compare(run, pinned, functions)
         errors += unit_errors
         by_prover: dict[str, int] = {}

@@ -5,13 +5,15 @@ driver on the affected function only (``-wp-fct``) and asserts that the check
 fails, on the goal the fault must break.  The positive control runs the same
 functions unmodified and must pass against the pinned manifest.
 
-Every run here uses a per-goal limit of ``LIMIT`` seconds instead of the
-manifest's 30: a planted fault makes its goal false, and no sound prover
-proves a false goal at any limit, so the long limit would only be waited out
-on every broken goal (the off-by-one alone cost 195 s of ``make prove``).  The
-positive control proves every function the faults touch at that same limit
+Every run here replays the manifest: each goal once, by the prover it is
+pinned to, with a limit of ``LIMIT`` seconds instead of the check's turns of
+every prover at up to 30 s.  A planted fault makes its goal false, and no
+sound prover proves a false goal at any limit, so the turns and the long
+limit would only be waited out on every broken goal (the off-by-one alone
+cost 195 s of ``make prove`` at 30 s, 36 s with the turns at 5 s).  The
+positive control replays every function the faults touch in the same way
 (their slowest goal takes 1.4 s), so a failure below is the fault's, not the
-limit's.
+limit's nor the prover's.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ def _planted(
         functions=functions,
         source=copy / Path(source).relative_to("native"),
         include=copy / "include",
+        pins=manifest["units"][index]["goals"],
+        replay=True,
     )
     return run, wp.compare(run, manifest["units"][index], functions)
 

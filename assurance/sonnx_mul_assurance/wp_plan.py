@@ -1,0 +1,124 @@
+"""Which goals each Frama-C invocation of the WP check tries, with which prover.
+
+The provers take turns instead of racing (``-wp-prover cvc4,z3`` runs both on
+every goal and the loser burns its CPU until the winner is done: twice the
+CPU of one prover):
+
+1. the first prover, with the unit's short ``first_timeout``, on every goal
+   except the named properties the manifest pins to another prover (they
+   would only wait out that limit);
+2. the other provers, with the full ``timeout``, on the goals left open and
+   the ones skipped in 1;
+3. the first prover again, with the full timeout, on what is still open.
+
+A goal is proved when any invocation proves it.  Frama-C selects goals only
+by function (``-wp-fct``) and by property name (``-wp-prop``, ``-name`` to
+leave one out), so a retry that cannot name every open goal runs their whole
+functions again.  Pure functions: ``wp.prove`` runs the invocations.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+QED = "Qed"
+
+_LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
+_SECTION_RE = re.compile(r"^\[prover\]$", re.M)
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One Frama-C run: ``provers`` with ``timeout`` on the goals of
+    ``functions`` (all when empty) except those of ``skip``, selected by
+    ``properties`` (all when empty; ``-name`` leaves a property out)."""
+
+    provers: tuple[str, ...]
+    timeout: int
+    functions: tuple[str, ...] = ()
+    properties: tuple[str, ...] = ()
+    skip: tuple[str, ...] = ()
+
+    def selection_argv(self) -> list[str]:
+        argv = ["-wp-fct", ",".join(self.functions)] if self.functions else []
+        argv += ["-wp-skip-fct", ",".join(self.skip)] if self.skip else []
+        # "-wp-prop=-x": the value may start with a dash
+        return argv + ([f"-wp-prop={','.join(self.properties)}"] if self.properties else [])
+
+
+def labels(source_text: str) -> set[str]:
+    """The names given to ACSL properties in ``source_text`` (``assert bit6: ...``)."""
+    return set(_LABEL_RE.findall(source_text))
+
+
+def prover_names(conf_text: str) -> dict[str, str]:
+    """Why3 shortcut -> the name WP prints for that prover ("cvc4" -> "CVC4 1.8")."""
+    names: dict[str, str] = {}
+    for section in _SECTION_RE.split(conf_text)[1:]:
+        fields = dict(re.findall(r'^(\w+) = "([^"]*)"', section, re.M))
+        if "shortcut" in fields and "name" in fields:
+            names[fields["shortcut"]] = f"{fields['name']} {fields.get('version', '')}".strip()
+    return names
+
+
+def named_property(goal: str, function: str, known: set[str]) -> str | None:
+    """The property name selecting ``goal`` alone in ``function``: a named
+    assert or ensures (``typed_f_assert_wrap_elem`` -> ``wrap_elem``), else None."""
+    tail = goal.removeprefix("typed_").removeprefix(function + "_")
+    kind, _, name = tail.partition("_")
+    return name if kind in ("assert", "ensures") and name in known else None
+
+
+def first_pass(
+    functions: Sequence[str],
+    skipped: Mapping[str, set[str]],
+    prover: str,
+    timeout: int,
+) -> list[Invocation]:
+    """The first prover on ``functions`` (every function when empty), leaving
+    out the ``skipped`` property names of each function: one invocation for
+    the functions without any, one per distinct set of names left out."""
+    groups: dict[frozenset[str], list[str]] = defaultdict(list)
+    for function, names in sorted(skipped.items()):
+        if names and (not functions or function in functions):
+            groups[frozenset(names)].append(function)
+    grouped = tuple(sorted(f for members in groups.values() for f in members))
+    runs = []
+    if not functions:
+        runs.append(Invocation((prover,), timeout, skip=grouped))
+    elif rest := tuple(f for f in functions if f not in grouped):
+        runs.append(Invocation((prover,), timeout, rest))
+    for left, members in sorted(groups.items(), key=lambda item: item[1]):
+        left_out = tuple(f"-{name}" for name in sorted(left))
+        runs.append(Invocation((prover,), timeout, tuple(members), left_out))
+    return runs
+
+
+def retry(
+    open_goals: Mapping[str, str], known: set[str], provers: Sequence[str], timeout: int
+) -> Invocation:
+    """``provers`` on ``open_goals`` (goal -> function): by name when every one
+    is a named property, else their whole functions."""
+    functions = tuple(sorted(set(open_goals.values())))
+    names = {named_property(g, f, known) for g, f in open_goals.items()}
+    if None in names:
+        return Invocation(tuple(provers), timeout, functions)
+    return Invocation(tuple(provers), timeout, functions, tuple(sorted(n for n in names if n)))
+
+
+def skipped_properties(
+    pins: Mapping[str, Mapping[str, str]], first: str, known: set[str]
+) -> dict[str, set[str]]:
+    """function -> the property names whose goals the manifest pins to a prover
+    other than ``first`` (nor Qed): the first pass leaves them out."""
+    skipped: dict[str, set[str]] = defaultdict(set)
+    for goal, pin in pins.items():
+        if pin.get("prover") in (QED, first):
+            continue
+        name = named_property(goal, pin["function"], known)
+        if name is not None:
+            skipped[pin["function"]].add(name)
+    return dict(skipped)
