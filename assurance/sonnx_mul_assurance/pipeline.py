@@ -9,15 +9,13 @@ the pipeline fails when any step failed. Wall and CPU times (per step, and
 the wall time of the whole run) are printed and written to
 ``proofs/out/pipeline.json``.
 
-The Frama-C WP proof of the native C kernel and its MISRA check run in the
-same stage (``wp``, ``misra``). The Why3 and CrossHair steps run side by side,
-CrossHair one function at a
-time: Why3 keeps about two thirds of a core busy on average (its time goes
-to one long file and to prover time limits), CrossHair one core, so on two
-cores each still gets the CPU a run alone would give it, and the pair ends
-when the longer of the two does instead of after their sum. Neither reads
-what the other writes; each keeps its own exit code, time and output, which
-is printed in one block when the step ends.
+The prover steps run side by side (Why3, CrossHair one function at a time,
+the Frama-C WP proof of the native C kernel and its MISRA check): none
+reads what another writes, and on two cores they keep both busy.  The tests
+start as soon as only one prover step is left (``Stage.overlap``): the
+last one alone would leave a core idle.  Each step keeps its own exit code,
+time and output; a step that shares the terminal prints its output in one
+block when it ends.
 
     python -m sonnx_mul_assurance.pipeline [--root DIR]
 """
@@ -29,7 +27,8 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,81 +41,125 @@ class Step:
     argv: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Stage:
+    """Steps that run concurrently; the stage starts once at most ``overlap``
+    steps of the stages before it are still running (0: after all of them)."""
+
+    steps: tuple[Step, ...]
+    overlap: int = 0
+
+
 Outcome = schema.PipelineStep
 """What a step did (the records of ``pipeline.json``)."""
 
 
-def stages(out_dir: str) -> tuple[tuple[Step, ...], ...]:
-    """The pipeline's steps, with paths relative to the repository root.
-
-    Stages run in order; the steps of one stage run concurrently.
-    """
+def stages(out_dir: str) -> tuple[Stage, ...]:
+    """The pipeline's steps, with paths relative to the repository root."""
     python = sys.executable
     return (
-        (Step("tables", (python, "-m", "sonnx_mul_assurance.tables", "check")),),
-        (
-            Step("why3", (python, "-m", "sonnx_mul_assurance.why3", "check")),
-            Step(
-                "crosshair", (python, "-m", "sonnx_mul_assurance.crosshair", "check", "--jobs", "1")
-            ),
-            # the native kernel: Frama-C WP (mostly prover waits and Qed) and
-            # the MISRA check, beside Why3 and CrossHair (neither reads the other)
-            Step("wp", (python, "-m", "sonnx_mul_assurance.wp", "check")),
-            Step("misra", (python, "-m", "sonnx_mul_assurance.misra", "check")),
+        Stage((Step("tables", (python, "-m", "sonnx_mul_assurance.tables", "check")),)),
+        Stage(
+            (
+                Step("why3", (python, "-m", "sonnx_mul_assurance.why3", "check")),
+                Step(
+                    "crosshair",
+                    (python, "-m", "sonnx_mul_assurance.crosshair", "check", "--jobs", "1"),
+                ),
+                # the native kernel: Frama-C WP (mostly prover waits and Qed) and
+                # the MISRA check, beside Why3 and CrossHair (neither reads the other)
+                Step("wp", (python, "-m", "sonnx_mul_assurance.wp", "check")),
+                Step("misra", (python, "-m", "sonnx_mul_assurance.misra", "check")),
+            )
         ),
-        (
-            Step(
-                "tests",
-                (
-                    python,
-                    "-m",
-                    "pytest",
-                    "-q",
-                    "-n",
-                    "2",
-                    "--maxschedchunk",
-                    "1",
-                    f"--junitxml={out_dir}/pytest.xml",
+        # The tests read nothing the provers write: they start as soon as one
+        # core is free (the last prover step alone leaves the other idle for
+        # 30 s and more), so at most three jobs share the two cores.
+        Stage(
+            (
+                Step(
+                    "tests",
+                    (
+                        python,
+                        "-m",
+                        "pytest",
+                        "-q",
+                        "-n",
+                        "2",
+                        "--maxschedchunk",
+                        "1",
+                        f"--junitxml={out_dir}/pytest.xml",
+                    ),
                 ),
             ),
+            overlap=1,
         ),
-        (Step("report", (python, "-m", "sonnx_mul_assurance.report", "report", "--out", out_dir)),),
+        Stage(
+            (
+                Step(
+                    "report",
+                    (python, "-m", "sonnx_mul_assurance.report", "report", "--out", out_dir),
+                ),
+            )
+        ),
     )
 
 
 def steps(out_dir: str) -> tuple[Step, ...]:
     """Every step, in the order of the summary."""
-    return tuple(step for stage in stages(out_dir) for step in stage)
+    return tuple(step for stage in stages(out_dir) for step in stage.steps)
+
+
+def run_stages(root: Path, plan: Sequence[Stage]) -> list[Outcome]:
+    """Run the stages in order (each once its ``overlap`` allows); a step that
+    runs alone prints as it goes, the others print their output in one block
+    each as they end.  Outcomes in the order of the steps."""
+    outcomes: dict[str, Outcome] = {}
+    running: dict[Future[tuple[str, int, float]], tuple[Step, float]] = {}
+
+    def collect(future: Future[tuple[str, int, float]]) -> None:
+        step, started = running.pop(future)
+        output, code, cpu = future.result()
+        seconds = time.perf_counter() - started
+        if output is not None and step.name not in alone:
+            print(f"== {step.name} output:\n{output}", end="" if output.endswith("\n") else "\n")
+        print(f"== {step.name}: exit {code} after {seconds:.1f} s", flush=True)
+        outcomes[step.name] = Outcome(step.name, code, seconds, cpu)
+
+    alone: set[str] = set()
+    workers = sum(len(stage.steps) for stage in plan)
+    # one waiting thread per step, so that no pipe fills up and blocks its step
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for stage in plan:
+            while len(running) > stage.overlap:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    collect(future)
+            lone = len(stage.steps) == 1 and not running
+            for step in stage.steps:
+                print(f"== {step.name}: {' '.join(step.argv[1:])}", flush=True)
+                if lone:
+                    alone.add(step.name)
+                    proc = subprocess.Popen(step.argv, cwd=root, text=True)
+                else:
+                    proc = subprocess.Popen(
+                        step.argv,
+                        cwd=root,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        text=True,
+                    )
+                running[pool.submit(_wait, proc)] = (step, time.perf_counter())
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                collect(future)
+    return [outcomes[step.name] for stage in plan for step in stage.steps]
 
 
 def run_stage(root: Path, stage: tuple[Step, ...]) -> list[Outcome]:
-    """Run the steps of one stage; a lone step prints as it goes, concurrent
-    ones print their output in one block each as they end."""
-    for step in stage:
-        print(f"== {step.name}: {' '.join(step.argv[1:])}", flush=True)
-    start = time.perf_counter()
-    if len(stage) == 1:
-        proc = subprocess.Popen(stage[0].argv, cwd=root, text=True)
-        _, code, cpu = _wait(proc)
-        return [Outcome(stage[0].name, code, time.perf_counter() - start, cpu)]
-    procs = [
-        subprocess.Popen(
-            step.argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        for step in stage
-    ]
-    # one reader thread per step, so that no pipe fills up and blocks its step
-    with ThreadPoolExecutor(max_workers=len(procs)) as pool:
-        futures = {pool.submit(_wait, proc): step for step, proc in zip(stage, procs, strict=True)}
-        outcomes = {}
-        for future in as_completed(futures):
-            step = futures[future]
-            output, code, cpu = future.result()
-            seconds = time.perf_counter() - start
-            print(f"== {step.name} output:\n{output}", end="" if output.endswith("\n") else "\n")
-            print(f"== {step.name}: exit {code} after {seconds:.1f} s", flush=True)
-            outcomes[step.name] = Outcome(step.name, code, seconds, cpu)
-    return [outcomes[step.name] for step in stage]
+    """Run the steps of one stage concurrently."""
+    return run_stages(root, (Stage(stage),))
 
 
 def _wait(proc: subprocess.Popen[str]) -> tuple[str, int, float]:
@@ -133,10 +176,7 @@ def _wait(proc: subprocess.Popen[str]) -> tuple[str, int, float]:
 def run(root: Path, out_dir: str = "proofs/out") -> list[Outcome]:
     """Run every step in ``root``; never raises on a failing step."""
     (root / out_dir).mkdir(parents=True, exist_ok=True)
-    outcomes = []
-    for stage in stages(out_dir):
-        outcomes += run_stage(root, stage)
-    return outcomes
+    return run_stages(root, stages(out_dir))
 
 
 def summary(outcomes: list[Outcome], total: float) -> str:

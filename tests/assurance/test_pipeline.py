@@ -62,4 +62,31 @@ def test_every_verification_step_is_in_the_pipeline() -> None:
     names = [s.name for s in pipeline.steps("proofs/out")]
     assert names == ["tables", "why3", "crosshair", "wp", "misra", "tests", "report"]
     # the report comes last, after every step whose evidence it reads
-    assert [s.name for s in pipeline.stages("proofs/out")[-1]] == ["report"]
+    assert [s.name for s in pipeline.stages("proofs/out")[-1].steps] == ["report"]
+    assert pipeline.stages("proofs/out")[-1].overlap == 0
+
+
+# C (next stage, overlap 1) must start while B (this stage) still runs, and
+# only after A (this stage) has ended: B waits for C's file, C for A's.
+def test_a_stage_with_overlap_starts_once_one_step_is_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = step("a", "import pathlib, time; time.sleep(0.5); pathlib.Path('from_a').write_text('x')")
+    b = step("b", WAITS.replace("from_a", "from_c"))
+    c = step(
+        "c",
+        "import pathlib, sys\n"
+        "ok = pathlib.Path('from_a').exists()\n"
+        "pathlib.Path('from_c').write_text('x')\n"
+        "sys.exit(0 if ok else 7)\n",
+    )
+    plan = (pipeline.Stage((a, b)), pipeline.Stage((c,), overlap=1))
+    outcomes = pipeline.run_stages(tmp_path, plan)
+    assert [(o.name, o.exit_code) for o in outcomes] == [("a", 0), ("b", 0), ("c", 0)]
+    # negative control: without the overlap C waits for B, which waits for C
+    # (B gives up after its 120 s; here a short wait proves the point)
+    quick = step("b", WAITS.replace("from_a", "from_c").replace("1200", "20"))
+    for name in ("from_a", "from_c"):
+        (tmp_path / name).unlink()
+    outcomes = pipeline.run_stages(tmp_path, (pipeline.Stage((a, quick)), pipeline.Stage((c,))))
+    assert [(o.name, o.exit_code) for o in outcomes] == [("a", 0), ("b", 9), ("c", 0)]
