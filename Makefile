@@ -17,7 +17,7 @@ install: $(NATIVE)
 
 # The negative controls of the proofs need why3 and the provers too.
 test: provers $(NATIVE)
-	$(PY) -m pytest -n 2 --maxschedchunk 1 -q
+	$(PY) -m pytest -n 2 --dist loadfile -q
 
 lint: $(NATIVE)
 	$(VENV)/bin/ruff check src assurance tests benchmarks examples
