@@ -38,6 +38,7 @@ OUT_DIR = Path("proofs/out")
 PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian", "gappa")
 VALID = "Valid"
 DISCOVERY_LIMIT = 1
+FALLBACK_LIMIT = 5  # seconds per goal once the pinned limits have failed
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
 
 Key = tuple[str, str, str]  # (file, module, goal#k)
@@ -212,14 +213,20 @@ def prove_file(
                 for k, r in run_why3(root, conf, entry, module, prover, limit, names):
                     if k in found and k not in best and r.status == VALID:
                         best[k] = r
-        for prover in portfolio:
-            todo = [g for g in found if g not in best]
+        # Then FALLBACK_LIMIT for what is still open: each goal's own prover
+        # first (a goal missed under load; another prover would wait out the
+        # limit on every subgoal of a split goal it cannot prove: z3 on
+        # Integers, 11 x 5 s), then the portfolio's.
+        own = [p for p in portfolio if p in by_prover]
+        for prover, owned in [(p, True) for p in own] + [(p, False) for p in portfolio]:
+            # each goal once per prover: its own prover already had its turn
+            todo = [g for g in found if g not in best and owned == (g in by_prover[prover])]
             if not todo:
-                break
+                continue
             for k, r in run_why3(
-                root, conf, entry, module, prover, 5, [base_name(g) for g in todo]
+                root, conf, entry, module, prover, FALLBACK_LIMIT, [base_name(g) for g in todo]
             ):
-                if k in todo and r.status == VALID:
+                if k in found and k not in best and r.status == VALID:
                     best[k] = r
         for goal, r in found.items():
             report.results[(path, module, goal)] = best.get(goal, r)
@@ -278,7 +285,7 @@ def prove_selected(
         for prover in portfolio:
             left = [g for g in todo if (module, g) in best and best[(module, g)].status != VALID]
             if left:
-                attempt(module, prover, 5, left)
+                attempt(module, prover, FALLBACK_LIMIT, left)
     for key in chosen:
         result = best.get(key)
         if result is None:
