@@ -244,6 +244,7 @@ def prove(
     parallel: int = 2,
     pins: Mapping[str, Mapping[str, str]] | None = None,
     replay: bool = False,
+    properties: Sequence[str] = (),
 ) -> Run:
     """Run WP on ``unit`` (or on ``source``, a planted copy), on every
     function or only on ``functions``; never raises on failed goals.
@@ -252,7 +253,9 @@ def prove(
     goals of the unit) name the goals the first prover need not try.  With
     ``replay``, each goal is tried once, by the prover it is pinned to (the
     negative controls: a planted fault's false goal is not retried by every
-    prover in turn, which only waits out each one's limit).
+    prover in turn, which only waits out each one's limit).  ``properties``
+    (names or categories, as ``-wp-prop`` takes them) narrow the goals further;
+    the first prover then tries every selected goal.
     """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
@@ -262,7 +265,9 @@ def prove(
     first, rest = unit.provers[0], unit.provers[1:]
     first_name = wp_plan.prover_names(conf.read_text()).get(first, first)
     pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
-    skipped = wp_plan.skipped_properties(pinned, first_name, known)
+    # a property filter and the pins' exclusions cannot be combined in one
+    # -wp-prop (it takes a union): with a filter, the first prover tries all
+    skipped = {} if properties else wp_plan.skipped_properties(pinned, first_name, known)
     first_limit = min(unit.first_timeout, unit.timeout)
     later = [(tuple(rest), unit.timeout)] if rest else []
     if first_limit < unit.timeout and not replay:
@@ -285,7 +290,7 @@ def prove(
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
-    for invocation in wp_plan.first_pass(functions, skipped, first, first_limit):
+    for invocation in wp_plan.first_pass(functions, skipped, first, first_limit, properties):
         goals.update(run(invocation))
     # the goals left out of the first pass, as the manifest knows them
     untried = {

@@ -77,23 +77,26 @@ def first_pass(
     skipped: Mapping[str, set[str]],
     prover: str,
     timeout: int,
+    properties: Sequence[str] = (),
 ) -> list[Invocation]:
-    """The first prover on ``functions`` (every function when empty), leaving
-    out the ``skipped`` property names of each function: one invocation for
-    the functions without any, one per distinct set of names left out."""
+    """The first prover on ``functions`` (every function when empty) and
+    ``properties`` (every one when empty), leaving out the ``skipped``
+    property names of each function: one invocation for the functions
+    without any, one per distinct set of names left out."""
     groups: dict[frozenset[str], list[str]] = defaultdict(list)
     for function, names in sorted(skipped.items()):
         if names and (not functions or function in functions):
             groups[frozenset(names)].append(function)
     grouped = tuple(sorted(f for members in groups.values() for f in members))
     runs = []
+    chosen = tuple(properties)
     if not functions:
-        runs.append(Invocation((prover,), timeout, skip=grouped))
+        runs.append(Invocation((prover,), timeout, (), chosen, skip=grouped))
     elif rest := tuple(f for f in functions if f not in grouped):
-        runs.append(Invocation((prover,), timeout, rest))
+        runs.append(Invocation((prover,), timeout, rest, chosen))
     for left, members in sorted(groups.items(), key=lambda item: item[1]):
         left_out = tuple(f"-{name}" for name in sorted(left))
-        runs.append(Invocation((prover,), timeout, tuple(members), left_out))
+        runs.append(Invocation((prover,), timeout, tuple(members), chosen + left_out))
     return runs
 
 

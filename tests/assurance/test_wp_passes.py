@@ -82,3 +82,11 @@ def test_the_first_pass_leaves_out_what_the_manifest_pins_elsewhere() -> None:
 def test_first_timeout_defaults_to_the_full_timeout() -> None:
     assert wp.Unit("a.c", ["cvc4"], 30).first_timeout == 30
     assert wp.Unit("a.c", ["cvc4"], 30, [], 3).first_timeout == 3
+
+
+def test_a_property_filter_narrows_every_first_pass_run() -> None:
+    runs = wp_plan.first_pass(("f", "g"), {"f": {"wrap_elem"}}, "cvc4", 5, ("mem_access",))
+    assert [r.selection_argv() for r in runs] == [
+        ["-wp-fct", "g", "-wp-prop=mem_access"],
+        ["-wp-fct", "f", "-wp-prop=mem_access,-wrap_elem"],
+    ]
