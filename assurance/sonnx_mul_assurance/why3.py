@@ -2,8 +2,9 @@
 
 ``python -m sonnx_mul_assurance.why3 check`` proves every goal of every proof
 file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
-be added the same way), first with the prover the manifest names, then with
-a portfolio of the other provers, writes ``proofs/out/why3.json`` and exits
+be added the same way), first with the prover and limit the manifest pins
+(``time_limit``), then with that prover at ``FALLBACK_LIMIT``, then with a
+portfolio of the other provers, writes ``proofs/out/why3.json`` and exits
 non-zero when a goal is unproved, a manifest goal disappeared, a new goal is
 missing from the manifest, a file yields no goal, or a prover is missing.
 ``update-manifest`` rewrites the manifest from what the provers prove now.
