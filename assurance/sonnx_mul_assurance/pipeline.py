@@ -116,17 +116,17 @@ def run_stages(root: Path, plan: Sequence[Stage]) -> list[Outcome]:
     each as they end.  Outcomes in the order of the steps."""
     outcomes: dict[str, Outcome] = {}
     running: dict[Future[tuple[str, int, float]], tuple[Step, float]] = {}
+    alone: set[str] = set()  # steps that print to the terminal as they go
 
     def collect(future: Future[tuple[str, int, float]]) -> None:
         step, started = running.pop(future)
         output, code, cpu = future.result()
         seconds = time.perf_counter() - started
-        if output is not None and step.name not in alone:
+        if step.name not in alone:
             print(f"== {step.name} output:\n{output}", end="" if output.endswith("\n") else "\n")
         print(f"== {step.name}: exit {code} after {seconds:.1f} s", flush=True)
         outcomes[step.name] = Outcome(step.name, code, seconds, cpu)
 
-    alone: set[str] = set()
     workers = sum(len(stage.steps) for stage in plan)
     # one waiting thread per step, so that no pipe fills up and blocks its step
     with ThreadPoolExecutor(max_workers=workers) as pool:

@@ -75,15 +75,21 @@ def render_config(root: Path) -> Path:
     return conf
 
 
+def prover_sections(conf_text: str) -> list[dict[str, str]]:
+    """The ``key = "value"`` fields of every [prover] section of a Why3 config."""
+    return [
+        dict(re.findall(r'^(\w+) = "([^"]*)"', section, re.M))
+        for section in re.split(r"^\[prover\]$", conf_text, flags=re.M)[1:]
+    ]
+
+
 def prover_commands(conf: Path) -> dict[str, str]:
     """Shortcut -> executable of every [prover] section of the config."""
-    found: dict[str, str] = {}
-    for section in conf.read_text().split("[prover]")[1:]:
-        cmd = re.search(r'^command = "(\S+)', section, re.M)
-        short = re.search(r'^shortcut = "([^"]+)"', section, re.M)
-        if cmd and short:
-            found[short.group(1)] = cmd.group(1)
-    return found
+    return {
+        fields["shortcut"]: fields["command"].split()[0]
+        for fields in prover_sections(conf.read_text())
+        if fields.get("shortcut") and fields.get("command", "").strip()
+    }
 
 
 def tool_version(exe: str) -> str:
@@ -221,7 +227,7 @@ def prove_file(
         own = [p for p in portfolio if p in by_prover]
         for prover, owned in [(p, True) for p in own] + [(p, False) for p in portfolio]:
             # each goal once per prover: its own prover already had its turn
-            todo = [g for g in found if g not in best and owned == (g in by_prover[prover])]
+            todo = [g for g in found if g not in best and owned == (g in by_prover.get(prover, []))]
             if not todo:
                 continue
             for k, r in run_why3(

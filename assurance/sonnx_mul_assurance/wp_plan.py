@@ -24,10 +24,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sonnx_mul_assurance.why3 import prover_sections
+
 QED = "Qed"
 
 _LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
-_SECTION_RE = re.compile(r"^\[prover\]$", re.M)
 
 
 @dataclass(frozen=True)
@@ -56,12 +57,11 @@ def labels(source_text: str) -> set[str]:
 
 def prover_names(conf_text: str) -> dict[str, str]:
     """Why3 shortcut -> the name WP prints for that prover ("cvc4" -> "CVC4 1.8")."""
-    names: dict[str, str] = {}
-    for section in _SECTION_RE.split(conf_text)[1:]:
-        fields = dict(re.findall(r'^(\w+) = "([^"]*)"', section, re.M))
-        if "shortcut" in fields and "name" in fields:
-            names[fields["shortcut"]] = f"{fields['name']} {fields.get('version', '')}".strip()
-    return names
+    return {
+        fields["shortcut"]: f"{fields['name']} {fields.get('version', '')}".strip()
+        for fields in prover_sections(conf_text)
+        if "shortcut" in fields and "name" in fields
+    }
 
 
 def named_property(goal: str, function: str, known: set[str]) -> str | None:
