@@ -51,7 +51,9 @@ class SchemaError(ValueError):
 
 @dataclass
 class Why3Goal:
-    """One goal: Why3's prover answer ``status`` (only ``Valid`` is a proof)."""
+    """One goal: Why3's prover answer ``status`` (only ``Valid`` is a proof),
+    the prover's step count and the goal's pinned step limit (-1 and 0 for a
+    time-only prover)."""
 
     file: str
     module: str
@@ -60,6 +62,8 @@ class Why3Goal:
     time: float
     status: str
     sha256: str
+    steps: int
+    steplimit: int
 
     @property
     def ok(self) -> bool:

@@ -2,19 +2,26 @@
 
 ``python -m sonnx_mul_assurance.why3 check`` proves every goal of every proof
 file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
-be added the same way), first with the prover and limit the manifest pins
-(``time_limit``), then with that prover at ``FALLBACK_LIMIT``, then with a
-portfolio of the other provers, writes ``proofs/out/why3.json`` and exits
-non-zero when a goal is unproved, a manifest goal disappeared, a new goal is
-missing from the manifest, a file yields no goal, or a prover is missing.
-``update-manifest`` rewrites the manifest from what the provers prove now.
+be added the same way) with the prover the manifest pins and within the
+goal's **step limit** (``steplimit``: the prover's own deterministic
+resource count, Z3's ``rlimit``, CVC4's and cvc5's resource units), writes
+``proofs/out/why3.json`` and exits non-zero when a goal is unproved, a
+manifest goal disappeared, a new goal is missing from the manifest, a file
+yields no goal, or a prover is missing.  The verdict of a goal is a function
+of the goal, the prover binary and the limit: never of the machine's load.
+A wall-clock limit (``SAFETY_NET``) stays only to end a run that hangs; it is
+many times the slowest goal's time (``docs/assurance.md``).  Gappa has no
+step count: its goals keep a time limit (``timelimit``), far above its
+measured times at full load.
+
+``update-manifest`` rewrites the manifest from what the provers prove now,
+with each goal's steps and the limit ``step_limit`` derives from them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import shutil
@@ -38,8 +45,18 @@ DRIVERS = Path("proofs/drivers")
 OUT_DIR = Path("proofs/out")
 PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian", "gappa")
 VALID = "Valid"
-DISCOVERY_LIMIT = 1
-FALLBACK_LIMIT = 5  # seconds per goal once the pinned limits have failed
+TIME_ONLY: frozenset[str] = frozenset({"gappa"})
+"""Provers without a deterministic step count: their goals keep a time limit."""
+SAFETY_NET = 60
+"""Seconds per goal: ends a hung prover, never decides a goal its steps prove
+(the slowest pinned goal takes a few seconds idle; see ``docs/assurance.md``)."""
+STEP_MARGIN = 2
+"""A goal's step limit is ``STEP_MARGIN`` times the steps its proof took (plus
+``STEP_SLACK``): the count is deterministic, the margin only absorbs a prover
+build that counts slightly differently."""
+STEP_SLACK = 1000
+MEASURE_STEPS = 2_000_000_000
+"""The step limit of ``update-manifest``'s search (below every prover's maximum)."""
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
 
 Key = tuple[str, str, str]  # (file, module, goal#k)
@@ -50,12 +67,69 @@ class Result:
     prover: str
     status: str
     time: float
+    steps: int = -1  # the prover's resource count; -1 when it reports none
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A run's limits: ``steps`` decides (None for a time-only prover), ``seconds``
+    is the safety net (the limit itself for a time-only prover)."""
+
+    steps: int | None
+    seconds: int = SAFETY_NET
+
+
+def goal_limit(goal: dict[str, Any]) -> Limit:
+    """The limit the manifest pins for one goal."""
+    if "steplimit" in goal:
+        return Limit(int(goal["steplimit"]))
+    return Limit(None, int(goal.get("timelimit", SAFETY_NET)))
+
+
+def widest(limits: Iterable[Limit]) -> Limit:
+    """One run's limit for several goals: the largest of theirs (each goal is
+    then held to its own by ``proved``)."""
+    chosen = list(limits)
+    steps = [lim.steps for lim in chosen if lim.steps is not None]
+    return Limit(
+        max(steps) if steps else None, max((lim.seconds for lim in chosen), default=SAFETY_NET)
+    )
+
+
+def proved(result: Result, pinned: dict[str, Any] | None) -> bool:
+    """A proof counts when Valid and, by the goal's pinned prover, within the
+    goal's own step limit (a run's limit is the widest of its goals')."""
+    if result.status != VALID:
+        return False
+    if pinned is None or result.prover != pinned.get("prover") or "steplimit" not in pinned:
+        return True
+    return 0 <= result.steps <= int(pinned["steplimit"])
+
+
+def verdict(result: Result, pinned: dict[str, Any] | None) -> str:
+    """Why a goal is not proved, for the error line."""
+    where = f"{result.prover}, {result.steps} steps"
+    if pinned is not None and "steplimit" in pinned:
+        where += f" of {pinned['steplimit']}"
+    if result.status == VALID:
+        return f"over its step limit: {where}"
+    return f"{result.status}: {where}"
 
 
 @dataclass
 class Report:
     results: dict[Key, Result] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    limits: dict[Key, int] = field(default_factory=dict)  # the pinned step limits
+
+    def largest_ratio(self) -> tuple[float, Key | None]:
+        """The largest steps / limit of a goal proved by its pinned prover."""
+        ratios = [
+            (r.steps / self.limits[k], k)
+            for k, r in self.results.items()
+            if self.limits.get(k) and r.steps >= 0 and r.status == VALID
+        ]
+        return max(ratios, default=(0.0, None))
 
 
 def _z3_pypi() -> str | None:
@@ -135,11 +209,13 @@ def run_why3(
     entry: dict[str, Any],
     module: str,
     prover: str,
-    timelimit: int,
+    limit: Limit,
     goals: Iterable[str] = (),
 ) -> list[tuple[str, Result]]:
     """Prove one module (optionally some goals) with one prover: [(goal#k, result)]."""
-    cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(timelimit)]
+    cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(limit.seconds)]
+    if limit.steps is not None and prover not in TIME_ONLY:
+        cmd += ["-s", str(limit.steps)]
     cmd += [a for lp in entry.get("loadpath", []) for a in ("-L", str(root / lp))]
     for transformation in transformations_of(entry, module):
         cmd += ["-a", transformation]
@@ -159,7 +235,8 @@ def run_why3(
         key = f"{name}#{seen[name]}"
         seen[name] += 1
         res = obj["prover-result"]
-        out.append((key, Result(prover, str(res["answer"]), float(res["time"]))))
+        status = " ".join(str(res["answer"]).split())
+        out.append((key, Result(prover, status, float(res["time"]), int(res.get("step", -1)))))
     return out
 
 
@@ -176,7 +253,6 @@ def prove_file(
     root: Path,
     conf: Path,
     entry: dict[str, Any],
-    portfolio: tuple[str, ...],
     report: Report,
     only: list[str] | None = None,
     selected: frozenset[tuple[str, str]] | None = None,
@@ -185,11 +261,8 @@ def prove_file(
     expected: dict[tuple[str, str], dict[str, Any]] = {
         (g["module"], g["goal"]): g for g in entry.get("goals", [])
     }
-    # A file may narrow the fallback provers (widen.mlw: none whose native
-    # floats give an overflowing `round` an arbitrary value; tests/assurance/test_widen_models.py).
-    portfolio = tuple(p for p in portfolio if p in entry.get("fallback", portfolio))
     if selected is not None:
-        prove_selected(root, conf, entry, portfolio, report, expected, selected)
+        prove_selected(root, conf, entry, report, expected, selected)
         return
     total = 0
     order: list[tuple[str, str]] = []
@@ -197,50 +270,19 @@ def prove_file(
         if only is not None and module not in only:
             continue
         mine = {goal: g for (m, goal), g in expected.items() if m == module}
-        by_prover: dict[str, list[str]] = defaultdict(list)
-        for goal, g in mine.items():
-            by_prover[str(g.get("prover") or portfolio[0])].append(goal)
-        main = max(by_prover, key=lambda p: len(by_prover[p])) if by_prover else portfolio[0]
-        # One pass over the whole module with a short limit finds every goal
-        # (new ones included) and proves the easy ones; the rest is retried
-        # with the manifest's prover and time limit, then the portfolio.
-        found = dict(run_why3(root, conf, entry, module, main, DISCOVERY_LIMIT))
+        found, best = prove_module(root, conf, entry, module, mine)
         total += len(found)
         order += [(module, goal) for goal in found]
-        best: dict[str, Result] = {k: r for k, r in found.items() if r.status == VALID}
-        # The main prover's retry comes last: a split goal's subgoals share one
-        # name, so a retry re-runs them all, and the main prover would wait out
-        # its long limit on every subgoal pinned to another prover (Integers:
-        # 11 x 8 s); another prover's proof of any open goal counts.
-        for prover in sorted(by_prover, key=lambda p: p == main):
-            todo = [g for g in by_prover[prover] if g in found and g not in best]
-            limit = max((int(mine[g].get("timelimit", 5)) for g in todo), default=0)
-            if todo and (prover != main or limit > DISCOVERY_LIMIT):  # else tried already
-                names = [base_name(g) for g in todo]
-                for k, r in run_why3(root, conf, entry, module, prover, limit, names):
-                    if k in found and k not in best and r.status == VALID:
-                        best[k] = r
-        # Then FALLBACK_LIMIT for what is still open: each goal's own prover
-        # first (a goal missed under load; another prover would wait out the
-        # limit on every subgoal of a split goal it cannot prove: z3 on
-        # Integers, 11 x 5 s), then the portfolio's.
-        own = [p for p in portfolio if p in by_prover]
-        for prover, owned in [(p, True) for p in own] + [(p, False) for p in portfolio]:
-            # each goal once per prover: its own prover already had its turn
-            todo = [g for g in found if g not in best and owned == (g in by_prover.get(prover, []))]
-            if not todo:
-                continue
-            for k, r in run_why3(
-                root, conf, entry, module, prover, FALLBACK_LIMIT, [base_name(g) for g in todo]
-            ):
-                if k in found and k not in best and r.status == VALID:
-                    best[k] = r
         for goal, r in found.items():
             report.results[(path, module, goal)] = best.get(goal, r)
+            if goal in mine and report.results[(path, module, goal)].prover == mine[goal]["prover"]:
+                report.limits[(path, module, goal)] = int(mine[goal].get("steplimit", 0))
             if goal not in mine:
                 report.errors.append(f"new goal not in the manifest: {path} {module} {goal}")
             elif goal not in best:
-                report.errors.append(f"goal not proved: {path} {module} {goal} ({r.status})")
+                report.errors.append(
+                    f"goal not proved: {path} {module} {goal} ({verdict(r, mine[goal])})"
+                )
         for goal in mine:
             if goal not in found:
                 report.errors.append(f"manifest goal no longer exists: {path} {module} {goal}")
@@ -253,17 +295,57 @@ def prove_file(
     report.errors.extend(statements.compare(path, expected, now))
 
 
+def discovery_limit(limits: list[Limit]) -> Limit:
+    """The first pass's limit: the 90th percentile of the main prover's pinned
+    step limits (its few slow goals get their own limit in the next pass;
+    the goals pinned to other provers cost it no more than this)."""
+    steps = sorted(lim.steps for lim in limits if lim.steps is not None)
+    if not steps:
+        return Limit(None, max((lim.seconds for lim in limits), default=SAFETY_NET))
+    return Limit(steps[min(len(steps) - 1, (len(steps) * 9) // 10)])
+
+
+def prove_module(
+    root: Path, conf: Path, entry: dict[str, Any], module: str, mine: dict[str, dict[str, Any]]
+) -> tuple[dict[str, Result], dict[str, Result]]:
+    """Every goal of ``module`` (found) and those proved (best), each by its
+    pinned prover within its pinned limit (or by the first pass's prover
+    within that pass's limit): deterministic whatever the load."""
+    by_prover: dict[str, list[str]] = defaultdict(list)
+    for goal, g in mine.items():
+        by_prover[str(g.get("prover") or PORTFOLIO[0])].append(goal)
+    stepped = [p for p in by_prover if p not in TIME_ONLY] or list(by_prover) or [PORTFOLIO[0]]
+    main = max(stepped, key=lambda p: len(by_prover[p]))
+    first = discovery_limit([goal_limit(mine[g]) for g in by_prover[main]])
+    # One pass over the whole module finds every goal (new ones included) and
+    # proves most of them; the rest get their pinned prover and limit.
+    found = dict(run_why3(root, conf, entry, module, main, first))
+    best = {k: r for k, r in found.items() if proved(r, mine.get(k))}
+    for prover in sorted(by_prover, key=lambda p: p == main):
+        todo = [g for g in by_prover[prover] if g in found and g not in best]
+        limit = widest(goal_limit(mine[g]) for g in todo)
+        if not todo or (
+            prover == main and limit.steps is not None and limit.steps <= (first.steps or 0)
+        ):
+            continue  # tried already with at least this limit
+        for k, r in run_why3(root, conf, entry, module, prover, limit, map(base_name, todo)):
+            if k in found and k not in best:
+                found[k] = r  # the answer of a later, pinned run names the failure
+                if proved(r, mine.get(k)):
+                    best[k] = r
+    return found, best
+
+
 def prove_selected(
     root: Path,
     conf: Path,
     entry: dict[str, Any],
-    portfolio: tuple[str, ...],
     report: Report,
     expected: dict[tuple[str, str], dict[str, Any]],
     selected: frozenset[tuple[str, str]],
 ) -> None:
-    """Prove only the ``selected`` manifest goals, as the full check first tries
-    them (the manifest's prover and time limit), then with ``portfolio``.
+    """Prove only the ``selected`` manifest goals, each by its pinned prover
+    within its pinned limit, as the full check does.
 
     No discovery pass: the statements of every goal of the modules concerned
     are compared with the manifest, in the manifest's order.  For the negative
@@ -273,12 +355,7 @@ def prove_selected(
     for module, goal in sorted(selected - set(expected)):
         report.errors.append(f"selected goal not in the manifest: {path} {module} {goal}")
     chosen = sorted(selected & set(expected))
-    best: dict[tuple[str, str], Result] = {}  # the first result, replaced by a proof
-
-    def attempt(module: str, prover: str, limit: int, goals: list[str]) -> None:
-        for k, r in run_why3(root, conf, entry, module, prover, limit, map(base_name, goals)):
-            if k in goals and ((module, k) not in best or r.status == VALID):
-                best[(module, k)] = r
+    best: dict[tuple[str, str], Result] = {}  # the pinned prover's answer
 
     for module in dict.fromkeys(m for m, _ in chosen):
         todo = [goal for m, goal in chosen if m == module]
@@ -286,21 +363,22 @@ def prove_selected(
         for goal in todo:
             by_prover[str(expected[(module, goal)].get("prover") or PORTFOLIO[0])].append(goal)
         for prover, goals in by_prover.items():
-            attempt(
-                module, prover, max(int(expected[(module, g)]["timelimit"]) for g in goals), goals
-            )
-        for prover in portfolio:
-            left = [g for g in todo if (module, g) in best and best[(module, g)].status != VALID]
-            if left:
-                attempt(module, prover, FALLBACK_LIMIT, left)
+            limit = widest(goal_limit(expected[(module, g)]) for g in goals)
+            for k, r in run_why3(root, conf, entry, module, prover, limit, map(base_name, goals)):
+                if k in goals:
+                    best[(module, k)] = r
     for key in chosen:
         result = best.get(key)
         if result is None:
             report.errors.append(f"manifest goal no longer exists: {path} {key[0]} {key[1]}")
             continue
         report.results[(path, *key)] = result
-        if result.status != VALID:
-            report.errors.append(f"goal not proved: {path} {key[0]} {key[1]} ({result.status})")
+        if result.prover == expected[key]["prover"]:
+            report.limits[(path, *key)] = int(expected[key].get("steplimit", 0))
+        if not proved(result, expected[key]):
+            report.errors.append(
+                f"goal not proved: {path} {key[0]} {key[1]} ({verdict(result, expected[key])})"
+            )
     modules = {m for m, _ in chosen}
     order = [key for key in expected if key[0] in modules]
     try:
@@ -359,7 +437,7 @@ def run_check(
             def prove(entry: dict[str, Any]) -> Report:
                 mine = Report()
                 try:
-                    prove_file(root, conf, entry, portfolio, mine, modules, goals)
+                    prove_file(root, conf, entry, mine, modules, goals)
                 except RuntimeError as exc:
                     mine.errors.append(str(exc))
                 return mine
@@ -368,6 +446,7 @@ def run_check(
                 for part in pool.map(prove, entries):
                     report.results.update(part.results)
                     report.errors.extend(part.errors)
+                    report.limits.update(part.limits)
     # The drivers and configuration the goals are proved with are pinned too:
     # a driver mapping float16 to a wider SMT format must not pass unnoticed.
     try:
@@ -392,7 +471,17 @@ def write_report(
 ) -> None:
     hashes = {str(e["path"]): sha256(root / e["path"]) for e in entries}
     goals = [
-        schema.Why3Goal(f, m, g, r.prover, r.time, r.status, hashes.get(f, ""))
+        schema.Why3Goal(
+            f,
+            m,
+            g,
+            r.prover,
+            r.time,
+            r.status,
+            hashes.get(f, ""),
+            r.steps,
+            report.limits.get((f, m, g), 0),
+        )
         for (f, m, g), r in sorted(report.results.items())
     ]
     evidence = schema.Why3Evidence(
@@ -414,67 +503,93 @@ def print_summary(report: Report, elapsed: float) -> None:
     for p, n in sorted(proved.items()):
         print(f"  proved by {p}: {n}")
     print(f"total: {len(report.results)} goals, {sum(proved.values())} proved, {elapsed:.1f} s")
+    ratio, worst = report.largest_ratio()
+    if worst is not None:
+        print(f"largest steps/limit of a goal: {ratio:.3f} ({' '.join(worst)})")
     for err in report.errors:
         print(f"ERROR: {err}", file=sys.stderr)
     print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
 
 
-def time_limit(prover: str, seconds: float) -> int:
-    """The limit pinned for a goal ``prover`` proved in ``seconds``: four times
-    that plus half a second, rounded up (a goal proved in 0.1 s gets 1 s).
+def step_limit(steps: int) -> int:
+    """The step limit pinned for a goal whose proof took ``steps``."""
+    return STEP_MARGIN * steps + STEP_SLACK
 
-    The check first tries every goal at 1 s; this limit is its retry (then
-    the portfolio's provers get 5 s each), and what a negative control waits
-    out on each goal its planted fault makes false.  Gappa proves its goals in
-    milliseconds; its limit is also what every retry of a split goal costs on
-    each sibling subgoal it cannot prove (``wide_product'vc``: 4 of 8)."""
-    if prover == "gappa":
-        return max(1, math.ceil(4 * seconds))
-    return max(1, math.ceil(4 * seconds + 0.5))
+
+def pin(result: Result) -> dict[str, Any]:
+    """The manifest fields of a goal proved by ``result``: its steps and their
+    limit, or (a time-only prover) a time limit of ``SAFETY_NET`` seconds."""
+    if result.prover in TIME_ONLY:
+        return {"prover": result.prover, "timelimit": SAFETY_NET}
+    if result.steps < 0:
+        raise RuntimeError(f"{result.prover} reported no step count: check its driver's regex")
+    return {"prover": result.prover, "steps": result.steps, "steplimit": step_limit(result.steps)}
 
 
 def prove_goals(
-    root: Path, conf: Path, entry: dict[str, Any], portfolio: tuple[str, ...], limit: int
+    root: Path,
+    conf: Path,
+    entry: dict[str, Any],
+    portfolio: tuple[str, ...],
+    limit: int,
+    pinned: dict[tuple[str, str], str],
 ) -> tuple[list[dict[str, Any]], int]:
-    """Each goal of the file with the first prover proving it: the entry's
-    ``prefer`` provers first, then the portfolio's."""
+    """Each goal of the file with the first prover proving it within ``limit``
+    seconds: its ``pinned`` prover first when it has one, then the entry's
+    ``prefer`` provers, then the portfolio's (narrowed by the entry's
+    ``fallback``: widen.mlw keeps out provers whose native floats give an
+    overflowing ``round`` an arbitrary value)."""
     prefer = tuple(str(p) for p in entry.get("prefer", []))
-    portfolio = prefer + tuple(p for p in portfolio if p not in prefer)
+    allowed = [str(p) for p in entry.get("fallback", portfolio)]
+    portfolio = prefer + tuple(p for p in portfolio if p not in prefer and p in allowed)
+    measure = Limit(MEASURE_STEPS, limit)
     goals: list[dict[str, Any]] = []
     failed = 0
     for module in modules_of(root, entry):
-        best: dict[str, Result] = {}
-        order: list[str] = []
-        for prover in portfolio:
-            todo = [base_name(k) for k in order if k not in best]
-            if order and not todo:
+        old = {g: p for (m, g), p in pinned.items() if m == module}
+        first = (
+            max(portfolio, key=lambda p: sum(v == p for v in old.values())) if old else portfolio[0]
+        )
+        # list the goals at a step limit that proves none but the trivial
+        # ones (a real search here would burn the time limit on every goal
+        # pinned to another prover)
+        found = run_why3(root, conf, entry, module, first, Limit(1, limit))
+        order = [k for k, _ in found]
+        best = {k: r for k, r in found if r.status == VALID and r.steps >= 0}
+        tried: dict[str, set[str]] = {k: set() for k in order}
+        while True:
+            # each open goal's next prover: its pinned one, then the portfolio's
+            nexts: dict[str, list[str]] = defaultdict(list)
+            for k in order:
+                if k not in best:
+                    queue = [p for p in (old.get(k), *portfolio) if p and p not in tried[k]]
+                    if queue:
+                        nexts[queue[0]].append(k)
+            if not nexts:
                 break
-            for k, r in run_why3(root, conf, entry, module, prover, limit, todo):
-                if k not in order:
-                    order.append(k)
-                if r.status == VALID and k not in best:
-                    best[k] = r
+            for prover, todo in nexts.items():
+                for k in todo:
+                    tried[k].add(prover)
+                for k, r in run_why3(
+                    root, conf, entry, module, prover, measure, map(base_name, todo)
+                ):
+                    if k in todo and r.status == VALID and k not in best:
+                        best[k] = r
         for k in order:
-            found = best.get(k)
-            if found is None:
+            result = best.get(k)
+            if result is None:
                 failed += 1
                 print(f"unproved: {entry['path']} {module} {k}", file=sys.stderr)
-            tl = time_limit(found.prover, found.time) if found else limit
-            goals.append(
-                {
-                    "module": module,
-                    "goal": k,
-                    "prover": found.prover if found else None,
-                    "timelimit": tl,
-                }
-            )
+                goals.append({"module": module, "goal": k, "prover": None, "timelimit": limit})
+            else:
+                goals.append({"module": module, "goal": k, **pin(result)})
     return goals, failed
 
 
 def update_manifest(
     root: Path,
     portfolio: tuple[str, ...] = PORTFOLIO,
-    limit: int = 5,
+    limit: int = 10,
     files: list[str] | None = None,
     statements_only: bool = False,
 ) -> int:
@@ -503,7 +618,8 @@ def update_manifest(
             continue
         old = {(g["module"], g["goal"]): g for g in entry["goals"]}
         if not statements_only:
-            entry["goals"], unproved = prove_goals(root, conf, entry, portfolio, limit)
+            provers = {key: str(g["prover"]) for key, g in old.items() if g.get("prover")}
+            entry["goals"], unproved = prove_goals(root, conf, entry, portfolio, limit, provers)
             failed += unproved
         order = [(str(g["module"]), str(g["goal"])) for g in entry["goals"]]
         now = file_statements(root, entry, order) if order else {}

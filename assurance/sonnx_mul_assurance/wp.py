@@ -14,8 +14,10 @@ no comments, no layout), with the contract text kept in the manifest for
 review.  A weakened ``ensures``, a dropped ``assigns`` or an edited loop
 changes the hash even when every goal name stays the same.
 
-The provers take turns (``wp_plan``): the first one on every goal with a
-short limit, the others on what it left; racing them cost twice the CPU.
+Every goal is decided by its pinned prover within its pinned step limit
+(``wp_plan``: the prover's deterministic resource count, ``-wp-steps``), so
+the verdict does not depend on the machine's load; ``timeout`` is only a
+safety net.  The provers take turns; racing them cost twice the CPU.
 
 ``update-manifest`` rewrites the manifest from what the provers prove now
 (review the diff).  Provers are reached through Why3 with the project's
@@ -44,6 +46,7 @@ from typing import Any
 
 from sonnx_mul.digest import sha256
 from sonnx_mul_assurance import wp_plan
+from sonnx_mul_assurance.why3 import STEP_MARGIN, STEP_SLACK
 
 
 def _text_sha256(text: str) -> str:
@@ -65,32 +68,31 @@ _SCHEDULED_RE = re.compile(r"^\[wp\] (\d+) goals? scheduled", re.M)
 _PROVED_RE = re.compile(r"^\[wp\] Proved goals:\s+(\d+) / (\d+)", re.M)
 _LOG_RE = re.compile(r"^\[[\w:-]+\] ")
 _TIME_RE = re.compile(r"\((?:Qed:[0-9.]+m?s\) \()?(?P<t>[0-9.]+)(?P<u>m?s)\)")
+_STEPS_RE = re.compile(r"\((?P<steps>\d+)\)\s*$")  # "... (50ms) (16734)"
 
 
 @dataclass
 class Goal:
     """One WP goal: its function, the prover that closed it (or the last
-    verdicts seen), its status and time in seconds."""
+    verdicts seen), its status, time in seconds and the prover's step count
+    (-1 for Qed, or when a prover reports none)."""
 
     function: str
     prover: str
     status: str
     seconds: float = 0.0
+    steps: int = -1
 
 
 @dataclass
 class Unit:
-    """One C file proved in one Frama-C run."""
+    """One C file proved in Frama-C runs: ``provers`` in turn, ``timeout`` the
+    safety net in seconds (the step limits decide)."""
 
     source: str
     provers: list[str]
     timeout: int
     extra: list[str] = field(default_factory=list)
-    first_timeout: int = 0  # the first prover's limit in its pass over every goal
-
-    def __post_init__(self) -> None:
-        if self.first_timeout <= 0:
-            self.first_timeout = self.timeout
 
 
 @dataclass
@@ -155,9 +157,11 @@ def parse_goals(output: str, functions: Sequence[str]) -> dict[str, Goal]:
         timing = _TIME_RE.search(line)
         if timing is not None:
             seconds = float(timing["t"]) / (1000.0 if timing["u"] == "ms" else 1.0)
+        counted = _STEPS_RE.search(line) if match["status"] is not None else None
+        steps = int(counted["steps"]) if counted is not None else -1
         bare = name.removeprefix("typed_")
         function = next((f for f in names if bare.startswith(f + "_")), "?")
-        goals[name] = Goal(function, _prover_key(prover), status, seconds)
+        goals[name] = Goal(function, _prover_key(prover), status, seconds, steps)
     return goals
 
 
@@ -242,36 +246,40 @@ def prove(
     source: Path | None = None,
     include: Path | None = None,
     parallel: int = 2,
-    pins: Mapping[str, Mapping[str, str]] | None = None,
-    replay: bool = False,
+    pins: Mapping[str, Mapping[str, Any]] | None = None,
+    measure: bool = False,
     properties: Sequence[str] = (),
 ) -> Run:
     """Run WP on ``unit`` (or on ``source``, a planted copy), on every
     function or only on ``functions``; never raises on failed goals.
 
-    The provers take turns as ``wp_plan`` says; ``pins`` (the manifest's
-    goals of the unit) name the goals the first prover need not try.  With
-    ``replay``, each goal is tried once, by the prover it is pinned to (the
-    negative controls: a planted fault's false goal is not retried by every
-    prover in turn, which only waits out each one's limit).  ``properties``
-    (names or categories, as ``-wp-prop`` takes them) narrow the goals further;
-    the first prover then tries every selected goal.
+    The provers take turns as ``wp_plan`` says: each goal the manifest
+    ``pins`` (the unit's goals) is tried by its pinned prover within the
+    widest step limit of that prover's goals (``compare`` then holds it to
+    its own).  With ``measure`` (``update-manifest``), the limits are
+    ``wp_plan.MEASURE_STEPS`` and every open goal goes to the next prover; the
+    pins only say which named properties the first prover need not try.
+    ``properties`` (names or categories, as ``-wp-prop`` takes them) narrow
+    the goals further; the first prover then tries every selected goal.
     """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
     known = wp_plan.labels(src.read_text())
-    first, rest = unit.provers[0], unit.provers[1:]
-    first_name = wp_plan.prover_names(conf.read_text()).get(first, first)
+    names_of = wp_plan.prover_names(conf.read_text())
+    first = unit.provers[0]
     pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
+    budgets = {} if measure else pinned
+
+    def budget(prover: str) -> int:
+        return wp_plan.step_budget(budgets, names_of.get(prover, prover))
+
     # a property filter and the pins' exclusions cannot be combined in one
     # -wp-prop (it takes a union): with a filter, the first prover tries all
-    skipped = {} if properties else wp_plan.skipped_properties(pinned, first_name, known)
-    first_limit = min(unit.first_timeout, unit.timeout)
-    later = [(tuple(rest), unit.timeout)] if rest else []
-    if first_limit < unit.timeout and not replay:
-        later.append(((first,), unit.timeout))
+    skipped = (
+        {} if properties else wp_plan.skipped_properties(pinned, names_of.get(first, first), known)
+    )
     env = dict(os.environ, WHY3CONFIG=str(conf))
     names = list(hashes)
     start = time.perf_counter()
@@ -290,27 +298,25 @@ def prove(
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
-    for invocation in wp_plan.first_pass(functions, skipped, first, first_limit, properties):
+    passes = wp_plan.first_pass(functions, skipped, first, budget(first), unit.timeout, properties)
+    for invocation in passes:
         goals.update(run(invocation))
-    # the goals left out of the first pass, as the manifest knows them
-    untried = {
-        g: p["function"]
-        for g, p in pinned.items()
-        if g not in goals
-        and wp_plan.named_property(g, p["function"], known) in skipped.get(p["function"], set())
-    }
-    for provers, timeout in later:
-        if not goals and not untried:  # Frama-C failed: nothing to retry
+    for prover in unit.provers[1:]:
+        if not goals and not pinned:  # Frama-C failed: nothing to retry
             break
-        open_goals = (
-            {} if replay else {g: v.function for g, v in goals.items() if v.status != VALID}
-        )
-        open_goals.update(untried)
-        if not open_goals:
-            break
-        found = run(wp_plan.retry(open_goals, known, provers, timeout))
-        goals.update({g: v for g, v in found.items() if g in open_goals})
-        untried = {g: f for g, f in untried.items() if g not in goals}
+        name = names_of.get(prover, prover)
+        todo = {
+            g: p["function"]
+            for g, p in pinned.items()
+            if p.get("prover") == name and (g not in goals or goals[g].status != VALID)
+        }
+        if measure:
+            todo.update({g: v.function for g, v in goals.items() if v.status != VALID})
+        if properties:  # only the selected goals
+            todo = {g: f for g, f in todo.items() if g in goals or any(p in g for p in properties)}
+        if todo:
+            found = run(wp_plan.retry(todo, known, (prover,), budget(prover), unit.timeout))
+            goals.update({g: v for g, v in found.items() if g in todo})
     seconds = time.perf_counter() - start
     scheduled = len(goals) + lost
     return Run(unit, exit_code, seconds, scheduled, goals, hashes, contracts, "".join(outputs))
@@ -324,6 +330,8 @@ def _wp_options(invocation: wp_plan.Invocation, parallel: int, extra: Sequence[s
         "none",
         "-wp-prover",
         ",".join(invocation.provers),
+        "-wp-steps",
+        str(invocation.steps),
         "-wp-timeout",
         str(invocation.timeout),
         "-wp-par",
@@ -348,7 +356,6 @@ def units(manifest: dict[str, Any]) -> list[Unit]:
             list(u["provers"]),
             int(u["timeout"]),
             list(u.get("extra", [])),
-            int(u.get("first_timeout", 0)),
         )
         for u in manifest["units"]
     ]
@@ -371,8 +378,16 @@ def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> 
         return selected is None or function in selected or function == GLOBALS
 
     for name, goal in sorted(run.goals.items()):
+        pin = pinned["goals"].get(name, {})
         if goal.status != VALID:
-            errors.append(f"{src}: goal {name} not proved: {goal.status} ({goal.prover})")
+            limit = f", limit {pin['steplimit']} steps" if "steplimit" in pin else ""
+            errors.append(f"{src}: goal {name} not proved: {goal.status} ({goal.prover}{limit})")
+        # a run's limit is the widest of its goals': each is held to its own
+        elif goal.prover == pin.get("prover") and not _within(goal, pin):
+            errors.append(
+                f"{src}: goal {name} proved by {goal.prover} in {goal.steps} steps,"
+                f" over its limit of {pin['steplimit']}"
+            )
     want_goals: dict[str, Any] = {g: v for g, v in pinned["goals"].items() if chosen(v["function"])}
     have = {g for g, v in run.goals.items() if chosen(v.function)}
     for name in sorted(set(want_goals) - have):
@@ -394,6 +409,11 @@ def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> 
         if chosen(function):
             errors.append(f"{src}: function {function} is new (not in the manifest)")
     return errors
+
+
+def _within(goal: Goal, pin: Mapping[str, Any]) -> bool:
+    """The goal's steps are within its pinned limit (Qed's goals have none)."""
+    return "steplimit" not in pin or 0 <= goal.steps <= int(pin["steplimit"])
 
 
 def tool_versions() -> dict[str, str]:
@@ -419,16 +439,29 @@ def manifest_entry(run: Run) -> dict[str, Any]:
         "source": run.unit.source,
         "provers": run.unit.provers,
         "timeout": run.unit.timeout,
-        "first_timeout": run.unit.first_timeout,
         "extra": run.unit.extra,
         "functions": {
             f: {"sha256": h, "contract": run.contracts.get(f, "")}
             for f, h in sorted(run.functions.items())
         },
-        "goals": {
-            g: {"function": v.function, "prover": v.prover} for g, v in sorted(run.goals.items())
-        },
+        "goals": {g: _goal_pin(v) for g, v in sorted(run.goals.items())},
     }
+
+
+def step_limit(steps: int) -> int:
+    """The step limit pinned for a goal whose proof took ``steps`` (as Why3's)."""
+    return STEP_MARGIN * steps + STEP_SLACK
+
+
+def _goal_pin(goal: Goal) -> dict[str, Any]:
+    """A goal's manifest entry: Qed's goals need no limit; a prover's carry
+    the steps their proof took and the limit they are held to."""
+    pin: dict[str, Any] = {"function": goal.function, "prover": goal.prover}
+    if goal.prover != wp_plan.QED:
+        if goal.steps < 0:
+            raise RuntimeError(f"{goal.prover} reported no step count for a WP goal")
+        pin.update(steps=goal.steps, steplimit=step_limit(goal.steps))
+    return pin
 
 
 def check(root: Path, functions: Sequence[str] = ()) -> int:
@@ -461,6 +494,8 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
                 "errors": unit_errors,
             }
         )
+    ratio, worst = largest_ratio(manifest, record["units"])
+    print(f"wp: largest steps/limit of a goal: {ratio:.3f} ({worst})")
     record["goals"] = total_goals
     record["verdict"] = "pass" if not errors else "fail"
     record["errors"] = errors
@@ -470,6 +505,20 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
         print(f"wp: FAIL {error}", file=sys.stderr)
     print(f"wp: {total_goals} goals, {'all proved and as pinned' if not errors else 'FAILED'}")
     return 0 if not errors else 1
+
+
+def largest_ratio(
+    manifest: Mapping[str, Any], units: Sequence[Mapping[str, Any]]
+) -> tuple[float, str]:
+    """The largest steps / pinned limit of a goal proved by its pinned prover."""
+    pins = {g: p for u in manifest["units"] for g, p in u["goals"].items()}
+    ratios = [
+        (goal["steps"] / pins[name]["steplimit"], name)
+        for unit in units
+        for name, goal in unit["goals"].items()
+        if "steplimit" in pins.get(name, {}) and goal["prover"] == pins[name]["prover"]
+    ]
+    return max(ratios, default=(0.0, "-"))
 
 
 def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
@@ -483,7 +532,7 @@ def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
         if only and unit.source not in only:
             entries.append(pinned)
             continue
-        run = prove(root, unit)
+        run = prove(root, unit, pins=pinned["goals"], measure=True)
         bad = [g for g, v in run.goals.items() if v.status != VALID]
         print(f"wp: {unit.source}: {len(run.goals)} goals in {run.seconds:.1f} s, unproved: {bad}")
         if run.exit_code != 0 or not run.goals or bad:

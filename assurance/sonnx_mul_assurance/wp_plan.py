@@ -1,20 +1,23 @@
-"""Which goals each Frama-C invocation of the WP check tries, with which prover.
+"""Which goals each Frama-C invocation of the WP check tries, with which prover
+and which step limit.
 
-The provers take turns instead of racing (``-wp-prover cvc4,z3`` runs both on
-every goal and the loser burns its CPU until the winner is done: twice the
-CPU of one prover):
+Every goal is decided by the prover the manifest pins it to, within its
+pinned step limit (``-wp-steps``: the prover's deterministic resource count,
+passed through Why3), so that the verdict never depends on the machine's
+load; ``-wp-timeout`` is only a safety net.  The provers take turns instead
+of racing (``-wp-prover cvc4,z3`` would run both on every goal):
 
-1. the first prover, with the unit's short ``first_timeout``, on every goal
-   except the named properties the manifest pins to another prover (they
-   would only wait out that limit);
-2. the other provers, with the full ``timeout``, on the goals left open and
-   the ones skipped in 1;
-3. the first prover again, with the full timeout, on what is still open.
+1. the first prover, with the widest step limit of the goals pinned to it,
+   on every goal except the named properties the manifest pins to another
+   prover (they would only burn that limit);
+2. each other prover, with the widest step limit of its goals, on the goals
+   pinned to it (the ones skipped in 1, and any it was pinned for that the
+   first prover tried).
 
-A goal is proved when any invocation proves it.  Frama-C selects goals only
-by function (``-wp-fct``) and by property name (``-wp-prop``, ``-name`` to
-leave one out), so a retry that cannot name every open goal runs their whole
-functions again.  Pure functions: ``wp.prove`` runs the invocations.
+Each goal is then held to its own limit (``wp.compare``).  Frama-C selects
+goals only by function (``-wp-fct``) and by property name (``-wp-prop``,
+``-name`` to leave one out), so a pass that cannot name every goal runs
+their whole functions.  Pure functions: ``wp.prove`` runs the invocations.
 """
 
 from __future__ import annotations
@@ -27,17 +30,21 @@ from dataclasses import dataclass
 from sonnx_mul_assurance.why3 import prover_sections
 
 QED = "Qed"
+MEASURE_STEPS = 2_000_000_000
+"""The step limit of ``update-manifest``'s search, when no goal is pinned yet."""
 
 _LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
 
 
 @dataclass(frozen=True)
 class Invocation:
-    """One Frama-C run: ``provers`` with ``timeout`` on the goals of
-    ``functions`` (all when empty) except those of ``skip``, selected by
-    ``properties`` (all when empty; ``-name`` leaves a property out)."""
+    """One Frama-C run: ``provers`` with ``steps`` (and the safety net
+    ``timeout``) on the goals of ``functions`` (all when empty) except those
+    of ``skip``, selected by ``properties`` (all when empty; ``-name`` leaves
+    a property out)."""
 
     provers: tuple[str, ...]
+    steps: int
     timeout: int
     functions: tuple[str, ...] = ()
     properties: tuple[str, ...] = ()
@@ -76,6 +83,7 @@ def first_pass(
     functions: Sequence[str],
     skipped: Mapping[str, set[str]],
     prover: str,
+    steps: int,
     timeout: int,
     properties: Sequence[str] = (),
 ) -> list[Invocation]:
@@ -91,25 +99,30 @@ def first_pass(
     runs = []
     chosen = tuple(properties)
     if not functions:
-        runs.append(Invocation((prover,), timeout, (), chosen, skip=grouped))
+        runs.append(Invocation((prover,), steps, timeout, (), chosen, skip=grouped))
     elif rest := tuple(f for f in functions if f not in grouped):
-        runs.append(Invocation((prover,), timeout, rest, chosen))
+        runs.append(Invocation((prover,), steps, timeout, rest, chosen))
     for left, members in sorted(groups.items(), key=lambda item: item[1]):
         left_out = tuple(f"-{name}" for name in sorted(left))
-        runs.append(Invocation((prover,), timeout, tuple(members), chosen + left_out))
+        runs.append(Invocation((prover,), steps, timeout, tuple(members), chosen + left_out))
     return runs
 
 
 def retry(
-    open_goals: Mapping[str, str], known: set[str], provers: Sequence[str], timeout: int
+    open_goals: Mapping[str, str],
+    known: set[str],
+    provers: Sequence[str],
+    steps: int,
+    timeout: int,
 ) -> Invocation:
     """``provers`` on ``open_goals`` (goal -> function): by name when every one
     is a named property, else their whole functions."""
     functions = tuple(sorted(set(open_goals.values())))
     names = {named_property(g, f, known) for g, f in open_goals.items()}
     if None in names:
-        return Invocation(tuple(provers), timeout, functions)
-    return Invocation(tuple(provers), timeout, functions, tuple(sorted(n for n in names if n)))
+        return Invocation(tuple(provers), steps, timeout, functions)
+    named = tuple(sorted(n for n in names if n))
+    return Invocation(tuple(provers), steps, timeout, functions, named)
 
 
 def skipped_properties(
@@ -125,3 +138,14 @@ def skipped_properties(
         if name is not None:
             skipped[pin["function"]].add(name)
     return dict(skipped)
+
+
+def step_budget(pins: Mapping[str, Mapping[str, object]], prover: str) -> int:
+    """The widest step limit the manifest pins to a goal of ``prover`` (its WP
+    name, "CVC4 1.8"); ``MEASURE_STEPS`` when it pins none (nothing to hold)."""
+    limits = [
+        int(str(p["steplimit"]))
+        for p in pins.values()
+        if p.get("prover") == prover and "steplimit" in p
+    ]
+    return max(limits, default=MEASURE_STEPS)

@@ -16,7 +16,7 @@ from sonnx_mul_assurance import exhaustive, pipeline, why3
 
 GOAL = {
     "file": "why3/a.mlw", "module": "M", "goal": "l#0", "prover": "z3", "time": 0.1,
-    "status": "Valid", "sha256": "",
+    "status": "Valid", "sha256": "", "steps": 1200, "steplimit": 3400,
 }  # fmt: skip
 WHY3 = {
     "ok": True, "errors": [], "versions": {"why3": "1.5.1"}, "files": {}, "total_time": 1,

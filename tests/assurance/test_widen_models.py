@@ -63,34 +63,57 @@ def test_widen_fallback_provers_avoid_native_floats() -> None:
     assert entry["fallback"] and not set(entry["fallback"]) & NATIVE_FLOATS
 
 
+def fail_all(tried: dict[str, set[str]]):  # type: ignore[no-untyped-def]
+    """A run_why3 that records (module -> provers) and proves nothing."""
+    from sonnx_mul_assurance import why3
+
+    def run(root, conf, entry_, module, prover, limit, goals=()):  # type: ignore[no-untyped-def]
+        tried.setdefault(module, set()).add(prover)
+        names = set(goals)
+        return [
+            (g["goal"], why3.Result(prover, "Unknown", 0.1, 10))
+            for g in entry_["goals"]
+            if g["module"] == module and (not names or why3.base_name(g["goal"]) in names)
+        ]
+
+    return run
+
+
 def provers_tried(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
     """Module -> provers the check runs when every attempt fails."""
     from sonnx_mul_assurance import why3
 
     tried: dict[str, set[str]] = {}
-
-    def fail_all(root, conf, entry_, module, prover, limit, goals=()):  # type: ignore[no-untyped-def]
-        tried.setdefault(module, set()).add(prover)
-        names = set(goals)
-        return [
-            (g["goal"], why3.Result(prover, "Timeout", float(limit)))
-            for g in entry_["goals"]
-            if g["module"] == module and (not names or why3.base_name(g["goal"]) in names)
-        ]
-
-    monkeypatch.setattr(why3, "run_why3", fail_all)
+    monkeypatch.setattr(why3, "run_why3", fail_all(tried))
     monkeypatch.setattr(why3, "file_statements", lambda root, entry_, order: {})
-    why3.prove_file(REPO, REPO, entry, why3.PORTFOLIO, why3.Report())
+    why3.prove_file(REPO, REPO, entry, why3.Report())
     return tried
 
 
-def test_widen_check_never_falls_back_to_native_floats(monkeypatch: Any) -> None:
+def provers_searched(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
+    """Module -> provers update-manifest's search runs when every attempt fails."""
+    from sonnx_mul_assurance import why3
+
+    tried: dict[str, set[str]] = {}
+    monkeypatch.setattr(why3, "run_why3", fail_all(tried))
+    monkeypatch.setattr(why3, "modules_of", lambda root, entry_: ["ExactProducts"])
+    why3.prove_goals(REPO, REPO, entry, why3.PORTFOLIO, 1, {})
+    return tried
+
+
+def test_the_check_tries_only_the_pinned_provers(monkeypatch: Any) -> None:
+    # no fallback at all: a goal is decided by its pinned prover and steps
     (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
     tried = provers_tried(entry, monkeypatch)
     assert tried["ExactProducts"] <= {"gappa", "cvc5-axioms"}, tried["ExactProducts"]
     for module, provers in tried.items():
         named = {g["prover"] for g in entry["goals"] if g["module"] == module}
-        assert provers <= named | set(entry["fallback"]), (module, provers)
+        assert provers <= named, (module, provers)
+
+
+def test_widen_search_never_falls_back_to_native_floats(monkeypatch: Any) -> None:
+    (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
+    assert not provers_searched(entry, monkeypatch)["ExactProducts"] & NATIVE_FLOATS
 
 
 def test_negative_control_without_the_fallback_list_native_floats_are_tried(
@@ -98,4 +121,4 @@ def test_negative_control_without_the_fallback_list_native_floats_are_tried(
 ) -> None:
     (entry,) = [e for e in load()["files"] if e["path"] == WIDEN]
     del entry["fallback"]
-    assert "z3" in provers_tried(entry, monkeypatch)["ExactProducts"]
+    assert "z3" in provers_searched(entry, monkeypatch)["ExactProducts"]

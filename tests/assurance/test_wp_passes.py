@@ -38,9 +38,9 @@ def test_prover_names_are_those_wp_prints() -> None:
 
 def test_named_open_goals_are_retried_by_function_and_name() -> None:
     open_goals = {"typed_f_assert_wrap_elem": "f", "typed_wrap1_i16_ensures_wrap1": "wrap1_i16"}
-    retry = wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 30)
+    retry = wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60)
     assert retry == wp_plan.Invocation(
-        ("z3-debian",), 30, ("f", "wrap1_i16"), ("wrap1", "wrap_elem")
+        ("z3-debian",), 5000, 60, ("f", "wrap1_i16"), ("wrap1", "wrap_elem")
     )
     assert retry.selection_argv() == ["-wp-fct", "f,wrap1_i16", "-wp-prop=wrap1,wrap_elem"]
 
@@ -48,7 +48,7 @@ def test_named_open_goals_are_retried_by_function_and_name() -> None:
 def test_an_unnamed_open_goal_retries_its_whole_function() -> None:
     # negative control of the name filter: an invariant has no name to select
     open_goals = {"typed_f_assert_wrap_elem": "f", "typed_f_loop_invariant_preserved": "f"}
-    assert wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 30).properties == ()
+    assert wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60).properties == ()
 
 
 def test_an_rte_assertion_is_not_taken_for_a_label() -> None:
@@ -65,27 +65,77 @@ def test_the_first_pass_leaves_out_what_the_manifest_pins_elsewhere() -> None:
     }
     skipped = wp_plan.skipped_properties(pins, "CVC4 1.8", KNOWN)
     assert skipped == {"f": {"wrap_elem"}}
-    every = wp_plan.first_pass((), skipped, "cvc4", 3)
+    every = wp_plan.first_pass((), skipped, "cvc4", 5000, 60)
     assert [r.selection_argv() for r in every] == [
         ["-wp-skip-fct", "f"],
         ["-wp-fct", "f", "-wp-prop=-wrap_elem"],
     ]
-    some = wp_plan.first_pass(("f", "g"), skipped, "cvc4", 3)
+    some = wp_plan.first_pass(("f", "g"), skipped, "cvc4", 5000, 60)
     assert [r.selection_argv() for r in some] == [
         ["-wp-fct", "g"],
         ["-wp-fct", "f", "-wp-prop=-wrap_elem"],
     ]
     # without pins: one run on everything
-    assert wp_plan.first_pass((), {}, "cvc4", 3) == [wp_plan.Invocation(("cvc4",), 3)]
+    assert wp_plan.first_pass((), {}, "cvc4", 5000, 60) == [wp_plan.Invocation(("cvc4",), 5000, 60)]
 
 
-def test_first_timeout_defaults_to_the_full_timeout() -> None:
-    assert wp.Unit("a.c", ["cvc4"], 30).first_timeout == 30
-    assert wp.Unit("a.c", ["cvc4"], 30, [], 3).first_timeout == 3
+def test_each_pass_gets_the_widest_step_limit_of_its_prover() -> None:
+    pins = {
+        "typed_f_assert_wrap_elem": {"function": "f", "prover": "Z3 4.8.12", "steplimit": 900},
+        "typed_g_ensures": {"function": "g", "prover": "CVC4 1.8", "steplimit": 7000},
+        "typed_g_variant": {"function": "g", "prover": "CVC4 1.8", "steplimit": 3000},
+        "typed_g_assigns": {"function": "g", "prover": "Qed"},
+    }
+    assert wp_plan.step_budget(pins, "CVC4 1.8") == 7000
+    assert wp_plan.step_budget(pins, "Z3 4.8.12") == 900
+    # nothing pinned to a prover: the search limit of update-manifest
+    assert wp_plan.step_budget(pins, "CVC5 1.0.3") == wp_plan.MEASURE_STEPS
+
+
+def _run(goals: dict[str, wp.Goal]) -> wp.Run:
+    unit = wp.Unit("a.c", ["cvc4"], 60)
+    return wp.Run(unit, 0, 1.0, len(goals), goals, {}, {}, "")
+
+
+def test_a_goal_proved_over_its_own_step_limit_fails() -> None:
+    # a run's limit is the widest of its goals': compare holds each to its own
+    pinned = {
+        "functions": {},
+        "goals": {
+            "typed_g_ensures": {"function": "g", "prover": "CVC4 1.8", "steplimit": 7000},
+            "typed_g_variant": {"function": "g", "prover": "CVC4 1.8", "steplimit": 3000},
+        },
+    }
+    within = _run(
+        {
+            "typed_g_ensures": wp.Goal("g", "CVC4 1.8", "Valid", 0.1, 6999),
+            "typed_g_variant": wp.Goal("g", "CVC4 1.8", "Valid", 0.1, 3000),
+        }
+    )
+    assert wp.compare(within, pinned) == []
+    over = _run(
+        {
+            "typed_g_ensures": wp.Goal("g", "CVC4 1.8", "Valid", 0.1, 6999),
+            "typed_g_variant": wp.Goal("g", "CVC4 1.8", "Valid", 0.1, 3001),
+        }
+    )
+    assert wp.compare(over, pinned) == [
+        "a.c: goal typed_g_variant proved by CVC4 1.8 in 3001 steps, over its limit of 3000"
+    ]
+
+
+def test_steps_are_read_from_the_verdict_line() -> None:
+    log = (
+        "[wp] [CVC4 1.8] Goal typed_g_ensures : Valid (Qed:4ms) (50ms) (16734)\n"
+        "[wp] [Qed] Goal typed_g_assigns : Valid (2ms)\n"
+    )
+    goals = wp.parse_goals(log, ["g"])
+    assert goals["typed_g_ensures"].steps == 16734
+    assert goals["typed_g_assigns"].steps == -1
 
 
 def test_a_property_filter_narrows_every_first_pass_run() -> None:
-    runs = wp_plan.first_pass(("f", "g"), {"f": {"wrap_elem"}}, "cvc4", 5, ("mem_access",))
+    runs = wp_plan.first_pass(("f", "g"), {"f": {"wrap_elem"}}, "cvc4", 5000, 60, ("mem_access",))
     assert [r.selection_argv() for r in runs] == [
         ["-wp-fct", "g", "-wp-prop=mem_access"],
         ["-wp-fct", "f", "-wp-prop=mem_access,-wrap_elem"],

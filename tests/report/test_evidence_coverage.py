@@ -35,7 +35,9 @@ def unmapped_goals(root: Path, markers: list[Marker]) -> list[str]:
     lost = []
     for entry in manifest["files"]:
         for g in entry["goals"]:
-            goal = schema.Why3Goal(entry["path"], g["module"], g["goal"], "z3", 0.0, "Valid", "")
+            goal = schema.Why3Goal(
+                entry["path"], g["module"], g["goal"], "z3", 0.0, "Valid", "", 10, 1020
+            )
             if not map_goal(goal, root, by_file)[0]:
                 lost.append(f"{entry['path']} {g['module']}.{g['goal']}")
     return lost

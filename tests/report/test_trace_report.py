@@ -39,7 +39,7 @@ def junit(*cases: tuple[str, str, str]) -> str:
 
 
 def goal(file: str, module: str, name: str, status: str = "Valid") -> schema.Why3Goal:
-    return schema.Why3Goal(file, module, name, "cvc5", 0.02, status, "")
+    return schema.Why3Goal(file, module, name, "cvc5", 0.02, status, "", 10, 1020)
 
 
 def why3_json(*goals: schema.Why3Goal) -> str:
