@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -37,12 +36,12 @@ from typing import Any
 
 from sonnx_mul.digest import sha256
 from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance import statements, whyml
+from sonnx_mul_assurance import prover_config, statements, whyml
 
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
-DRIVERS = Path("proofs/drivers")
-OUT_DIR = Path("proofs/out")
+DRIVERS = prover_config.DRIVERS
+OUT_DIR = prover_config.OUT_DIR
 PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian", "gappa")
 VALID = "Valid"
 TIME_ONLY: frozenset[str] = frozenset({"gappa"})
@@ -50,11 +49,6 @@ TIME_ONLY: frozenset[str] = frozenset({"gappa"})
 SAFETY_NET = 60
 """Seconds per goal: ends a hung prover, never decides a goal its steps prove
 (the slowest pinned goal takes a few seconds idle; see ``docs/assurance.md``)."""
-STEP_MARGIN = 2
-"""A goal's step limit is ``STEP_MARGIN`` times the steps its proof took (plus
-``STEP_SLACK``): the count is deterministic, the margin only absorbs a prover
-build that counts slightly differently."""
-STEP_SLACK = 1000
 MEASURE_STEPS = 2_000_000_000
 """The step limit of ``update-manifest``'s search (below every prover's maximum)."""
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
@@ -132,36 +126,16 @@ class Report:
         return max(ratios, default=(0.0, None))
 
 
-def _z3_pypi() -> str | None:
-    candidate = Path(sys.executable).parent / "z3"
-    return str(candidate) if candidate.exists() else shutil.which("z3", path=None)
-
-
 def render_config(root: Path) -> Path:
     """Write proofs/out/why3.conf from the committed template (absolute paths)."""
-    z3 = _z3_pypi() or "z3-pypi-not-found"
-    text = (root / CONF_TEMPLATE).read_text()
-    text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
-    text = text.replace("@Z3_PYPI@", z3)
-    conf = root / OUT_DIR / "why3.conf"
-    conf.parent.mkdir(parents=True, exist_ok=True)
-    conf.write_text(text)
-    return conf
-
-
-def prover_sections(conf_text: str) -> list[dict[str, str]]:
-    """The ``key = "value"`` fields of every [prover] section of a Why3 config."""
-    return [
-        dict(re.findall(r'^(\w+) = "([^"]*)"', section, re.M))
-        for section in re.split(r"^\[prover\]$", conf_text, flags=re.M)[1:]
-    ]
+    return prover_config.render(root, CONF_TEMPLATE, "why3.conf")
 
 
 def prover_commands(conf: Path) -> dict[str, str]:
     """Shortcut -> executable of every [prover] section of the config."""
     return {
         fields["shortcut"]: fields["command"].split()[0]
-        for fields in prover_sections(conf.read_text())
+        for fields in prover_config.prover_sections(conf.read_text())
         if fields.get("shortcut") and fields.get("command", "").strip()
     }
 
@@ -511,11 +485,6 @@ def print_summary(report: Report, elapsed: float) -> None:
     print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
 
 
-def step_limit(steps: int) -> int:
-    """The step limit pinned for a goal whose proof took ``steps``."""
-    return STEP_MARGIN * steps + STEP_SLACK
-
-
 def pin(result: Result) -> dict[str, Any]:
     """The manifest fields of a goal proved by ``result``: its steps and their
     limit, or (a time-only prover) a time limit of ``SAFETY_NET`` seconds."""
@@ -523,7 +492,11 @@ def pin(result: Result) -> dict[str, Any]:
         return {"prover": result.prover, "timelimit": SAFETY_NET}
     if result.steps < 0:
         raise RuntimeError(f"{result.prover} reported no step count: check its driver's regex")
-    return {"prover": result.prover, "steps": result.steps, "steplimit": step_limit(result.steps)}
+    return {
+        "prover": result.prover,
+        "steps": result.steps,
+        "steplimit": prover_config.step_limit(result.steps),
+    }
 
 
 def prove_goals(

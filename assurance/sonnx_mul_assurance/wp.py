@@ -45,8 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance import wp_plan
-from sonnx_mul_assurance.why3 import STEP_MARGIN, STEP_SLACK
+from sonnx_mul_assurance import prover_config, wp_plan
 
 
 def _text_sha256(text: str) -> str:
@@ -55,8 +54,8 @@ def _text_sha256(text: str) -> str:
 
 MANIFEST = Path("proofs/wp-manifest.json")
 CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
-DRIVERS = Path("proofs/drivers")
-OUT_DIR = Path("proofs/out")
+DRIVERS = prover_config.DRIVERS
+OUT_DIR = prover_config.OUT_DIR
 INCLUDE = Path("native/include")
 HEADER = INCLUDE / "sonnx_mul_kernel.h"
 VALID = "Valid"
@@ -111,14 +110,7 @@ class Run:
 
 def render_config(root: Path) -> Path:
     """Write proofs/out/wp-why3.conf from the committed template (absolute paths)."""
-    z3 = Path(sys.executable).parent / "z3"
-    z3_path = str(z3) if z3.exists() else (shutil.which("z3") or "z3-pypi-not-found")
-    text = (root / CONF_TEMPLATE).read_text()
-    text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve())).replace("@Z3_PYPI@", z3_path)
-    conf = root / OUT_DIR / "wp-why3.conf"
-    conf.parent.mkdir(parents=True, exist_ok=True)
-    conf.write_text(text)
-    return conf
+    return prover_config.render(root, CONF_TEMPLATE, "wp-why3.conf")
 
 
 def _frama_c() -> str:
@@ -448,11 +440,6 @@ def manifest_entry(run: Run) -> dict[str, Any]:
     }
 
 
-def step_limit(steps: int) -> int:
-    """The step limit pinned for a goal whose proof took ``steps`` (as Why3's)."""
-    return STEP_MARGIN * steps + STEP_SLACK
-
-
 def _goal_pin(goal: Goal) -> dict[str, Any]:
     """A goal's manifest entry: Qed's goals need no limit; a prover's carry
     the steps their proof took and the limit they are held to."""
@@ -460,7 +447,7 @@ def _goal_pin(goal: Goal) -> dict[str, Any]:
     if goal.prover != wp_plan.QED:
         if goal.steps < 0:
             raise RuntimeError(f"{goal.prover} reported no step count for a WP goal")
-        pin.update(steps=goal.steps, steplimit=step_limit(goal.steps))
+        pin.update(steps=goal.steps, steplimit=prover_config.step_limit(goal.steps))
     return pin
 
 

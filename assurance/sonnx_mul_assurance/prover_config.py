@@ -1,0 +1,57 @@
+"""The one reader of the project's Why3 prover configurations and of its
+step-limit rule, shared by the Why3 check (``why3.py``) and the WP check
+(``wp.py``, ``wp_plan.py``).
+
+``proofs/why3.conf.in`` (Why3) and ``proofs/wp-why3.conf.in`` (Frama-C WP)
+are templates: ``render`` writes them under ``proofs/out/`` with the
+absolute path of ``proofs/drivers`` (``@DRIVERS@``) and of the PyPI ``z3``
+next to the running Python (``@Z3_PYPI@``).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from pathlib import Path
+
+DRIVERS = Path("proofs/drivers")
+OUT_DIR = Path("proofs/out")
+
+STEP_MARGIN = 2
+"""A goal's step limit is ``STEP_MARGIN`` times the steps its proof took (plus
+``STEP_SLACK``): the count is deterministic, the margin only absorbs a prover
+build that counts slightly differently."""
+STEP_SLACK = 1000
+
+
+def step_limit(steps: int) -> int:
+    """The step limit pinned for a goal whose proof took ``steps``."""
+    return STEP_MARGIN * steps + STEP_SLACK
+
+
+def z3_pypi() -> str:
+    """The PyPI z3 of the running Python's environment (else the first on PATH)."""
+    candidate = Path(sys.executable).parent / "z3"
+    if candidate.exists():
+        return str(candidate)
+    return shutil.which("z3") or "z3-pypi-not-found"
+
+
+def render(root: Path, template: Path, name: str) -> Path:
+    """Write ``proofs/out/<name>`` from ``template`` (relative to ``root``)."""
+    text = (root / template).read_text()
+    text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
+    text = text.replace("@Z3_PYPI@", z3_pypi())
+    conf = root / OUT_DIR / name
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text(text)
+    return conf
+
+
+def prover_sections(conf_text: str) -> list[dict[str, str]]:
+    """The ``key = "value"`` fields of every [prover] section of a Why3 config."""
+    return [
+        dict(re.findall(r'^(\w+) = "([^"]*)"', section, re.M))
+        for section in re.split(r"^\[prover\]$", conf_text, flags=re.M)[1:]
+    ]
