@@ -550,35 +550,36 @@ def startup_hooks(
                 bad.append(f"{pth} runs code at start-up: {code[0][:120]}")
     own = stdlib_dirs() if stdlib is None else list(stdlib)
     for name in CUSTOMIZE_MODULES:
-        where = _customize_file(
+        for where in _customize_files(
             name,
             search_path() if path is None else path,
             sys.modules if modules is None else modules,
-        )
-        if where is None:
-            continue
-        real = Path(os.path.realpath(where))
-        shown = f"{where}" + (f" (-> {real})" if real != where else "")
-        if where.is_file() and interpreter_hook(where, own, etc or interpreter_etc()):
-            trusted.append(f"{name} module {shown}")
-        elif where.is_file() and _regular_or_why(real) is None and sha256(where) in pinned:
-            allowed.append(f"{shown} (--allow-hook)")
-        else:
-            bad.append(f"{name} module {shown} runs at start-up")
+        ):
+            real = Path(os.path.realpath(where))
+            shown = f"{where}" + (f" (-> {real})" if real != where else "")
+            if where.is_file() and interpreter_hook(where, own, etc or interpreter_etc()):
+                trusted.append(f"{name} module {shown}")
+            elif where.is_file() and _regular_or_why(real) is None and sha256(where) in pinned:
+                allowed.append(f"{shown} (--allow-hook)")
+            else:
+                bad.append(f"{name} module {shown} runs at start-up")
     return bad, allowed, trusted
 
 
-def _customize_file(
+def _customize_files(
     name: str, path: Sequence[Path], modules: Mapping[str, ModuleType]
-) -> Path | None:
-    """The file of ``sitecustomize``/``usercustomize``: loaded here, or the one ``path`` holds."""
+) -> list[Path]:
+    """The files of ``sitecustomize``/``usercustomize``: the one loaded here, and the one
+    first on ``path`` (what the deployment loads: under ``-I`` this process skipped
+    ``PYTHONPATH``, so the two may differ)."""
+    found: list[Path] = []
     module = modules.get(name)
     if module is not None:
-        return Path(getattr(module, "__file__", None) or f"<{name} without a file>")
+        found.append(Path(getattr(module, "__file__", None) or f"<{name} without a file>"))
     spec = importlib.machinery.PathFinder.find_spec(name, [str(p) for p in path])
-    if spec is None:
-        return None
-    return Path(spec.origin) if spec.origin else Path(f"<{name} without a file>")
+    if spec is not None:
+        found.append(Path(spec.origin) if spec.origin else Path(f"<{name} without a file>"))
+    return list(dict.fromkeys(found))
 
 
 # ---------------------------------------------------------------- environment
@@ -842,7 +843,7 @@ def verify(
     path = search_path()
     where, why = (package_dir, None) if package_dir is not None else locate_package(path)
     if where is None:
-        outcome = Outcome("-", missing=[str(why)])
+        outcome = Outcome(f"{PACKAGE} (not found)", missing=[str(why)])
         outcome.environment, notes = environment()
         outcome.notes += [f"environment: {n}" for n in notes]
     else:
@@ -850,7 +851,9 @@ def verify(
     outcome.verifier, notes = verifier_check(expected.verifier)
     outcome.notes += notes
     if outcome.ok and child and where is not None:
-        outcome.selftest, notes = selftest_in_child(where, outcome.verified, path)
+        # the checked directory first: the child imports what was hashed
+        child_path = [where.resolve().parent, *path]
+        outcome.selftest, notes = selftest_in_child(where, outcome.verified, child_path)
         outcome.notes += notes
     for label, item in outcome.problems:
         print(f"{label}: {item}")

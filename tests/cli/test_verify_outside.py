@@ -24,6 +24,7 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -132,6 +133,13 @@ def test_a_module_shadowing_the_package_is_a_finding(
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"missing: {why}" in done.stdout.splitlines()
     assert "verify-install: OK" not in done.stdout
+
+
+def test_the_verifier_hashes_as_the_report_does() -> None:
+    """Its stdlib copy of the hashing agrees with sonnx_mul.digest, file for file."""
+    files, caches, refused = sonnx_mul_verify.inventory(PRODUCT)
+    assert files == package_files(PRODUCT) and refused == []
+    assert all(p.parent.name == "__pycache__" for p in caches)
 
 
 # ---------------------------------------------------------------- the child
@@ -276,6 +284,25 @@ def test_a_sitecustomize_added_later_is_a_finding(
         and bad[0].startswith("sitecustomize module ")
         and "runs at start-up" in (bad[0])
     )
+
+
+def test_a_pythonpath_sitecustomize_is_seen_beside_the_loaded_one(
+    interpreter: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Under ``-I`` the process loaded the interpreter's own; the deployment reads
+    ``PYTHONPATH`` and loads the other: both are judged."""
+    stdlib, etc = interpreter
+    added = tmp_path / "pythonpath"
+    added.mkdir()
+    (added / "sitecustomize.py").write_text("import sonnx_patch\n")
+    loaded = ModuleType("sitecustomize")
+    loaded.__file__ = str(stdlib / "sitecustomize.py")
+    bad, _, trusted = startup_hooks(
+        [], path=[added, stdlib], stdlib=[stdlib.resolve()], etc=etc,
+        modules={"sitecustomize": loaded},
+    )  # fmt: skip
+    assert [t.split(" (->")[0] for t in trusted] == [f"sitecustomize module {loaded.__file__}"]
+    assert bad == [f"sitecustomize module {added / 'sitecustomize.py'} runs at start-up"]
 
 
 def real_interpreter_hook() -> Path | None:
