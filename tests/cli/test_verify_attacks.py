@@ -10,9 +10,12 @@ deployment types), ``python -I -m sonnx_mul_verify`` and the hardened
 ``python -I -S .../sonnx_mul_verify.py``.
 
 The file imports nothing of the verifier, so it also runs against the code
-before issue 27 (``SONNX_MUL_UNDER_TEST``, and a venv whose ``sonnx-mul``
-script is the old one): there every attack below succeeds and these tests
-fail (README, issue 27).
+before issue 27 (a venv of that tree, whose ``sonnx-mul`` script imported
+the package first): there, through the console script, the constructor and
+``__init__.py`` attacks and the diagnosis kernel got exit 0 and "OK", the
+truncated binary killed it with SIGBUS and the empty one gave a traceback
+(the tampered ``.pyc`` was already caught); the other two entry points did
+not exist.
 """
 
 from __future__ import annotations
