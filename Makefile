@@ -5,7 +5,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean c-kernel
+# VERIFY_TESTS: the install-check tests, run again under Debian's own python3.
+VERIFY_TESTS := tests/cli/test_verify_install.py tests/cli/test_verify_attacks.py tests/cli/test_verify_outside.py
+
+.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +21,27 @@ install: $(NATIVE)
 # The negative controls of the proofs need why3 and the provers too.
 test: provers $(NATIVE)
 	$(PY) -m pytest -n 2 --dist loadfile -q
+
+# The install checks again under Debian's own python3 (any CPython 3.11 must
+# pass them; Debian's ships a sitecustomize.py of its own, the interpreter's
+# own start-up hook).  In a copy of the tree under build/, with a venv of that
+# interpreter: the copy's extension is built by that interpreter (its bytes
+# differ from the default build's, and the report hashes the tree's own), and
+# neither the default venv nor src/ is touched.  The venv holds the product,
+# the tooling (the tests build a report) and the test runner only.
+DEBIAN_PYTHON ?= /usr/bin/python3
+DEBIAN_TREE   ?= build/debian-python
+test-debian-python:
+	sh tools/debian-python-prereqs.sh $(DEBIAN_PYTHON)
+	rm -rf $(DEBIAN_TREE)
+	mkdir -p $(DEBIAN_TREE)
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t $(DEBIAN_TREE)
+	$(DEBIAN_PYTHON) -m venv $(DEBIAN_TREE)/.venv
+	cd $(DEBIAN_TREE) && .venv/bin/python -m pip install --quiet --upgrade pip
+	cd $(DEBIAN_TREE) && .venv/bin/python -m pip install --quiet -c requirements/dev.lock \
+	  -e . -e ./assurance pytest pytest-xdist hypothesis
+	cd $(DEBIAN_TREE) && .venv/bin/python -c 'import sys; print("python", sys.version, "from", sys.base_prefix)'
+	cd $(DEBIAN_TREE) && .venv/bin/python -m pytest -n 2 --dist loadfile -q -p no:cacheprovider $(VERIFY_TESTS)
 
 lint: $(NATIVE)
 	$(VENV)/bin/ruff check src assurance tests benchmarks examples
@@ -68,7 +92,7 @@ mutants-report: $(STAMP)
 	  --file assurance/sonnx_mul_assurance/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
 clean:
-	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)
 
 # Side-by-side timings into BENCHMARKS.md (quotes proofs/out/pipeline.json when present).
 bench: $(NATIVE)

@@ -22,6 +22,7 @@ SLOW_FIRST = (
     "test_why3_negative.py",
     "test_wp_negative.py",
     "test_verify_install.py",
+    "test_verify_attacks.py",
     "test_hostile_models.py",
     "test_kernel_why3.py",
     "test_crosshair_real.py",

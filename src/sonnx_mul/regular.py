@@ -1,8 +1,8 @@
 """Opening files named by a user: regular files only, never a blocking open.
 
 The one helper every reader of the product goes through (models, IR XML,
-``.npy`` inputs, a model's external data, the report given to
-``verify-install``, the files ``verify-install`` hashes). The file is opened
+``.npy`` inputs, a model's external data; ``verify-install``'s verifier,
+outside the package, has its own copy of the same rule). The file is opened
 with ``O_NONBLOCK`` (a FIFO then opens at once instead of waiting for a
 writer) and judged by ``fstat`` on the open descriptor, so there is no race
 between a check and the open: anything but a regular file — FIFO, character

@@ -429,6 +429,14 @@ def build_report(
             "files": package_files(root / "src" / "sonnx_mul")
             if (root / "src" / "sonnx_mul").is_dir()
             else {},
+            # The verifier lives outside the package and cannot check itself: its
+            # hash is recorded for the auditor (and compared by verify-install).
+            "verifier": {
+                "file": "src/sonnx_mul_verify.py",
+                "sha256": sha256(root / "src" / "sonnx_mul_verify.py"),
+            }
+            if (root / "src" / "sonnx_mul_verify.py").is_file()
+            else None,
         },
         "sonnx": _sonnx_alignment(),
         **trusted_json(),

@@ -37,9 +37,10 @@ import numpy as np
 import onnx
 from onnx.external_data_helper import _get_all_tensors  # every tensor, subgraphs included
 
+from sonnx_mul_verify import verify  # the verifier outside the package (stdlib only)
+
 from .. import __version__, kernel
 from ..errors import ProfileError
-from ..install_check import verify
 from ..known_answers import selftest
 from ..models.checker import (
     ModelReadError,
@@ -270,6 +271,13 @@ def _configure_verify_install(p: argparse.ArgumentParser) -> None:
 
 
 def _run_verify_install(args: argparse.Namespace) -> int:
+    """Hands off to the verifier outside the package (``sonnx_mul_verify``).
+
+    Reached only through ``python -m sonnx_mul.cli`` or ``main()``, which
+    have imported ``sonnx_mul`` already: a tampered package could answer here
+    instead. The ``sonnx-mul`` console script and ``python -I -m
+    sonnx_mul_verify`` never get here (SECURITY.md).
+    """
     return verify(Path(args.report), allow_hooks=args.allow_hook)
 
 
@@ -302,14 +310,15 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "verify-install", "check that the imported package is the code a report covers",
-        "Hash every file of the sonnx_mul package this Python imports (sources and native "
-        "binaries) and compare with the package block of REPORT.json (written by "
-        "'sonnx-mul report'); check that every cached .pyc is the compilation of its "
-        "verified source, that no start-up hook (.pth import line, sitecustomize) could "
-        "patch it, that every loaded sonnx_mul module comes from a verified file, and "
-        "print the report's own gate verdict. Exit 0: all of that holds and the gate "
-        "passed; 1: a file, cache, hook or module does not match; 2: unreadable report; "
-        "3: the files match but the report's gate failed.",
+        "Without importing it first, hash every file of the sonnx_mul package this Python "
+        "would import (sources and native binaries) and compare with the package block of "
+        "REPORT.json (written by 'sonnx-mul report'); check that every cached .pyc is the "
+        "compilation of its verified source, that no start-up hook (.pth import line, "
+        "sitecustomize) could patch it, that no environment variable selects another "
+        "kernel; then import it in a child process for the self-test, and print the "
+        "report's own gate verdict. Exit 0: all of that holds and the gate passed; 1: a "
+        "finding; 2: unreadable report; 3: no finding but the report's gate failed. The "
+        "console script answers it from sonnx_mul_verify, outside the package.",
         _configure_verify_install, _run_verify_install,
     ),
 )  # fmt: skip

@@ -1,0 +1,968 @@
+"""``sonnx-mul verify-install REPORT.json``: is the code that would run the code a report covers?
+
+This module is the verifier, and it lives OUTSIDE the package it checks
+(``sonnx_mul``), in the same distribution (``sonnx-mul``). It uses the
+standard library only and never imports ``sonnx_mul`` itself: the package is
+located, read and hashed as data before any of its code can run, so neither a
+replaced ``_native*.so`` (an ELF constructor), nor lines added to
+``__init__.py``, nor a truncated binary can answer in the verifier's place.
+Only when every check below passed is the package imported, in a child
+process, for the known-answer self-test. Entry points:
+
+- ``sonnx-mul verify-install REPORT.json``: the console script is
+  :func:`main` of this module, which handles ``verify-install`` itself and
+  imports ``sonnx_mul.cli`` for the other subcommands only;
+- ``python -I -m sonnx_mul_verify REPORT.json``;
+- hardened: ``python -I -S /path/to/sonnx_mul_verify.py REPORT.json`` (no
+  ``site``: no ``.pth`` line nor ``sitecustomize`` runs before this code; the
+  site directories and their ``.pth`` path lines are then read as data).
+
+Checks, for the ``sonnx_mul`` package the deployment's interpreter would
+import (found by :class:`importlib.machinery.PathFinder` on the search path
+of :func:`search_path`, which executes nothing):
+
+1. **Files.** Every file of the package directory, sources and native
+   binaries alike, is read with ``os.read`` (never mapped, imported or
+   loaded) and its SHA-256 compared with the report's ``package.files``:
+   same set of files, same hashes. A FIFO, device or socket, or a symbolic
+   link leaving the package, is refused without being opened for reading.
+2. **Bytecode.** Every cache the interpreter could load (``__pycache__`` and
+   ``sys.pycache_prefix``) must be the compilation of its verified source by
+   this interpreter, whatever its header says: the source is compiled here
+   (``compile``, nothing executed) and the code objects compared field by
+   field (not ``co_filename``). Caches of another interpreter, without a
+   verified source, or unreadable are refused: delete ``__pycache__`` after
+   an upgrade. ``marshal.loads`` of a hostile cache could crash this process:
+   it then exits non-zero, never with "OK".
+3. **Start-up hooks.** ``.pth`` lines starting with ``import`` (site
+   directories and the search path) and ``sitecustomize``/``usercustomize``
+   run code at every start-up. setuptools' own ``.pth`` lines are allowed
+   when they match exactly; ``--allow-hook SHA256`` pins any other hook file.
+   Rule for the interpreter's own hooks: a ``*customize`` module whose file
+   lies directly in the interpreter's standard-library directory
+   (``sysconfig`` ``stdlib``/``platstdlib``), and whose real path (symbolic
+   links resolved) is in that directory or in ``/etc/pythonX.Y`` (Debian's
+   ``sitecustomize.py``, a conffile of ``libpythonX.Y-minimal``), is part of
+   the interpreter's installation: trusted like the interpreter, named in a
+   ``note:`` line, not a finding. The same module in a site-packages, user
+   or ``PYTHONPATH`` directory was added later and is a finding.
+4. **Environment.** Variables read by the package that change what runs
+   (:data:`KNOWN_ENVIRONMENT`): ``SONNX_MUL_KERNEL=numpy`` (numpy's loops, a
+   diagnosis mode) or any value but ``native`` is a finding;
+   ``SONNX_MUL_ISA`` naming a variant (``portable``, ``avx2``, ``avx512``:
+   builds of the same proved sources, compared with the portable build by
+   the self-test) is a ``note:`` line, any other value a finding.
+5. **Loaded modules.** A ``sonnx_mul`` module already loaded in this
+   process (a start-up hook imported it) must come from a verified file.
+6. **Verifier.** This file's SHA-256 is printed, and compared with the
+   report's ``package.verifier`` when the report records one. A verifier
+   cannot verify itself: it is part of the trusted base, like the
+   interpreter; an auditor compares the printed hash with the report.
+7. **Self-test.** Only when 1-6 found nothing: a child ``python -I`` imports
+   the verified package, runs its known-answer self-test, and says which
+   kernel and variant run and where each loaded ``sonnx_mul`` module comes
+   from; a failure, a crash or a signal is a finding.
+8. **Gate.** A report whose own gate failed certifies nothing: exit 3.
+
+The search path is what the deployment's ``python`` (default flags, same
+environment) would search: ``PYTHONPATH`` (read from the environment even
+under ``-I``, since the deployment reads it), this process's ``sys.path``,
+and, under ``-S``, the site directories with their ``.pth`` path lines.
+
+What it cannot see: what an allowed or interpreter hook imports; code that
+ran before this module (``site`` and its hooks, unless ``-S``; such code
+could also hide itself from the scan); run-time patches by the application;
+numpy, onnx, the interpreter; ``LD_PRELOAD``; another interpreter's or
+environment's hooks; a verifier file that was itself replaced.
+
+Output: one line per finding on stdout (``label: what``), ``note:`` and
+``allowed hook:`` lines, then the verdict. Exit codes: 0 every check passed
+and the report's gate passed; 1 a finding; 2 the report cannot be read (also
+when it is not a regular file), has no ``package`` block, or a wrong call;
+3 no finding but the report's gate failed. Never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import marshal
+import os
+import re
+import site
+import stat
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType, ModuleType
+from typing import Any, NoReturn
+
+EXIT_OK, EXIT_MISMATCH, EXIT_UNREADABLE, EXIT_GATE_FAILED = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+PACKAGE = "sonnx_mul"
+MAX_REPORT_BYTES = 256 << 20
+"""A report is a few MB; anything bigger is refused before parsing."""
+MAX_CACHE_BYTES = 64 << 20
+BLOCK = 1 << 16
+CHILD_TIMEOUT = 300.0
+
+ALLOWED_PTH_LINES: tuple[re.Pattern[str], ...] = (
+    # setuptools' distutils-precedence.pth, exactly as setuptools writes it.
+    re.compile(
+        r"import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os\.environ\.get\(var, "
+        r"'local'\) == 'local'; enabled and __import__\('_distutils_hack'\)\.add_shim\(\);?"
+    ),
+    # setuptools' editable installs (PEP 660): a finder module of its own.
+    re.compile(r"import (__editable___[A-Za-z0-9_]+_finder); \1\.install\(\)"),
+)
+"""``import`` lines of ``.pth`` files that are known harmless, matched in full."""
+
+CUSTOMIZE_MODULES = ("sitecustomize", "usercustomize")
+
+ISA_VARIANTS = ("portable", "avx2", "avx512")
+KNOWN_ENVIRONMENT = {
+    "SONNX_MUL_KERNEL": "sonnx_mul.kernel: native (default) or numpy (diagnosis)",
+    "SONNX_MUL_ISA": "sonnx_mul._native: auto (default), portable, avx2 or avx512",
+}
+"""Every environment variable the package reads (a test greps the package for them)."""
+
+
+# ---------------------------------------------------------------- reading files
+class NotRegularFileError(OSError):
+    """The path names something that is not a regular file."""
+
+
+def kind(mode: int) -> str:
+    """``'a FIFO'``, ``'a directory'``, ... for an ``st_mode`` that is not a regular file."""
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open_fd(path: str | os.PathLike[str]) -> int:
+    """A descriptor of the regular file ``path``; NotRegularFileError otherwise.
+
+    ``O_NONBLOCK``: a FIFO opens at once instead of waiting for a writer;
+    ``fstat`` on the descriptor judges what was opened (no check/open race).
+    """
+    name = os.fspath(path)
+    fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(f"{name!r} is {kind(mode)}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def sha256(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of every byte of the regular file ``path``, read with ``os.read``."""
+    digest = hashlib.sha256()
+    fd = _open_fd(path)
+    try:
+        while block := os.read(fd, BLOCK):
+            digest.update(block)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
+    """All bytes of the regular file ``path``; ValueError when over ``limit`` bytes."""
+    fd = _open_fd(path)
+    try:
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (block := os.read(fd, min(BLOCK << 4, limit + 1 - size))):
+            chunks.append(block)
+            size += len(block)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ValueError(f"over the {limit}-byte cap")
+    return b"".join(chunks)
+
+
+# ---------------------------------------------------------------- where the package is
+def pth_lines(site_dir: Path) -> list[tuple[Path, list[str], list[str]]]:
+    """(file, path lines, import lines) of every ``.pth`` of ``site_dir``, sorted as site does.
+
+    Read as data: nothing is executed. Unreadable or non-regular files are skipped
+    here (:func:`startup_hooks` reports them).
+    """
+    found: list[tuple[Path, list[str], list[str]]] = []
+    try:
+        names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
+    except OSError:
+        return found
+    for name in names:
+        pth = site_dir / name
+        try:
+            text = read_bytes(pth, MAX_CACHE_BYTES).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            continue
+        paths: list[str] = []
+        code: list[str] = []
+        for line in text.splitlines():
+            if line.startswith(("import ", "import\t")):
+                code.append(line.rstrip())
+            elif line.strip() and not line.startswith("#"):
+                paths.append(line.rstrip())
+        found.append((pth, paths, code))
+    return found
+
+
+def venv_prefixes() -> list[str] | None:
+    """The prefixes ``site`` would use in the virtual environment of ``sys.executable``.
+
+    ``site.venv`` would process the ``.pth`` files (run their import lines):
+    ``pyvenv.cfg`` is read here as data instead. None outside a venv.
+    """
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    prefix = os.path.dirname(exe_dir)
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(prefix, "pyvenv.cfg")):
+        try:
+            text = read_bytes(conf, MAX_CACHE_BYTES).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            continue
+        system_site = "true"
+        for line in text.splitlines():
+            key, eq, value = line.partition("=")
+            if eq and key.strip().lower() == "include-system-site-packages":
+                system_site = value.strip().lower()
+        return [prefix, *([sys.base_prefix] if system_site == "true" else [])]
+    return None
+
+
+def site_directories() -> list[Path]:
+    """The site directories of this interpreter, whether or not ``site`` ran (``-S``)."""
+    if sys.flags.no_site:  # sys.prefix is still the base interpreter's: no site.venv()
+        return [Path(d) for d in site.getsitepackages(venv_prefixes())]
+    dirs = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        dirs.append(site.getusersitepackages())
+    return [Path(d) for d in dirs]
+
+
+def search_path(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Where the deployment's interpreter looks for ``sonnx_mul``, in its order.
+
+    ``PYTHONPATH`` first (this process skipped it under ``-E``/``-I``; the
+    deployment does not), then ``sys.path``; under ``-S`` the site
+    directories and the path lines of their ``.pth`` files are appended as
+    ``site`` would (read, not run).
+    """
+    env = os.environ if environ is None else environ
+    entries: list[str] = []
+    if sys.flags.ignore_environment:
+        entries += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    entries += [p for p in sys.path if p]
+    if sys.flags.no_site:
+        for d in site_directories():
+            if d.is_dir():
+                entries.append(str(d))
+                for _, paths, _ in pth_lines(d):
+                    entries += [str(d / p) for p in paths if (d / p).is_dir()]
+    return [Path(p) for p in dict.fromkeys(entries)]
+
+
+def locate_package(path: Sequence[Path]) -> tuple[Path | None, str | None]:
+    """(package directory, None) or (None, why): where ``import sonnx_mul`` would load from.
+
+    :meth:`importlib.machinery.PathFinder.find_spec` only looks at the
+    directories of ``path``: it executes nothing of the package (a test shows
+    it). Anything but a regular package directory (a ``sonnx_mul.py`` or
+    extension module shadowing it, a namespace package, a zip) is refused.
+    """
+    spec = importlib.machinery.PathFinder.find_spec(PACKAGE, [str(p) for p in path])
+    if spec is None:
+        return None, f"no {PACKAGE} package on the search path"
+    origin = spec.origin
+    locations = list(spec.submodule_search_locations or [])
+    if (
+        origin is None
+        or len(locations) != 1
+        or Path(origin).name != "__init__.py"
+        or not isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+    ):
+        shown = origin or locations
+        return None, f"{PACKAGE} would be imported from {shown}, not a package directory"
+    return Path(locations[0]), None
+
+
+# ---------------------------------------------------------------- files
+def inventory(package_dir: Path) -> tuple[dict[str, str], list[Path], list[str]]:
+    """(SHA-256 by relative path, cache files, refusals) of a package directory.
+
+    Every entry is judged by ``lstat`` first: a regular file is hashed, a
+    ``.pyc`` inside ``__pycache__`` is a cache (checked by
+    :func:`check_caches`), a symbolic link is followed only when it stays in
+    the package and names a regular file, anything else is refused unopened.
+    """
+    base = package_dir.resolve()
+    files: dict[str, str] = {}
+    caches: list[Path] = []
+    refused: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        here = Path(dirpath)
+        for d in list(dirnames):
+            if (here / d).is_symlink():  # os.walk does not enter it: judge it here
+                dirnames.remove(d)
+                filenames.append(d)
+        dirnames.sort()
+        for name in sorted(filenames):
+            path = here / name
+            rel = path.relative_to(base).as_posix()
+            try:
+                mode = os.lstat(path).st_mode
+                if stat.S_ISLNK(mode):
+                    target = path.resolve()
+                    if not target.is_relative_to(base):
+                        refused.append(f"{rel} (a symbolic link pointing outside the package)")
+                        continue
+                    mode = os.stat(target).st_mode
+                if not stat.S_ISREG(mode):
+                    refused.append(f"{rel} ({kind(mode)}, not a regular file)")
+                elif here.name == "__pycache__" and name.endswith(".pyc"):
+                    caches.append(path)
+                else:
+                    files[rel] = sha256(path)
+            except OSError as exc:  # vanished, unreadable, replaced by a FIFO meanwhile
+                refused.append(f"{rel} ({exc.strerror or exc})")
+    return files, caches, refused
+
+
+# ---------------------------------------------------------------- bytecode
+def _const_key(value: object) -> object:
+    if isinstance(value, CodeType):
+        return code_key(value)
+    if isinstance(value, tuple | frozenset):
+        keys = [_const_key(v) for v in value]
+        if isinstance(value, frozenset):
+            keys.sort(key=repr)
+        return (type(value).__name__, tuple(keys))
+    return (type(value).__name__, repr(value))  # 1, 1.0, True and -0.0 stay apart
+
+
+def code_key(code: CodeType) -> tuple[object, ...]:
+    """Everything of a code object that decides what it does (not ``co_filename``)."""
+    return (
+        code.co_name,
+        code.co_qualname,
+        code.co_argcount,
+        code.co_posonlyargcount,
+        code.co_kwonlyargcount,
+        code.co_flags,
+        code.co_stacksize,
+        code.co_nlocals,
+        code.co_firstlineno,
+        code.co_code,
+        code.co_linetable,
+        code.co_exceptiontable,
+        code.co_names,
+        code.co_varnames,
+        code.co_freevars,
+        code.co_cellvars,
+        tuple(_const_key(c) for c in code.co_consts),
+    )
+
+
+_CACHE_NAME = re.compile(r"(?P<stem>[^.]+)\.(?P<tag>[^.]+)(?:\.opt-(?P<opt>[12]))?\.pyc")
+
+
+def cache_problem(cache: Path, source: Path | None) -> str | None:
+    """Why ``cache`` is not the compilation of ``source`` by this interpreter (None: it is).
+
+    ``compile`` of the source and ``marshal.loads`` of the cache execute nothing.
+    """
+    match = _CACHE_NAME.fullmatch(cache.name)
+    if match is None or match["tag"] != sys.implementation.cache_tag:
+        return "a cache of another interpreter or not a cache name"
+    if source is None:
+        return "no verified source beside it"
+    try:
+        data = read_bytes(cache, MAX_CACHE_BYTES)
+        source_bytes = read_bytes(source, MAX_CACHE_BYTES)
+    except (OSError, ValueError) as exc:
+        return f"unreadable: {exc}"
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        return "another interpreter's magic number"
+    optimize = int(match["opt"] or 0)
+    try:
+        expected = compile(source_bytes, str(source), "exec", dont_inherit=True, optimize=optimize)
+    except (SyntaxError, ValueError) as exc:
+        return f"its source does not compile here: {exc}"
+    payload = data[16:]
+    # marshal output depends on reference counts (FLAG_REF): equal code may
+    # marshal differently, so bytes first, then code objects.
+    if marshal.dumps(expected) == payload:
+        return None
+    try:
+        found = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError) as exc:
+        return f"not valid bytecode: {exc}"
+    if not isinstance(found, CodeType) or code_key(found) != code_key(expected):
+        return "its code is not the compilation of its source"
+    return None
+
+
+def check_caches(package_dir: Path, caches: Iterable[Path], verified: Iterable[str]) -> list[str]:
+    """Problems of the caches found in the package and under ``sys.pycache_prefix``.
+
+    ``verified``: relative paths of the sources whose hashes matched the report
+    (a cache of a changed source is refused with it).
+    """
+    base = package_dir.resolve()
+    good = set(verified)
+    todo: dict[Path, Path | None] = {}
+    for cache in caches:
+        stem = _CACHE_NAME.fullmatch(cache.name)
+        source = cache.parent.parent / f"{stem['stem'] if stem else cache.stem}.py"
+        rel = source.relative_to(base).as_posix()
+        todo[cache] = source if rel in good else None
+    if sys.pycache_prefix:  # caches live in another tree: look each source's up
+        for rel in sorted(good):
+            if rel.endswith(".py"):
+                for opt in ("", 1, 2):
+                    cached = Path(
+                        importlib.util.cache_from_source(str(base / rel), optimization=opt)
+                    )
+                    if cached.exists() or cached.is_symlink():
+                        todo[cached] = base / rel
+    problems: list[str] = []
+    for cached_file, verified_source in sorted(todo.items(), key=lambda kv: str(kv[0])):
+        why = _regular_or_why(cached_file) or cache_problem(cached_file, verified_source)
+        if why:
+            inside = cached_file.is_relative_to(base)
+            shown = cached_file.relative_to(base).as_posix() if inside else str(cached_file)
+            problems.append(f"{shown} ({why})")
+    return problems
+
+
+def _regular_or_why(path: Path) -> str | None:
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None if stat.S_ISREG(mode) else f"{kind(mode)}, not a regular file"
+
+
+# ---------------------------------------------------------------- start-up hooks
+def site_dirs(path: Sequence[Path] | None = None) -> list[Path]:
+    """Directories whose ``.pth`` files run at start-up: the site directories, and
+    every directory of the search path (``site.addsitedir`` may have made one a
+    site directory; a ``.pth`` anywhere else is inert, so reporting it is cautious).
+    """
+    dirs = [*site_directories(), *(search_path() if path is None else path)]
+    return [d for d in dict.fromkeys(dirs) if d.is_dir()]
+
+
+def stdlib_dirs() -> list[Path]:
+    """The interpreter's standard-library directories (``sysconfig``), resolved."""
+    paths = sysconfig.get_paths()
+    found = [Path(os.path.realpath(paths[k])) for k in ("stdlib", "platstdlib") if k in paths]
+    return list(dict.fromkeys(found))
+
+
+def interpreter_etc() -> Path:
+    """Where Debian keeps the interpreter's own configuration files (``/etc/pythonX.Y``)."""
+    return Path(f"/etc/python{sys.version_info.major}.{sys.version_info.minor}")
+
+
+def interpreter_hook(file: Path, stdlib: Sequence[Path], etc: Path) -> bool:
+    """True when the hook module ``file`` is part of the interpreter's installation.
+
+    It must lie directly in a standard-library directory (not in a
+    site-packages below it), and its real path must stay in that directory
+    or in ``etc`` (Debian's ``/etc/pythonX.Y`` conffile).
+    """
+    parent = Path(os.path.realpath(file.parent))
+    if parent not in stdlib:
+        return False
+    real = Path(os.path.realpath(file))
+    return real.parent == parent or real.is_relative_to(Path(os.path.realpath(etc)))
+
+
+def startup_hooks(
+    dirs: Iterable[Path] | None = None,
+    allow: Iterable[str] = (),
+    *,
+    path: Sequence[Path] | None = None,
+    stdlib: Sequence[Path] | None = None,
+    etc: Path | None = None,
+    modules: Mapping[str, ModuleType] | None = None,
+) -> tuple[list[str], list[str], list[str]]:
+    """(hooks not allowed, hooks allowed, interpreter hooks) of the start-up.
+
+    ``.pth`` files in ``dirs`` (default :func:`site_dirs`) with ``import``
+    lines, and the ``*customize`` modules the search ``path`` would load. A
+    ``.pth`` is allowed when every import line matches
+    :data:`ALLOWED_PTH_LINES`, any hook file when its SHA-256 is in
+    ``allow``; a ``*customize`` module is the interpreter's own by
+    :func:`interpreter_hook`. ``stdlib``, ``etc``, ``modules`` (default
+    ``sys.modules``, where ``site`` left the hook it ran): for tests.
+    """
+    pinned = {a.lower() for a in allow}
+    bad: list[str] = []
+    allowed: list[str] = []
+    trusted: list[str] = []
+    for d in site_dirs(path) if dirs is None else list(dirs):
+        for pth in sorted(Path(d).glob("*.pth")):
+            why = _regular_or_why(pth)
+            if why:
+                bad.append(f"{pth} ({why})")
+                continue
+            try:
+                text = read_bytes(pth, MAX_CACHE_BYTES).decode("utf-8", "replace")
+            except (OSError, ValueError) as exc:
+                bad.append(f"{pth} (unreadable: {exc})")
+                continue
+            code = [
+                line.rstrip()
+                for line in text.splitlines()
+                if line.startswith(("import ", "import\t"))
+            ]
+            if not code:
+                continue
+            if all(any(p.fullmatch(line) for p in ALLOWED_PTH_LINES) for line in code):
+                allowed.append(f"{pth} (setuptools)")
+            elif sha256(pth) in pinned:
+                allowed.append(f"{pth} (--allow-hook)")
+            else:
+                bad.append(f"{pth} runs code at start-up: {code[0][:120]}")
+    own = stdlib_dirs() if stdlib is None else list(stdlib)
+    for name in CUSTOMIZE_MODULES:
+        for where in _customize_files(
+            name,
+            search_path() if path is None else path,
+            sys.modules if modules is None else modules,
+        ):
+            real = Path(os.path.realpath(where))
+            shown = f"{where}" + (f" (-> {real})" if real != where else "")
+            if where.is_file() and interpreter_hook(where, own, etc or interpreter_etc()):
+                trusted.append(f"{name} module {shown}")
+            elif where.is_file() and _regular_or_why(real) is None and sha256(where) in pinned:
+                allowed.append(f"{shown} (--allow-hook)")
+            else:
+                bad.append(f"{name} module {shown} runs at start-up")
+    return bad, allowed, trusted
+
+
+def _customize_files(
+    name: str, path: Sequence[Path], modules: Mapping[str, ModuleType]
+) -> list[Path]:
+    """The files of ``sitecustomize``/``usercustomize``: the one loaded here, and the one
+    first on ``path`` (what the deployment loads: under ``-I`` this process skipped
+    ``PYTHONPATH``, so the two may differ)."""
+    found: list[Path] = []
+    module = modules.get(name)
+    if module is not None:
+        found.append(Path(getattr(module, "__file__", None) or f"<{name} without a file>"))
+    spec = importlib.machinery.PathFinder.find_spec(name, [str(p) for p in path])
+    if spec is not None:
+        found.append(Path(spec.origin) if spec.origin else Path(f"<{name} without a file>"))
+    return list(dict.fromkeys(found))
+
+
+# ---------------------------------------------------------------- environment
+def environment(environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """(findings, notes) about the variables that change what the package runs."""
+    env = os.environ if environ is None else environ
+    findings: list[str] = []
+    notes: list[str] = []
+    kernel = env.get("SONNX_MUL_KERNEL")
+    if kernel == "numpy":
+        findings.append(
+            "SONNX_MUL_KERNEL=numpy runs numpy's multiply loops (a diagnosis mode), "
+            "not the proved native kernel"
+        )
+    elif kernel not in (None, "native"):
+        findings.append(f"SONNX_MUL_KERNEL={kernel!r}: sonnx_mul refuses to import with it")
+    isa = env.get("SONNX_MUL_ISA")
+    if isa in ISA_VARIANTS:
+        notes.append(
+            f"SONNX_MUL_ISA={isa} chooses the {isa} variant of the native kernel (a build "
+            "of the proved sources; the self-test compares it with the portable build)"
+        )
+    elif isa not in (None, "", "auto"):
+        findings.append(f"SONNX_MUL_ISA={isa!r}: not a variant (auto, {', '.join(ISA_VARIANTS)})")
+    for name in sorted(env):
+        if name.startswith("SONNX_MUL_") and name not in KNOWN_ENVIRONMENT:
+            notes.append(f"{name} is set; the package reads no such variable")
+    return findings, notes
+
+
+# ---------------------------------------------------------------- loaded modules
+def foreign_modules(
+    package_dir: Path, verified: Iterable[str], modules: Mapping[str, object] | None = None
+) -> list[str]:
+    """``sonnx_mul`` modules not loaded from a verified file of the package.
+
+    ``modules`` maps names to modules or to their file names (the child's
+    answer); default: this process's ``sys.modules``.
+    """
+    base = package_dir.resolve()
+    good = set(verified)
+    found: list[str] = []
+    for name, module in sorted((sys.modules if modules is None else modules).items()):
+        if name != PACKAGE and not name.startswith(PACKAGE + "."):
+            continue
+        file = module if isinstance(module, str) or module is None else None
+        if isinstance(module, ModuleType):
+            file = getattr(module, "__file__", None)
+        if not file:
+            found.append(f"{name} (not loaded from a file)")
+            continue
+        path = Path(file).resolve()
+        rel = path.relative_to(base).as_posix() if path.is_relative_to(base) else None
+        if rel not in good:
+            found.append(f"{name} (from {file})")
+    return found
+
+
+# ---------------------------------------------------------------- the child
+CHILD = """\
+import json, sys
+sys.path[:0] = json.loads(sys.argv[1])
+import sonnx_mul
+from sonnx_mul import kernel
+report = sonnx_mul.selftest()
+modules = {n: getattr(m, "__file__", None) for n, m in list(sys.modules.items())
+           if n == "sonnx_mul" or n.startswith("sonnx_mul.")}
+print(json.dumps({"kernel": kernel.NAME, "isa": kernel.isa(), "ok": report.ok,
+                  "checked": report.checked, "failures": [str(f) for f in report.failures],
+                  "modules": modules}))
+"""
+"""Run by :func:`selftest_in_child`: import the verified package, self-test, say what ran."""
+
+
+def selftest_in_child(
+    package_dir: Path, verified: Iterable[str], path: Sequence[Path]
+) -> tuple[list[str], list[str]]:
+    """(findings, notes) of importing the verified package in a child ``python -I``.
+
+    The child inherits the environment (``SONNX_MUL_ISA``), gets the search
+    ``path`` explicitly (``-I`` drops ``PYTHONPATH``), and ``-S`` when this
+    process has it. A non-zero exit, a signal, a failed self-test, another
+    kernel than the native one, or a module from an unverified file is a finding.
+    """
+    flags = ["-I", *(["-S"] if sys.flags.no_site else [])]
+    argv = [sys.executable, *flags, "-c", CHILD, json.dumps([str(p) for p in path])]
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=CHILD_TIMEOUT, check=False,
+            stdin=subprocess.DEVNULL, errors="replace",
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [f"the package could not be imported in a child process: {exc}"], []
+    where = "importing the package in a child process"
+    if done.returncode < 0:
+        return [f"{where} was killed by signal {-done.returncode}"], []
+    last = (done.stderr.strip().splitlines() or [""])[-1][:200]
+    if done.returncode != 0:
+        return [f"{where} failed (exit {done.returncode}): {last}"], []
+    try:
+        answer: Any = json.loads((done.stdout.strip().splitlines() or [""])[-1])
+        kernel, isa, ok = str(answer["kernel"]), str(answer["isa"]), answer["ok"] is True
+        modules = {str(k): (str(v) if v else None) for k, v in answer["modules"].items()}
+        failures = [str(f) for f in answer["failures"]]
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return [f"{where}: no answer from the self-test: {last}"], []
+    findings = [f"module {m}" for m in foreign_modules(package_dir, verified, modules)]
+    if kernel != "native":
+        findings.append(f"the {kernel} kernel runs, not the proved native kernel")
+    if not ok:
+        findings += [f"self-test FAIL {f}" for f in failures[:10]]
+    notes = [f"self-test passed: {answer['checked']} known-answer vectors on the {kernel} "
+             f"kernel, variant {isa}"] if ok else []  # fmt: skip
+    return findings, notes
+
+
+# ---------------------------------------------------------------- the verdict
+@dataclass
+class Outcome:
+    """What :func:`compare` (and :func:`verify`) found; ``ok`` when nothing."""
+
+    package_dir: str
+    changed: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)  # not a regular file, link leaving
+    bytecode: list[str] = field(default_factory=list)  # caches not compiled from the source
+    hooks: list[str] = field(default_factory=list)  # start-up hooks not allowed
+    environment: list[str] = field(default_factory=list)  # variables that change what runs
+    modules: list[str] = field(default_factory=list)  # loaded from elsewhere
+    verifier: list[str] = field(default_factory=list)  # not the verifier the report records
+    selftest: list[str] = field(default_factory=list)  # the child's import and self-test
+    allowed_hooks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    verified: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[tuple[str, str]]:
+        """(label, what) of every finding, in a fixed order."""
+        return [
+            (label, item)
+            for label, items in (
+                ("changed", self.changed),
+                ("missing", self.missing),
+                ("extra", self.extra),
+                ("refused", self.refused),
+                ("bytecode", self.bytecode),
+                ("hook", self.hooks),
+                ("environment", self.environment),
+                ("module", self.modules),
+                ("verifier", self.verifier),
+                ("selftest", self.selftest),
+            )
+            for item in items
+        ]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def compare(
+    expected: Mapping[str, str],
+    package_dir: Path,
+    *,
+    allow_hooks: Iterable[str] = (),
+    hook_dirs: Iterable[Path] | None = None,
+    modules: Mapping[str, object] | None = None,
+    environ: Mapping[str, str] | None = None,
+    path: Sequence[Path] | None = None,
+) -> Outcome:
+    """Files, caches, hooks, environment and loaded modules against the report's hashes.
+
+    Reads files only: nothing of the package is imported or executed.
+    """
+    actual, caches, refused = inventory(package_dir)
+    out = Outcome(str(package_dir.resolve()))
+    out.changed = sorted(p for p in expected if p in actual and actual[p] != expected[p])
+    out.missing = sorted(p for p in expected if p not in actual)
+    out.extra = sorted(p for p in actual if p not in expected)
+    out.refused = refused
+    out.verified = [p for p in expected if actual.get(p) == expected[p]]
+    out.bytecode = check_caches(package_dir, caches, out.verified)
+    out.hooks, out.allowed_hooks, trusted = startup_hooks(hook_dirs, allow_hooks, path=path)
+    out.notes += [f"interpreter hook: {t} is part of the interpreter (trusted)" for t in trusted]
+    out.environment, notes = environment(environ)
+    out.notes += [f"environment: {n}" for n in notes]
+    out.modules = foreign_modules(package_dir, out.verified, modules)
+    return out
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a report says: the package's file hashes, the verifier's, its own gate verdict."""
+
+    files: dict[str, str]
+    gate_passed: bool
+    gate_problems: list[str]
+    verifier: str | None = None
+
+
+def read_expected(report_path: Path) -> Expected:
+    """The ``package`` and ``gate`` blocks of a report; ValueError when malformed.
+
+    A FIFO or a device is refused (OSError), never waited on.
+    """
+    data: Any = json.loads(read_bytes(report_path, MAX_REPORT_BYTES).decode("utf-8"))
+    package = data.get("package", {}) if isinstance(data, dict) else {}
+    files = package.get("files") if isinstance(package, dict) else None
+    if not isinstance(files, dict) or not files:
+        raise ValueError("the report has no package.files block (written by an older version?)")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise ValueError("package.files must map file names to SHA-256 strings")
+    gate = data.get("gate")
+    if not isinstance(gate, dict) or not isinstance(gate.get("passed"), bool):
+        raise ValueError("the report has no gate verdict (gate.passed)")
+    problems = gate.get("problems")
+    listed = [str(p) for p in problems] if isinstance(problems, list) else []
+    verifier = package.get("verifier")
+    recorded = verifier.get("sha256") if isinstance(verifier, dict) else None
+    return Expected(
+        {str(k): str(v) for k, v in files.items()},
+        gate["passed"],
+        listed,
+        str(recorded) if isinstance(recorded, str) else None,
+    )
+
+
+def verifier_check(recorded: str | None) -> tuple[list[str], list[str]]:
+    """(findings, notes): this file's SHA-256 against the report's ``package.verifier``."""
+    mine = Path(__file__).resolve()
+    try:
+        digest = sha256(mine)
+    except OSError as exc:
+        return [f"{mine} cannot be read: {exc}"], []
+    note = f"verifier: {mine} sha256 {digest} (trusted base: it cannot verify itself)"
+    if recorded is None:
+        return [], [note, "verifier: the report records no verifier hash"]
+    if recorded.lower() != digest:
+        return [f"{mine} sha256 {digest} is not the verifier the report records ({recorded})"], []
+    return [], [note]
+
+
+def verify(
+    report_path: Path,
+    package_dir: Path | None = None,
+    *,
+    allow_hooks: Iterable[str] = (),
+    child: bool = True,
+) -> int:
+    """Print the verdict and return the exit code (see the module docstring).
+
+    ``package_dir`` defaults to where the deployment would import ``sonnx_mul``
+    from; ``child=False`` skips the self-test in a child process.
+    """
+    try:
+        expected = read_expected(report_path)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
+        print(f"sonnx-mul: error: cannot read {report_path}: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    path = search_path()
+    where, why = (package_dir, None) if package_dir is not None else locate_package(path)
+    if where is None:
+        outcome = Outcome(f"{PACKAGE} (not found)", missing=[str(why)])
+        outcome.environment, notes = environment()
+        outcome.notes += [f"environment: {n}" for n in notes]
+    else:
+        outcome = compare(expected.files, where, allow_hooks=allow_hooks, path=path)
+    outcome.verifier, notes = verifier_check(expected.verifier)
+    outcome.notes += notes
+    if outcome.ok and child and where is not None:
+        # the checked directory first: the child imports what was hashed
+        child_path = [where.resolve().parent, *path]
+        outcome.selftest, notes = selftest_in_child(where, outcome.verified, child_path)
+        outcome.notes += notes
+    for label, item in outcome.problems:
+        print(f"{label}: {item}")
+    for item in outcome.allowed_hooks:
+        print(f"allowed hook: {item} (what it imports is not verified)")
+    for item in outcome.notes:
+        print(f"note: {item}")
+    if not outcome.ok:
+        print(
+            f"verify-install: MISMATCH: {outcome.package_dir} is not the code {report_path} "
+            f"covers ({len(outcome.problems)} findings)",
+            file=sys.stderr,
+        )
+        return EXIT_MISMATCH
+    if not expected.gate_passed:
+        first = f": {expected.gate_problems[0]}" if expected.gate_problems else ""
+        print(
+            f"verify-install: FAILED GATE: the {len(expected.files)} files of "
+            f"{outcome.package_dir} are the files {report_path} covers, but that report's "
+            f"own gate failed ({len(expected.gate_problems)} problems{first}); it certifies "
+            f"nothing",
+            file=sys.stderr,
+        )
+        return EXIT_GATE_FAILED
+    print(
+        f"verify-install: OK: {len(expected.files)} files of {outcome.package_dir} "
+        f"are the files {report_path} covers, and its gate passed"
+    )
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------- command line
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def parser(prog: str = "sonnx-mul verify-install") -> argparse.ArgumentParser:
+    """The arguments of ``verify-install`` (also those of ``python -m sonnx_mul_verify``)."""
+    p = _Parser(
+        prog=prog,
+        description="Check, without importing it first, that the sonnx_mul package this "
+        "Python would import is the code REPORT.json covers (files, bytecode caches, "
+        "start-up hooks, environment), then self-test it in a child process. Exit 0: all "
+        "of that holds and the report's gate passed; 1: a finding; 2: unreadable report "
+        "or wrong call; 3: no finding, but the report's gate failed.",
+    )
+    p.add_argument("report", help="traceability.json written by 'sonnx-mul report'")
+    p.add_argument(
+        "--allow-hook", action="append", default=[], metavar="SHA256",
+        help="allow the start-up hook file (.pth, sitecustomize) with this SHA-256 "
+        "(repeatable)",
+    )  # fmt: skip
+    return p
+
+
+def _fail(message: str, code: int) -> int:
+    if sys.stderr is not None:
+        # stderr closed or broken: the exit code is all that is left
+        with contextlib.suppress(OSError, ValueError):
+            print(f"sonnx-mul: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
+    return code
+
+
+def verify_install_main(argv: Sequence[str], prog: str = "sonnx-mul verify-install") -> int:
+    """``verify-install`` with its arguments: the exit code; one line per failure, no traceback."""
+    try:
+        if sys.stdout is None:  # started with fd 1 closed: nothing could be reported
+            return _fail("standard output is closed; nothing could be reported", EXIT_UNREADABLE)
+        try:
+            args = parser(prog).parse_args(list(argv))
+        except SystemExit as exc:  # --help
+            return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
+        code = verify(Path(args.report), allow_hooks=args.allow_hook)
+        sys.stdout.flush()
+        return code
+    except _UsageError as exc:
+        return _fail(str(exc), EXIT_UNREADABLE)
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):  # so the final flush cannot fail
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except MemoryError:
+        return _fail("not enough memory", EXIT_MISMATCH)
+    except Exception as exc:  # a defect: still one line, never "OK"
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_MISMATCH)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``sonnx-mul`` console script.
+
+    ``verify-install`` is handled here, before anything of ``sonnx_mul`` is
+    imported; every other subcommand (and ``--help``) goes to ``sonnx_mul.cli``.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["verify-install"]:
+        return verify_install_main(args[1:])
+    from sonnx_mul.cli import main as cli_main  # only now: not for verify-install
+
+    return cli_main(args)
+
+
+if __name__ == "__main__":  # python -I -m sonnx_mul_verify, or python -I -S path/to/this.py
+    sys.exit(verify_install_main(sys.argv[1:], prog="python -m sonnx_mul_verify"))
