@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
+from sonnx_mul_assurance import evidence_schema as schema
 from sonnx_mul_assurance import wp_plan
 
 
@@ -432,10 +433,11 @@ def manifest_entry(run: Run) -> dict[str, Any]:
 
 
 def check(root: Path, functions: Sequence[str] = ()) -> int:
-    """Prove every unit, compare with the manifest, write proofs/out/wp.json."""
+    """Prove every unit, compare with the manifest, write proofs/out/wp.json
+    (:class:`~sonnx_mul_assurance.evidence_schema.WpEvidence`, through ``schema.dump``)."""
     manifest = load_manifest(root)
     errors: list[str] = []
-    record: dict[str, Any] = {"tools": tool_versions(), "units": []}
+    records: list[schema.WpUnit] = []
     total_goals = 0
     for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
         run = prove(root, unit, functions=functions, pins=pinned["goals"])
@@ -451,25 +453,31 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
             f" ({', '.join(f'{p} {n}' for p, n in sorted(by_prover.items()))})",
             flush=True,
         )
-        record["units"].append(
-            {
-                "source": unit.source,
-                "source_sha256": sha256(root / unit.source),
-                "header_sha256": sha256(root / HEADER),
-                "seconds": run.seconds,
-                "goals": {g: asdict(v) for g, v in sorted(run.goals.items())},
-                "errors": unit_errors,
-            }
-        )
-    record["goals"] = total_goals
-    record["verdict"] = "pass" if not errors else "fail"
-    record["errors"] = errors
-    (root / OUT_DIR).mkdir(parents=True, exist_ok=True)
-    (root / OUT_DIR / "wp.json").write_text(json.dumps(record, indent=1) + "\n")
+        records.append(evidence_unit(root, run, unit_errors))
+    record = schema.WpEvidence(
+        tools=tool_versions(),
+        units=records,
+        goals=total_goals,
+        verdict="pass" if not errors else "fail",
+        errors=errors,
+    )
+    schema.dump(record, root / OUT_DIR / "wp.json")
     for error in errors:
         print(f"wp: FAIL {error}", file=sys.stderr)
     print(f"wp: {total_goals} goals, {'all proved and as pinned' if not errors else 'FAILED'}")
     return 0 if not errors else 1
+
+
+def evidence_unit(root: Path, run: Run, errors: list[str]) -> schema.WpUnit:
+    """The ``wp.json`` record of one run (``errors``: its differences from the manifest)."""
+    return schema.WpUnit(
+        source=run.unit.source,
+        source_sha256=sha256(root / run.unit.source),
+        header_sha256=sha256(root / HEADER),
+        seconds=run.seconds,
+        goals={g: schema.WpGoal(**asdict(v)) for g, v in sorted(run.goals.items())},
+        errors=errors,
+    )
 
 
 def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
