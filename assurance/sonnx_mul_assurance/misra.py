@@ -125,11 +125,8 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
     findings, _ = run_cppcheck(root, files, root / INCLUDE)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
-    version = subprocess.run(
-        ["cppcheck", "--version"], capture_output=True, text=True
-    ).stdout.strip()
     record = schema.MisraEvidence(
-        tool=version,
+        tool=_tool_version(),
         files=[str(Path(f).resolve().relative_to(root.resolve())) for f in files],
         findings=[schema.MisraFinding(f, r) for f, r in findings],
         deviations=[
@@ -146,6 +143,10 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
         f" {'all recorded deviations' if not errors else 'FAILED'}"
     )
     return 0 if not errors else 1
+
+
+def _tool_version() -> str:
+    return subprocess.run(["cppcheck", "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
