@@ -27,7 +27,7 @@ from test_trace_report import (
     wp_goal,
 )
 
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import build_report
 from sonnx_mul_assurance.report.markers import scan_file
 from sonnx_mul_assurance.report.protocol import BY_KEY, SOURCES, claim_paths

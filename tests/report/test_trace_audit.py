@@ -364,7 +364,7 @@ def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
 
 
 def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
-    """An exhaustive.json in the layout sonnx_mul_assurance.exhaustive writes."""
+    """An exhaustive.json in the layout sonnx_mul_assurance.python.exhaustive writes."""
     return exhaustive_json(
         result("int8", ["F-WRAP", "F-CHECKED"], int8_mismatches),
         result("uint8", ["F-WRAP", "F-CHECKED"]),

@@ -7,7 +7,7 @@ that cover it (its ``scope=function`` marker, and ``scope=file`` markers of
 its file, such as F-RTE). A MISRA item is one analysed C file: its findings
 against the recorded deviations, evidence for the ids of that file's
 ``scope=file`` markers. Both readers raise
-:class:`~sonnx_mul_assurance.evidence_schema.SchemaError` on a file off its
+:class:`~sonnx_mul_assurance.evidence.schema.SchemaError` on a file off its
 schema; what the producer recorded as failed (``errors``, ``verdict: fail``,
 no goal or no file at all) is returned unmapped, so the gate fails on it.
 """
@@ -19,11 +19,11 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import evidence_schema as schema
-from .. import misra
-from . import cdefs
-from .evidence import Item, _rel
-from .markers import Marker
+from sonnx_mul_assurance.c import misra
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report import cdefs
+from sonnx_mul_assurance.report.evidence import Item, _rel
+from sonnx_mul_assurance.report.markers import Marker
 
 
 def _failures(source: str, where: str, errors: list[str], verdict: str) -> list[Item]:

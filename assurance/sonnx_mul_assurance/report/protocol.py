@@ -1,7 +1,7 @@
 """The one evidence protocol: every proof or check driver the report reads, declared once.
 
 Each :class:`Source` says which file its driver writes (in ``proofs/out/``),
-under which schema (:mod:`sonnx_mul_assurance.evidence_schema`), how the
+under which schema (:mod:`sonnx_mul_assurance.evidence.schema`), how the
 report reads it into requirement evidence (``read``), what counts as a
 pass, whether the gate requires it, what its absence means, which ids an
 absent optional file leaves without its evidence, and the files its claim
@@ -17,11 +17,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .. import evidence_schema as schema
-from .evidence import Item, crosshair_items, exhaustive_items, testcase_items, why3_items
-from .hashes import CLAIM_PATHS
-from .markers import Marker
-from .native_evidence import misra_items, wp_items
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report.evidence import (
+    Item,
+    crosshair_items,
+    exhaustive_items,
+    testcase_items,
+    why3_items,
+)
+from sonnx_mul_assurance.report.hashes import CLAIM_PATHS
+from sonnx_mul_assurance.report.markers import Marker
+from sonnx_mul_assurance.report.native_evidence import misra_items, wp_items
 
 
 @dataclass(frozen=True)
@@ -127,7 +133,7 @@ SOURCES: tuple[Source, ...] = (
         "a contract function whose status is pass",
         required=True,
         absent="no CrossHair contract was checked; the gate fails",
-        claims=("assurance/sonnx_mul_assurance/contracts.py",),
+        claims=("assurance/sonnx_mul_assurance/python/contracts.py",),
         subject="python-contracts-bounded",
     ),
     Source(

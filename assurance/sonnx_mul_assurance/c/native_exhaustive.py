@@ -1,6 +1,6 @@
 """Exhaustive verification of the compiled float16/bfloat16 code of the native kernel.
 
-``python -m sonnx_mul_assurance.native_exhaustive`` builds the kernel and the
+``python -m sonnx_mul_assurance.c.native_exhaustive`` builds the kernel and the
 harness ``native/verify/exhaustive.c`` with the pinned flags
 (``native/flags.mk``), runs the harness's negative control first (planted
 wrong narrowings must be caught), then every check: all 2^32 binary32 inputs
