@@ -70,7 +70,7 @@ verify-exhaustive: $(NATIVE)
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).
 report-release: $(NATIVE)
-	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
+	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
 # table of contents and of the page an evidence link opens (after make prove),

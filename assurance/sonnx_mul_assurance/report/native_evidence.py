@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import asdict
 from pathlib import Path
 
@@ -136,4 +137,49 @@ def misra_items(
     # errors about no analysed file (a deviation list edited by hand) fail the gate too
     stray = [e for e in errors if not any(e.startswith(f + ":") for f in data.files)]
     unmapped += [Item("proof", "misra", evidence_file, (), "error", False, name=e) for e in stray]
+    return mapped, unmapped
+
+
+NATIVE_CHECK_IDS: dict[str, str] = {"wrap8": "F-WRAP"}
+"""The id a check of ``native-exhaustive.json`` gives evidence for, by the
+prefix of its name (``wrap8-stream8``); every other check is a float16 or
+bfloat16 conversion or product (F-FLOAT)."""
+
+
+def native_check_id(check: str) -> str:
+    """The requirement a check of the compiled kernel gives evidence for."""
+    return NATIVE_CHECK_IDS.get(check.split("-", 1)[0], "F-FLOAT")
+
+
+def native_exhaustive_items(
+    path: Path, root: Path, ids: Collection[str]
+) -> tuple[list[Item], list[Item]]:
+    """(mapped, unmapped) proof items of a ``native-exhaustive.json``: one per
+    check of the compiled kernel, and a failed item when the harness's
+    negative control did not catch every planted fault."""
+    data = schema.load(schema.NativeExhaustiveEvidence, path)
+    evidence_file = _rel(path, root)
+    mapped: list[Item] = []
+    unmapped = _failures("native-exhaustive", evidence_file, data.errors, data.verdict)
+    if not data.selftest or any(s.caught <= 0 for s in data.selftest.values()):
+        unmapped.append(
+            Item(
+                "proof", "native-exhaustive", evidence_file, (), "a planted fault not caught", False
+            )
+        )
+    for name, check in sorted(data.checks.items()):
+        found = tuple(r for r in (native_check_id(name),) if r in ids)
+        status = "agree" if check.ok else f"{check.mismatches} mismatches"
+        item = Item(
+            "proof",
+            "native-exhaustive",
+            evidence_file,
+            found,
+            status,
+            check.ok,
+            name=f"{name} on {data.cpu}",
+            detail={"inputs": check.inputs, "time": check.seconds},
+            files=(evidence_file,),
+        )
+        (mapped if found else unmapped).append(item)
     return mapped, unmapped

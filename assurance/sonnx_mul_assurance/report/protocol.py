@@ -27,7 +27,11 @@ from sonnx_mul_assurance.report.evidence import (
 )
 from sonnx_mul_assurance.report.hashes import CLAIM_PATHS
 from sonnx_mul_assurance.report.markers import Marker
-from sonnx_mul_assurance.report.native_evidence import misra_items, wp_items
+from sonnx_mul_assurance.report.native_evidence import (
+    misra_items,
+    native_exhaustive_items,
+    wp_items,
+)
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,10 @@ def _exhaustive(path: Path, ctx: Context) -> Reading:
     gaps = run.gaps()
     partial = "complete: false" if not run.complete else ("; ".join(gaps) or None)
     return Reading(mapped, lost, partial=partial)
+
+
+def _native_exhaustive(path: Path, ctx: Context) -> Reading:
+    return Reading(*native_exhaustive_items(path, ctx.root, ctx.ids))
 
 
 def _pytest(path: Path, ctx: Context) -> Reading:
@@ -182,6 +190,23 @@ SOURCES: tuple[Source, ...] = (
         "gate passes without it; a release gate (`--require exhaustive`) fails. Produce "
         "it with `make verify-exhaustive`.",
         expected_by=_NATIVE_IDS,
+        subject="native-tested",
+    ),
+    Source(
+        "native-exhaustive",
+        "native-exhaustive.json",
+        schema.NativeExhaustiveEvidence,
+        _native_exhaustive,
+        "a check of the compiled kernel with 0 mismatches over its inputs",
+        required=False,
+        absent="the compiled kernel's own exhaustive checks (every binary32 input of both "
+        "narrowings, every float16/bfloat16 pair of the portable and hardware loops, every "
+        "int8/uint8 pair of the streaming loop) did not run: the loops WP does not prove "
+        "(float16 conversions, the F16C and streaming loops) have no evidence of their own. "
+        "A development gate passes without it; a release gate "
+        "(`--require native-exhaustive`) fails. Produce it with `make verify-exhaustive`.",
+        claims=("native/verify", "native/hw", "native/flags.mk"),
+        expected_by=("F-FLOAT", "F-WRAP"),
         subject="native-tested",
     ),
     Source(
