@@ -10,7 +10,7 @@ manifest goal disappeared, a new goal is missing from the manifest, a file
 yields no goal, or a prover is missing.  The verdict of a goal is a function
 of the goal, the prover binary and the limit: never of the machine's load.
 A wall-clock limit (``SAFETY_NET``) stays only to end a run that hangs; it is
-many times the slowest goal's time (``docs/assurance.md``).  Gappa has no
+many times the slowest goal's time (``why3/README.md``).  Gappa has no
 step count: its goals keep a time limit (``timelimit``), far above its
 measured times at full load.
 
@@ -49,7 +49,7 @@ TIME_ONLY: frozenset[str] = frozenset({"gappa"})
 """Provers without a deterministic step count: their goals keep a time limit."""
 SAFETY_NET = 60
 """Seconds per goal: ends a hung prover, never decides a goal its steps prove
-(the slowest pinned goal takes a few seconds idle; see ``docs/assurance.md``)."""
+(the slowest goal takes 1.8 s with both cores saturated; ``why3/README.md``)."""
 MEASURE_STEPS = 2_000_000_000
 """The step limit of ``update-manifest``'s search (below every prover's maximum)."""
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
