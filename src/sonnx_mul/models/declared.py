@@ -119,32 +119,6 @@ def bind(
                 d.dim_value = symbols[d.dim_param]
 
 
-FREE = "__sonnx_free_"
-"""Prefix of the fresh symbol given to an unknown dim of a main-graph input."""
-
-
-def name_free_dims(graph: onnx.GraphProto) -> None:
-    """Give each unknown dim of the main graph's inputs a fresh, unique symbol, in place.
-
-    An unknown dim is any size; so is a symbol that appears nowhere else. Named,
-    shape inference propagates it (``Sigmoid(x)`` keeps x's dims), and only
-    what inference relates is then known equal.
-    """
-    taken = {
-        d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param
-    }
-    n = 0
-    for vi in graph.input:
-        if vi.type.WhichOneof("value") != "tensor_type":
-            continue
-        for d in vi.type.tensor_type.shape.dim:
-            if not d.HasField("dim_value") and not d.dim_param:
-                while f"{FREE}{n}" in taken:
-                    n += 1
-                d.dim_param = f"{FREE}{n}"
-                n += 1
-
-
 def initializer_facts(model: onnx.ModelProto) -> None:
     """Make the main graph's input types agree with their initializers (module doc)."""
     graph = model.graph

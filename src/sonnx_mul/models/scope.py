@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import onnx
 
 from .shapes import Shape, shape_of
+
+if TYPE_CHECKING:
+    from .symbols import Encoding
 
 
 @dataclass
@@ -41,8 +45,9 @@ class Scope:
             scope = scope.parent
         return UNKNOWN
 
-    def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The owned facts about ``name`` as a TypeProto (None when not a known tensor)."""
+    def type_of(self, name: str, encoding: Encoding) -> onnx.TypeProto | None:
+        """The owned facts about ``name`` as a TypeProto (None when not a known tensor),
+        its symbols written as ``encoding``'s short names (symbols.py)."""
         info = self.get(name)
         if info.kind != "tensor" or info.sparse or info.elem_type is None:
             return None
@@ -55,8 +60,8 @@ class Scope:
                 dim = shape.dim.add()
                 if isinstance(d, int):
                     dim.dim_value = d
-                elif isinstance(d, str):
-                    dim.dim_param = d
+                elif d is not None:
+                    dim.dim_param = encoding.param(d)
         return tp
 
 
