@@ -98,23 +98,36 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+MAX_DIM = 2**63 - 1
+"""The largest size a dim can have (ONNX dims are int64)."""
+
+
 def _is_size(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    return text.isascii() and text.isdigit() and int(text) <= MAX_DIM
 
 
 def _parse_bindings(args: argparse.Namespace) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """``--dim`` and ``--input-shape`` as dicts; UsageError for a malformed spec, a size
+    outside 0..2**63-1, or a name given twice (even with the same size: a repeat is a
+    slip, and a contradictory one must never silently keep the last)."""
     dims: dict[str, int] = {}
     shapes: dict[str, list[int]] = {}
     for spec in args.dim:
         name, sep, size = spec.partition("=")
         if not sep or not name or not _is_size(size.strip()):
-            raise UsageError(f"--dim expects NAME=SIZE (SIZE >= 0), got {spec!r}")
+            raise UsageError(f"--dim expects NAME=SIZE (0 <= SIZE < 2**63), got {spec!r}")
+        if name in dims:
+            raise UsageError(f"--dim {name}= is given more than once")
         dims[name] = int(size)
     for spec in args.input_shape:
         name, sep, text = spec.partition("=")
         parts = [x.strip() for x in text.split(",")] if text.strip() else []
         if not sep or not name or not all(_is_size(x) for x in parts):
-            raise UsageError(f"--input-shape expects INPUT=D1,D2,... (sizes >= 0), got {spec!r}")
+            raise UsageError(
+                f"--input-shape expects INPUT=D1,D2,... (0 <= size < 2**63), got {spec!r}"
+            )
+        if name in shapes:
+            raise UsageError(f"--input-shape {name}= is given more than once")
         shapes[name] = [int(x) for x in parts]
     if args.undecided_exit in (EXIT_OK, EXIT_USAGE) or not 0 <= args.undecided_exit <= 125:
         raise UsageError("--undecided-exit must be 1 or 3..125 (0 and 2 keep their meaning)")
@@ -438,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(_describe_os_error(exc), EXIT_USAGE, as_json)
     except MemoryError:
         return _fail("not enough memory for this input", EXIT_USAGE, as_json)
-    except Exception as exc:  # a defect: still one line, with what it was
-        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_VIOLATIONS, as_json)
+    except Exception as exc:  # a defect: still one line, and never 1 ("violates")
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_USAGE, as_json)
 
 
 def _json_requested(argv: list[str]) -> bool:

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
+import numpy as np
 import onnx
 
 from .reading import ModelReadError
 from .sanitize import subgraphs
 from .shapes import Shape, fmt, shape_of
+
+MAX_DIM = 2**63 - 1
+"""The largest size a binding may give (ONNX dims are int64)."""
 
 GraphKey = tuple[int, ...]
 Declared = dict[GraphKey, list[tuple[str, onnx.TypeProto]]]
@@ -77,9 +81,16 @@ def bind(
     """Fix free dims of the main graph's inputs (``--dim`` / ``--input-shape``), in place."""
     inputs = {vi.name: vi for vi in graph.input}
     symbols = dict(dims)
+    for name, given in input_shapes.items():
+        if isinstance(given, str | bytes) or not isinstance(given, Sequence | np.ndarray):
+            raise ShapeBindingError(f"input shape {name!r}: a sequence of sizes, not {given!r}")
     for name, value in (*dims.items(), *((n, d) for n, s in input_shapes.items() for d in s)):
-        if value < 0:
-            raise ShapeBindingError(f"dim {name!r}: a size cannot be negative ({value})")
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ShapeBindingError(f"dim {name!r}: a size is an integer, not {value!r}")
+        if not 0 <= value <= MAX_DIM:
+            raise ShapeBindingError(
+                f"dim {name!r}: a size is 0 .. 2**63-1 (ONNX dims are int64), not {value}"
+            )
     for name, given in input_shapes.items():
         vi = inputs.get(name)
         if vi is None or vi.type.WhichOneof("value") != "tensor_type":
