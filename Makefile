@@ -73,9 +73,11 @@ report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
-# table of contents and of the page an evidence link opens (after make prove).
+# table of contents and of the page an evidence link opens (after make prove),
+# and docs/report-screenshots/screenshots.json, what they show (checked for
+# staleness by tests/report/test_screenshots.py).
 report-screenshot:
-	sh tools/report/screenshot.sh proofs/out docs/report-screenshots
+	PYTHON=$(PY) sh tools/report/screenshot.sh proofs/out docs/report-screenshots
 
 # Mutation testing of the checks (Python and WhyML mutants, each against its
 # file's fast checks; see the README for the kill rate and the equivalent

@@ -6,6 +6,8 @@ file (``proofs/out/``)  written by                    class
 ``why3.json``           :mod:`..why3`                 :class:`Why3Evidence`
 ``crosshair.json``      :mod:`..crosshair`            :class:`CrossHairEvidence`
 ``exhaustive.json``     :mod:`..exhaustive`           :class:`ExhaustiveEvidence`
+``wp.json``             :mod:`..wp`                   :class:`WpEvidence`
+``misra.json``          :mod:`..misra`                :class:`MisraEvidence`
 ``pipeline.json``       :mod:`..pipeline`             :class:`PipelineRecord`
 ``mutants.json``        :mod:`..mutants`              :class:`MutantsRecord`
 ``pytest.xml``          pytest ``--junitxml``         :func:`read_junit` -> :class:`JUnitCase`
@@ -18,12 +20,14 @@ wrong type or a status outside the declared ``Literal`` raises
 record says itself whether it is a pass (``ok``), so no reader guesses
 among keys or status words.
 
-To add an evidence file (Frama-C WP's ``wp.json``, the conformance runs'
-``conform.json``): declare its record dataclass (fields with their types,
-statuses as ``Literal``, an ``ok`` property) and its file dataclass (the
-records under one list field, plus what the tool records about the run),
-add the file name to :data:`EVIDENCE`, make the tool ``dump`` it and add a
-reader in ``report/evidence.py`` that maps records to ids.  ``load`` and
+To add an evidence file (the conformance runs' ``conform.json``): declare
+its record dataclass (fields with their types, statuses as ``Literal``, an
+``ok`` property) and its file dataclass (the records under one list field,
+plus what the tool records about the run), add the file name to
+:data:`EVIDENCE`, make the tool ``dump`` it, and declare it (reader,
+required or optional, meaning of its absence, claim files) in
+:mod:`sonnx_mul_assurance.report.protocol`, the one list the report, its
+gate and its hashes iterate.  ``load`` and
 ``dump`` need no change: they follow the type hints (``str``, ``int``,
 ``float``, ``bool``, ``None``, ``list[X]``, ``dict[str, X]``, ``X | None``,
 ``Literal[...]``, nested dataclasses; a field with a default may be absent).
@@ -198,6 +202,77 @@ class ExhaustiveEvidence:
         return gaps
 
 
+# --- wp.json (Frama-C WP on native/src/*.c) -------------------------------------
+
+
+@dataclass
+class WpGoal:
+    """One WP goal of C function ``function``: proved iff ``status`` is ``Valid``;
+    ``steps`` is the prover's step count (-1 for Qed), held to the manifest's
+    pinned limit by the check."""
+
+    function: str
+    prover: str
+    status: str
+    seconds: float
+    steps: int
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "Valid"
+
+
+@dataclass
+class WpUnit:
+    """One C file proved in one Frama-C run; ``goals`` by Frama-C's goal name."""
+
+    source: str
+    source_sha256: str
+    header_sha256: str
+    seconds: float
+    goals: dict[str, WpGoal]
+    errors: list[str]
+
+
+@dataclass
+class WpEvidence:
+    tools: dict[str, str]
+    units: list[WpUnit]
+    goals: int
+    verdict: Literal["pass", "fail"]
+    errors: list[str]
+
+
+# --- misra.json (cppcheck's MISRA C:2012 addon on native/src/*.c) ----------------
+
+
+@dataclass
+class MisraFinding:
+    file: str
+    rule: str  # "19.2", or cppcheck's id when it could not analyse the file
+
+
+@dataclass
+class MisraDeviation:
+    """A recorded deviation: ``count`` findings of ``rule`` in ``file``, and why."""
+
+    rule: str
+    category: str
+    file: str
+    count: int
+    reason: str
+
+
+@dataclass
+class MisraEvidence:
+    tool: str
+    files: list[str]
+    findings: list[MisraFinding]
+    deviations: list[MisraDeviation]
+    verdict: Literal["pass", "fail"]
+    errors: list[str]
+
+
 # --- pipeline.json -------------------------------------------------------------
 
 
@@ -259,6 +334,8 @@ EVIDENCE: dict[str, type] = {
     "why3.json": Why3Evidence,
     "crosshair.json": CrossHairEvidence,
     "exhaustive.json": ExhaustiveEvidence,
+    "wp.json": WpEvidence,
+    "misra.json": MisraEvidence,
     "pipeline.json": PipelineRecord,
     "mutants.json": MutantsRecord,
 }

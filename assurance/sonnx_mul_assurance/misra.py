@@ -23,6 +23,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from . import evidence_schema as schema
+
 DEVIATIONS = Path("proofs/misra-deviations.json")
 OUT = Path("proofs/out/misra.json")
 SOURCES = Path("native/src")
@@ -117,24 +119,23 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
 
 
 def check(root: Path, sources: list[Path] | None = None) -> int:
-    """Run the check, write proofs/out/misra.json; 0 when clean or as deviated."""
+    """Run the check, write proofs/out/misra.json (:class:`~sonnx_mul_assurance.
+    evidence_schema.MisraEvidence`, through ``schema.dump``); 0 when clean or as deviated."""
     files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
     findings, _ = run_cppcheck(root, files, root / INCLUDE)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
-    version = subprocess.run(
-        ["cppcheck", "--version"], capture_output=True, text=True
-    ).stdout.strip()
-    record = {
-        "tool": version,
-        "files": [str(Path(f).resolve().relative_to(root.resolve())) for f in files],
-        "findings": [{"file": f, "rule": r} for f, r in findings],
-        "deviations": deviations,
-        "verdict": "pass" if not errors else "fail",
-        "errors": errors,
-    }
-    (root / OUT).parent.mkdir(parents=True, exist_ok=True)
-    (root / OUT).write_text(json.dumps(record, indent=1) + "\n")
+    record = schema.MisraEvidence(
+        tool=_tool_version(),
+        files=[str(Path(f).resolve().relative_to(root.resolve())) for f in files],
+        findings=[schema.MisraFinding(f, r) for f, r in findings],
+        deviations=[
+            schema.from_json(schema.MisraDeviation, d, DEVIATIONS.name) for d in deviations
+        ],
+        verdict="pass" if not errors else "fail",
+        errors=errors,
+    )
+    schema.dump(record, root / OUT)
     for error in errors:
         print(f"misra: FAIL {error}", file=sys.stderr)
     print(
@@ -142,6 +143,10 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
         f" {'all recorded deviations' if not errors else 'FAILED'}"
     )
     return 0 if not errors else 1
+
+
+def _tool_version() -> str:
+    return subprocess.run(["cppcheck", "--version"], capture_output=True, text=True).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:

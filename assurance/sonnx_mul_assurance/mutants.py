@@ -62,6 +62,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_requirements.py", "tests/report/test_report_cli.py",
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
+    "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -76,6 +77,15 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     f"{_PKG}/report/evidence.py": REPORT_TESTS,
     f"{_PKG}/report/report.py": REPORT_TESTS,
     f"{_PKG}/report/markers.py": REPORT_TESTS,
+    f"{_PKG}/report/protocol.py": REPORT_TESTS,
+    f"{_PKG}/report/native_evidence.py": (
+        "tests/report/test_native_evidence.py", "tests/report/test_gate_rules.py",
+        "tests/report/test_trace_report.py",
+    ),
+    f"{_PKG}/report/cdefs.py": (
+        "tests/report/test_native_evidence.py", "tests/report/test_evidence_coverage.py",
+    ),
+    f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
     f"{_PKG}/report/hashes.py": (
         "tests/report/test_report_internals.py", "tests/report/test_hashing.py",
         "tests/report/test_trace_audit.py",

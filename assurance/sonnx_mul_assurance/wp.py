@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
+from sonnx_mul_assurance import evidence_schema as schema
 from sonnx_mul_assurance import prover_config, wp_plan
 
 
@@ -452,10 +453,11 @@ def _goal_pin(goal: Goal) -> dict[str, Any]:
 
 
 def check(root: Path, functions: Sequence[str] = ()) -> int:
-    """Prove every unit, compare with the manifest, write proofs/out/wp.json."""
+    """Prove every unit, compare with the manifest, write proofs/out/wp.json
+    (:class:`~sonnx_mul_assurance.evidence_schema.WpEvidence`, through ``schema.dump``)."""
     manifest = load_manifest(root)
     errors: list[str] = []
-    record: dict[str, Any] = {"tools": tool_versions(), "units": []}
+    records: list[schema.WpUnit] = []
     total_goals = 0
     for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
         run = prove(root, unit, functions=functions, pins=pinned["goals"])
@@ -471,41 +473,45 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
             f" ({', '.join(f'{p} {n}' for p, n in sorted(by_prover.items()))})",
             flush=True,
         )
-        record["units"].append(
-            {
-                "source": unit.source,
-                "source_sha256": sha256(root / unit.source),
-                "header_sha256": sha256(root / HEADER),
-                "seconds": run.seconds,
-                "goals": {g: asdict(v) for g, v in sorted(run.goals.items())},
-                "errors": unit_errors,
-            }
-        )
-    ratio, worst = largest_ratio(manifest, record["units"])
+        records.append(evidence_unit(root, run, unit_errors))
+    record = schema.WpEvidence(
+        tools=tool_versions(),
+        units=records,
+        goals=total_goals,
+        verdict="pass" if not errors else "fail",
+        errors=errors,
+    )
+    schema.dump(record, root / OUT_DIR / "wp.json")
+    ratio, worst = largest_ratio(manifest, records)
     print(f"wp: largest steps/limit of a goal: {ratio:.3f} ({worst})")
-    record["goals"] = total_goals
-    record["verdict"] = "pass" if not errors else "fail"
-    record["errors"] = errors
-    (root / OUT_DIR).mkdir(parents=True, exist_ok=True)
-    (root / OUT_DIR / "wp.json").write_text(json.dumps(record, indent=1) + "\n")
     for error in errors:
         print(f"wp: FAIL {error}", file=sys.stderr)
     print(f"wp: {total_goals} goals, {'all proved and as pinned' if not errors else 'FAILED'}")
     return 0 if not errors else 1
 
 
-def largest_ratio(
-    manifest: Mapping[str, Any], units: Sequence[Mapping[str, Any]]
-) -> tuple[float, str]:
+def largest_ratio(manifest: Mapping[str, Any], units: Sequence[schema.WpUnit]) -> tuple[float, str]:
     """The largest steps / pinned limit of a goal proved by its pinned prover."""
     pins = {g: p for u in manifest["units"] for g, p in u["goals"].items()}
     ratios = [
-        (goal["steps"] / pins[name]["steplimit"], name)
+        (goal.steps / pins[name]["steplimit"], name)
         for unit in units
-        for name, goal in unit["goals"].items()
-        if "steplimit" in pins.get(name, {}) and goal["prover"] == pins[name]["prover"]
+        for name, goal in unit.goals.items()
+        if "steplimit" in pins.get(name, {}) and goal.prover == pins[name]["prover"]
     ]
     return max(ratios, default=(0.0, "-"))
+
+
+def evidence_unit(root: Path, run: Run, errors: list[str]) -> schema.WpUnit:
+    """The ``wp.json`` record of one run (``errors``: its differences from the manifest)."""
+    return schema.WpUnit(
+        source=run.unit.source,
+        source_sha256=sha256(root / run.unit.source),
+        header_sha256=sha256(root / HEADER),
+        seconds=run.seconds,
+        goals={g: schema.WpGoal(**asdict(v)) for g, v in sorted(run.goals.items())},
+        errors=errors,
+    )
 
 
 def update_manifest(root: Path, only: Sequence[str] = ()) -> int:

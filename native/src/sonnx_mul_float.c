@@ -10,6 +10,7 @@
  * arithmetic on the bits, branch-free (selects) so that gcc vectorises the
  * loops.
  */
+/* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_kernel.h"
 #include "sonnx_mul_config.h"
 
@@ -24,6 +25,7 @@ typedef union {
 } sonnx_f32_view;
 
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint32_t f32_bits(float x)
 {
     sonnx_f32_view v;
@@ -32,6 +34,7 @@ static inline uint32_t f32_bits(float x)
 }
 
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline float f32_from_bits(uint32_t u)
 {
     sonnx_f32_view v;
@@ -42,6 +45,7 @@ static inline float f32_from_bits(uint32_t u)
 /* ---- bfloat16 <-> binary32: pure integer operations on the bits -------- */
 
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint32_t bf16_to_f32_bits(uint16_t h)
 {
     return (uint32_t)h << 16U;
@@ -63,6 +67,7 @@ static inline uint32_t bf16_to_f32_bits(uint16_t h)
     ensures nan: sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_quiet(u);
     ensures rne: !sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_rne(u);
 */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_bits_to_bf16(uint32_t u)
 {
     const uint32_t abs_u = u % 2147483648U;        /* u without its sign bit */
@@ -85,6 +90,7 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
  * on the bits; a subnormal (or zero) is rebuilt as the normal
  * 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint32_t f16_mag_to_f32_bits(uint16_t h)
 {
     const uint32_t shifted_exp = 0x0F800000U;   /* 0x7C00 << 13 */
@@ -107,6 +113,7 @@ static inline uint32_t f16_mag_to_f32_bits(uint16_t h)
 
 /* The exact widening of a float16 pattern: its magnitude and its sign. */
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline float f16_to_f32(uint16_t h)
 {
     const uint32_t sign = ((uint32_t)h & 0x8000U) << 16U;
@@ -122,6 +129,7 @@ static inline float f16_to_f32(uint16_t h)
 /* The float16 pattern of the binary32 pattern u rounded, with the sign
  * bit `sign` (0 or 0x8000) in place of u's own. */
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
 {
     const uint32_t abs_u = u & 0x7FFFFFFFU;
@@ -144,6 +152,7 @@ static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
 }
 
 /*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_to_f16(float x)
 {
     const uint32_t u = f32_bits(x);
@@ -152,6 +161,7 @@ static inline uint16_t f32_to_f16(float x)
 
 /* ---- the loops -------------------------------------------------------- */
 
+/* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
 {
     size_t i;
@@ -164,6 +174,7 @@ void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
     }
 }
 
+/* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
 {
     size_t i;
@@ -176,6 +187,7 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
     }
 }
 
+/* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
@@ -202,6 +214,7 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
     }
 }
 
+/* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
@@ -223,21 +236,25 @@ void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
     }
 }
 
+/* @relation(F-FLOAT, scope=function) */
 uint16_t sonnx_mul_f32_to_f16_bits(float x)
 {
     return f32_to_f16(x);
 }
 
+/* @relation(F-FLOAT, scope=function) */
 uint16_t sonnx_mul_f32_to_bf16_bits(float x)
 {
     return f32_bits_to_bf16(f32_bits(x));
 }
 
+/* @relation(F-FLOAT, scope=function) */
 float sonnx_mul_f16_bits_to_f32(uint16_t h)
 {
     return f16_to_f32(h);
 }
 
+/* @relation(F-FLOAT, scope=function) */
 float sonnx_mul_bf16_bits_to_f32(uint16_t h)
 {
     return f32_from_bits(bf16_to_f32_bits(h));

@@ -7,11 +7,13 @@
  * wrap; a signed result is converted back by a path whose every step is in
  * range (no implementation-defined conversion, 6.3.1.3p3).
  */
+/* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_kernel.h"
 #include "sonnx_mul_config.h"
 
 /* ---- int8_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 /*@ assigns \nothing;
     ensures wrap1: sonnx_wraps_i8(\result, x * y);
 */
@@ -27,6 +29,7 @@ static inline int8_t wrap1_i8(int8_t x, int8_t y)
     return (int8_t)w;
 }
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 {
     size_t i;
@@ -43,6 +46,7 @@ void sonnx_mul_wrap_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_i8(x * y);
@@ -53,6 +57,7 @@ static int overflows_i8(int8_t x, int8_t y)
     return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n)
 {
     size_t i;
@@ -71,6 +76,7 @@ size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n)
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -95,6 +101,7 @@ static void exact_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i8(a, b, n);
@@ -106,6 +113,7 @@ size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t 
 
 /* ---- uint8_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 {
     size_t i;
@@ -126,6 +134,7 @@ void sonnx_mul_wrap_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_u8(x * y);
@@ -136,6 +145,7 @@ static int overflows_u8(uint8_t x, uint8_t y)
     return (p > 255U) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
 {
     size_t i;
@@ -154,6 +164,7 @@ size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -178,6 +189,7 @@ static void exact_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u8(a, b, n);
@@ -189,6 +201,7 @@ size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size
 
 /* ---- int16_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 /*@ assigns \nothing;
     ensures wrap1: sonnx_wraps_i16(\result, x * y);
 */
@@ -204,6 +217,7 @@ static inline int16_t wrap1_i16(int16_t x, int16_t y)
     return (int16_t)w;
 }
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
 {
     size_t i;
@@ -220,6 +234,7 @@ void sonnx_mul_wrap_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_i16(x * y);
@@ -230,6 +245,7 @@ static int overflows_i16(int16_t x, int16_t y)
     return ((p < ((-32767) - 1)) || (p > 32767)) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n)
 {
     size_t i;
@@ -248,6 +264,7 @@ size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -272,6 +289,7 @@ static void exact_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i16(a, b, n);
@@ -283,6 +301,7 @@ size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, siz
 
 /* ---- uint16_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
@@ -303,6 +322,7 @@ void sonnx_mul_wrap_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_u16(x * y);
@@ -313,6 +333,7 @@ static int overflows_u16(uint16_t x, uint16_t y)
     return (p > 65535U) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t n)
 {
     size_t i;
@@ -331,6 +352,7 @@ size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -355,6 +377,7 @@ static void exact_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t 
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u16(a, b, n);
@@ -366,6 +389,7 @@ size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, 
 
 /* ---- int32_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 /*@ assigns \nothing;
     ensures wrap1: sonnx_wraps_i32(\result, x * y);
 */
@@ -381,6 +405,7 @@ static inline int32_t wrap1_i32(int32_t x, int32_t y)
     return (int32_t)w;
 }
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
 {
     size_t i;
@@ -397,6 +422,7 @@ void sonnx_mul_wrap_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_i32(x * y);
@@ -407,6 +433,7 @@ static int overflows_i32(int32_t x, int32_t y)
     return ((p < (-2147483647LL - 1LL)) || (p > 2147483647LL)) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n)
 {
     size_t i;
@@ -425,6 +452,7 @@ size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -449,6 +477,7 @@ static void exact_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i32(a, b, n);
@@ -460,6 +489,7 @@ size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, siz
 
 /* ---- uint32_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
 {
     size_t i;
@@ -480,6 +510,7 @@ void sonnx_mul_wrap_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_u32(x * y);
@@ -490,6 +521,7 @@ static int overflows_u32(uint32_t x, uint32_t y)
     return (p > 4294967295ULL) ? 1 : 0;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t n)
 {
     size_t i;
@@ -508,6 +540,7 @@ size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -532,6 +565,7 @@ static void exact_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t 
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u32(a, b, n);
@@ -543,6 +577,7 @@ size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, 
 
 /* ---- int64_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     size_t i;
@@ -579,6 +614,7 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_i64(x * y);
@@ -619,6 +655,7 @@ static int overflows_i64(int64_t x, int64_t y)
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n)
 {
     size_t i;
@@ -637,6 +674,7 @@ size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -661,6 +699,7 @@ static void exact_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_i64(a, b, n);
@@ -672,6 +711,7 @@ size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, siz
 
 /* ---- uint64_t ---------------------------------------------------------- */
 
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
 {
     size_t i;
@@ -688,6 +728,7 @@ void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_u64(x * y);
@@ -703,6 +744,7 @@ static int overflows_u64(uint64_t x, uint64_t y)
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t n)
 {
     size_t i;
@@ -721,6 +763,7 @@ size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t
 
 /* Every product fits: c[i] = a[i]*b[i] exactly, in a type wide enough (the
    64-bit products cannot overflow: the precondition). */
+/* @relation(F-CHECKED, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
     requires \valid(c + (0 .. n - 1));
     requires c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
@@ -745,6 +788,7 @@ static void exact_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t 
     }
 }
 
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
 {
     const size_t first = sonnx_mul_first_overflow_u64(a, b, n);

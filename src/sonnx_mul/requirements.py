@@ -365,6 +365,17 @@ _ALL: tuple[Requirement, ...] = (
         "F",
         _SPEC,
     ),
+    Requirement(
+        "F-RTE",
+        "No runtime error in the C kernel",
+        "The native C kernel that computes every product (native/src/*.c) has no "
+        "undefined behaviour and no runtime error for any input its ACSL contract "
+        "admits: no signed overflow, no out-of-range conversion or shift, no access "
+        "outside the operands' and result's buffers; its C is MISRA C:2012 apart from "
+        "the recorded deviations (proofs/misra-deviations.json).",
+        "F",
+        _SPEC,
+    ),
 )
 
 # --- Alignment with the SONNX working group's informal Mul specification ----

@@ -12,7 +12,7 @@ import pytest
 
 from sonnx_mul.dtypes import INT8
 from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance import exhaustive, pipeline, why3
+from sonnx_mul_assurance import exhaustive, misra, pipeline, why3, wp
 
 GOAL = {
     "file": "why3/a.mlw", "module": "M", "goal": "l#0", "prover": "z3", "time": 0.1,
@@ -166,11 +166,52 @@ def test_exhaustive_and_pipeline_writers_output_loads(tmp_path: Path) -> None:
     assert schema.load(schema.PipelineRecord, tmp_path / "pipeline.json") == record
 
 
+def test_wp_writer_output_loads_and_a_goal_off_the_schema_is_refused(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    unit = wp.Unit("native/src/sonnx_mul_int.c", ["cvc4"], 10)
+    goals = {"typed_exact_i8_ensures": wp.Goal("exact_i8", "CVC4 1.8", "Timeout", 1.5)}
+    run = wp.Run(unit, 0, 2.0, 1, goals, {}, {}, "")
+    record = schema.WpEvidence(
+        {"frama-c": "27.1"}, [wp.evidence_unit(root, run, [])], 1, "fail", []
+    )
+    schema.dump(record, tmp_path / "wp.json")
+    loaded = schema.load(schema.WpEvidence, tmp_path / "wp.json")
+    assert loaded == record
+    (goal,) = loaded.units[0].goals.values()
+    assert (goal.function, goal.ok) == ("exact_i8", False)
+    assert schema.WpGoal("f", "Qed", "Valid", 0.0, -1).ok
+    data = json.loads((tmp_path / "wp.json").read_text())
+    data["units"][0]["goals"]["typed_exact_i8_ensures"]["status"] = 0
+    with pytest.raises(schema.SchemaError, match="status: expected str"):
+        schema.from_json(schema.WpEvidence, data)
+
+
+def test_misra_writer_output_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parents[2]
+    (tmp_path / "proofs").mkdir()
+    (tmp_path / misra.DEVIATIONS).write_text((root / misra.DEVIATIONS).read_text())
+    (tmp_path / "native/src").mkdir(parents=True)
+    source = tmp_path / "native/src/sonnx_mul_float.c"
+    source.write_text("")
+    found = [("native/src/sonnx_mul_float.c", "19.2")] * 3 + [
+        ("native/src/sonnx_mul_int.c", "10.4")
+    ]
+    monkeypatch.setattr(misra, "run_cppcheck", lambda *a: (found, ""))
+    monkeypatch.setattr(misra, "_tool_version", lambda: "Cppcheck 2.10")
+    assert misra.check(tmp_path, [source]) == 1
+    data = schema.load(schema.MisraEvidence, tmp_path / misra.OUT)
+    assert data.verdict == "fail" and [f.rule for f in data.findings] == ["19.2"] * 3 + ["10.4"]
+    assert any("rule 10.4" in e for e in data.errors)
+    assert [d.rule for d in data.deviations] == ["19.2", "8.7"]
+
+
 def test_every_registered_file_has_a_dataclass_schema() -> None:
     assert set(schema.EVIDENCE) == {
         "why3.json",
         "crosshair.json",
         "exhaustive.json",
+        "wp.json",
+        "misra.json",
         "mutants.json",
         "pipeline.json",
     }

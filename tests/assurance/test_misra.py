@@ -1,4 +1,9 @@
-"""The MISRA C:2012 check of the native kernel, and its negative controls."""
+"""The MISRA C:2012 check of the native kernel, and its negative controls.
+
+Test evidence of F-RTE (the C subset without the constructs whose behaviour
+C leaves undefined, apart from the recorded deviations):
+@relation(F-RTE, scope=file)
+"""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sonnx_mul_assurance import crosshair
 from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.report import cdefs
 from sonnx_mul_assurance.report.evidence import function_markers, map_goal
 from sonnx_mul_assurance.report.markers import SCAN_DIRS, Marker, scan
 
@@ -69,3 +70,39 @@ def test_negative_control_an_unmarked_proof_file_is_lost() -> None:
     kept = [m for m in markers if m.path != "why3/widen.mlw"]
     lost = unmapped_goals(ROOT, kept)
     assert len(lost) == 153 and all(x.startswith("why3/widen.mlw ") for x in lost)
+
+
+def unmapped_c_functions(root: Path, markers: list[Marker]) -> dict[str, list[str]]:
+    """Per pinned WP function (``<globals>`` aside): the ids of the markers
+    covering its definition; those covering none or missing F-RTE are listed."""
+    manifest = json.loads((root / "proofs/wp-manifest.json").read_text())
+    lost: dict[str, list[str]] = {}
+    for unit in manifest["units"]:
+        defs = {d.name: d for d in cdefs.definitions((root / unit["source"]).read_text())}
+        for function in unit["functions"]:
+            if function == "<globals>":
+                continue
+            found = defs.get(function)
+            ids = sorted(
+                {
+                    rid
+                    for m in markers
+                    if found and m.path == unit["source"] and m.start <= found.end
+                    and found.start <= m.end
+                    for rid in m.ids
+                }
+            )  # fmt: skip
+            if "F-RTE" not in ids or len(ids) < 2:
+                lost[f"{unit['source']} {function}"] = ids
+    return lost
+
+
+def test_every_wp_proved_c_function_maps_to_its_requirement_and_f_rte() -> None:
+    markers, _ = scan(ROOT)
+    assert unmapped_c_functions(ROOT, markers) == {}
+
+
+def test_negative_control_the_c_kernel_outside_the_scan_is_lost() -> None:
+    markers, _ = scan(ROOT, dirs=[d for d in SCAN_DIRS if d != "native"])
+    lost = unmapped_c_functions(ROOT, markers)
+    assert len(lost) == 59 and set(map(tuple, lost.values())) == {()}

@@ -193,7 +193,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     assert report_main([*args, "--require", "exhaustive"]) == 1
     assert "exhaustive.json is missing" in capsys.readouterr().err
     data, md, _ = _formats(tmp_path / "rel")
-    assert data["required_evidence"] == ["crosshair", "exhaustive", "pytest", "why3"]
+    assert data["required_evidence"] == ["crosshair", "exhaustive", "misra", "pytest", "why3", "wp"]
     assert "| exhaustive | proofs/out/exhaustive.json | ABSENT | yes |" in md
     with pytest.raises(ValueError, match="unknown evidence kinds"):
         build_report(root, registry=registry, probe_tools=False, require=["nonsense"])
@@ -256,10 +256,14 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     write_report(report, out, root)
     _, md, html = _formats(out)
     assert "kernel 1" in md and "model 1" in md
-    # An id proved only on the model says the running code is not proved.
-    derived_md = md.split("### R1-X")[1]
-    assert "no proof of this id is about the code that runs" in derived_md
+    # R1-X has WP goals of the fixture's C function: proofs of the code that runs.
+    assert "Frama-C WP goals of the native C kernel" in md.split("### R1-X")[1]
     assert "some proofs are about oracle/integers.py" in md.split("### R1 ")[1].split("### R1-X")[0]
+    # Without wp.json, R1-X is proved only on the model: the running code is not proved.
+    (root / "proofs/out/wp.json").unlink()
+    write_report(build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False), out, root)
+    _, md, html = _formats(out)
+    assert "no proof of this id is about the code that runs" in md.split("### R1-X")[1]
     assert "no proof of this id is about the code that runs" in html
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from html.parser import HTMLParser
 from pathlib import Path
@@ -69,6 +70,30 @@ def exhaustive_json(*results: schema.ExhaustiveResult, complete: bool = True) ->
     return json.dumps(schema.to_json(data))
 
 
+C_SOURCE = "native/src/k.c"
+
+
+def wp_goal(function: str = "k", status: str = "Valid") -> schema.WpGoal:
+    return schema.WpGoal(function, "CVC4 1.8", status, 0.05, 12000)
+
+
+def wp_evidence(**goals: schema.WpGoal) -> schema.WpEvidence:
+    """A wp.json as sonnx_mul_assurance.wp writes it (``verdict`` from the goals)."""
+    unit = schema.WpUnit(C_SOURCE, "", "", 1.0, dict(goals), [])
+    verdict: Literal["pass", "fail"] = "pass" if all(g.ok for g in goals.values()) else "fail"
+    return schema.WpEvidence({"frama-c": "27.1"}, [unit], len(goals), verdict, [])
+
+
+DEVIATION = schema.MisraDeviation("8.7", "advisory", C_SOURCE, 1, "public API")
+
+
+def misra_evidence(*rules: str) -> schema.MisraEvidence:
+    """A misra.json as sonnx_mul_assurance.misra writes it, with a finding per rule
+    in ``rules`` and the fixture's one recorded deviation (rule 8.7, once)."""
+    findings = [schema.MisraFinding(C_SOURCE, r) for r in rules]
+    return schema.MisraEvidence("Cppcheck 2.10", [C_SOURCE], findings, [DEVIATION], "pass", [])
+
+
 def result(
     etype: str, requirements: list[str], mismatches: int = 0, pairs: int = 65536
 ) -> schema.ExhaustiveResult:
@@ -110,8 +135,20 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
         f"module M\n  (* {AT}relation(R1, R1-X, scope=range_start) *)\n  lemma l: true\n"
         f"  (* {AT}relation(R1, R1-X, scope=range_end) *)\nend\n",
     )
+    write(
+        C_SOURCE,
+        f"/* {AT}relation(R1-X, scope=file) */\n#include <stddef.h>\n\n"
+        f"/* {AT}relation(R1-X, scope=function) */\n/*@ assigns \\nothing; */\n"
+        "int k(int x)\n{\n    return x;\n}\n",
+    )
+    write(
+        "proofs/misra-deviations.json",
+        json.dumps({"deviations": [dataclasses.asdict(DEVIATION)]}),
+    )
     ev = root / "proofs" / "out"
     ev.mkdir(parents=True)
+    schema.dump(wp_evidence(typed_k_assigns=wp_goal(), typed_k_ensures=wp_goal()), ev / "wp.json")
+    schema.dump(misra_evidence("8.7"), ev / "misra.json")
     (ev / "why3.json").write_text(why3_json(goal("why3/a.mlw", "M", "l", goal_status)))
     (ev / "crosshair.json").write_text(crosshair_json(function("sonnx_mul.a.f")))
     (ev / "pytest.xml").write_text(

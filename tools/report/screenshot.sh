@@ -4,6 +4,8 @@
 # Writes OUT_DIR/report-toc.png (the top of traceability.html: table of
 # contents, summary, matrix, the first requirement's linked evidence) and OUT_DIR/report-link.png (the page a matrix
 # link leads to: the rendered source copy at the linked line, highlighted).
+# Then records what they show (OUT_DIR/screenshots.json: the PNGs' SHA-256 and
+# the report's strings; tests/report/test_screenshots.py fails when stale).
 # Installs Debian's chromium with apt-get when run as root and it is missing.
 set -eu
 report_dir=$(cd "${1:?usage: screenshot.sh REPORT_DIR OUT_DIR}" && pwd)
@@ -36,3 +38,4 @@ shot() {  # URL PNG HEIGHT
 # Tall enough for the contents, the summary, the matrix and the first details.
 shot "file://$report_dir/traceability.html" "$out_dir/report-toc.png" 3000
 shot "file://$report_dir/$link" "$out_dir/report-link.png" 900
+"${PYTHON:-python3}" -m sonnx_mul_assurance.report.screenshots record "$report_dir" "$out_dir"

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .markers import lint
-from .report import OPTIONAL_EVIDENCE, build_report, write_report
+from .protocol import OPTIONAL
+from .report import build_report, write_report
 from .strictdoc import export
 
 
@@ -35,7 +36,7 @@ def configure_report(p: argparse.ArgumentParser) -> None:
         "--require",
         action="append",
         default=[],
-        choices=sorted(OPTIONAL_EVIDENCE),
+        choices=sorted(OPTIONAL),
         help="fail the gate when this optional evidence is absent (release builds: "
         "--require exhaustive)",
     )

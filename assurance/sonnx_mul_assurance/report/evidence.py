@@ -22,16 +22,6 @@ from .. import evidence_schema as schema
 from .. import whyml
 from .markers import Marker
 
-PASS_RULES: Mapping[str, str] = MappingProxyType(
-    {
-        "why3": "a goal whose prover answer is Valid",
-        "crosshair": "a contract function whose status is pass",
-        "exhaustive": "a type run with 0 mismatches",
-        "pytest": "a passed test case (skipped and xfailed are neither pass nor failure)",
-    }
-)
-"""What counts as a pass, per source (the schema records' ``ok``)."""
-
 
 @dataclass
 class Item:

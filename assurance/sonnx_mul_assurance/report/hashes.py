@@ -1,8 +1,10 @@
 """SHA-256 of everything the claim depends on: sources, proofs, configuration, tools.
 
 - :func:`claim_files`: every file of the repository the claim depends on
-  (``CLAIM_PATHS``: the package, the Why3 theories, the prover drivers and
-  configuration, the proof manifest, ``pyproject.toml``, the lock file).
+  (``CLAIM_PATHS``, common to every claim: the package, the C kernel, the
+  tooling, ``pyproject.toml``, the lock file; plus each evidence source's own
+  files, declared in :mod:`.protocol`: the Why3 theories, the prover drivers
+  and configurations, the proof manifests, the MISRA deviations).
 - :func:`binaries`: the provers' and Why3's executables, resolved through
   symbolic links, with their SHA-256 and ``--version`` line, and the Why3
   standard-library theories and Debian drivers the project's drivers use.
@@ -26,20 +28,17 @@ CLAIM_PATHS: tuple[str, ...] = (
     "native",  # the C kernel, its header and pinned flags
     "setup.py",
     "assurance/sonnx_mul_assurance",
-    "why3",
-    "proofs/drivers",
-    "proofs/why3.conf.in",
-    "proofs/manifest.json",
     "pyproject.toml",
     "requirements/dev.lock",
 )
-"""Files and directories (recursively) whose content the claim depends on."""
+"""Files and directories (recursively) every claim depends on; each evidence
+source adds its own (``protocol.Source.claims``, joined by ``protocol.claim_paths``)."""
 
 WHY3_DATADIR = Path("/usr/share/why3")
 WHY3_THEORIES: tuple[str, ...] = ("stdlib/ieee_float.mlw", "stdlib/bv.mlw")
 
 
-def claim_files(root: Path, paths: tuple[str, ...] = CLAIM_PATHS) -> dict[str, str]:
+def claim_files(root: Path, paths: tuple[str, ...]) -> dict[str, str]:
     """SHA-256 of every file under ``paths`` (relative to ``root``), by relative path."""
     out: dict[str, str] = {}
     for rel in paths:

@@ -1,13 +1,15 @@
 """Requirement markers: scanning, scope resolution and lint.
 
 A marker is the text ``@relation(ID[, ID...], scope=SCOPE)`` (StrictDoc's
-syntax) in a Python docstring or ``#`` comment, or in a WhyML ``(* *)``
-comment. Scopes, resolved to a line range ``start..end`` of the file:
+syntax) in a Python docstring or ``#`` comment, in a WhyML ``(* *)``
+comment, or in a C ``/* */`` comment (``native/``: the kernel's C sources).
+Scopes, resolved to a line range ``start..end`` of the file:
 
-- ``function`` / ``class``: Python only. The marker sits in the docstring of
-  the ``def``/``class``, or in a ``#`` comment line right above it (blank
-  lines, other comments and decorators may come between). The range is the
-  whole definition, decorators included.
+- ``function`` / ``class``: Python; ``function`` also C. The marker sits in
+  the docstring of the ``def``/``class``, or in a comment line right above
+  it (blank lines, other comments, decorators and, in C, ACSL blocks may come
+  between). The range is the whole definition, decorators included; a C
+  definition is found by :mod:`.cdefs`.
 - ``file``: the whole file.
 - ``line``: the marker's line; a marker on a line of its own (comment only)
   marks the next non-blank line instead.
@@ -33,6 +35,7 @@ from pathlib import Path
 from sonnx_mul.requirements import REGISTRY
 
 from .. import whyml
+from . import cdefs
 
 SCOPES: tuple[str, ...] = ("function", "class", "file", "line", "range_start", "range_end")
 SCAN_DIRS: tuple[str, ...] = (
@@ -42,8 +45,11 @@ SCAN_DIRS: tuple[str, ...] = (
     # the one tooling file that is evidence: the contracts CrossHair checks
     # (the rest of the tooling talks about markers without being marked)
     "assurance/sonnx_mul_assurance/contracts.py",
+    # the C kernel that computes every product (Frama-C WP and MISRA evidence)
+    "native",
 )
-SCAN_SUFFIXES: tuple[str, ...] = (".py", ".mlw")
+SCAN_SUFFIXES: tuple[str, ...] = (".py", ".mlw", ".c", ".h")
+C_SUFFIXES: tuple[str, ...] = (".c", ".h")
 
 _AT = "@"
 # Anything that looks like an attempt at a marker (any case, any suffix, spaces).
@@ -143,8 +149,10 @@ def _raw_markers(rel: str, lines: list[str], problems: list[Problem]) -> list[_R
                 continue
             ids, scope = parsed
             stripped = text.strip()
-            comment_only = stripped.startswith(("#", "(*")) and (
-                not stripped.startswith("(*") or stripped.endswith("*)")
+            comment_only = (
+                stripped.startswith(("#", "//"))
+                or (stripped.startswith("(*") and stripped.endswith("*)"))
+                or (stripped.startswith("/*") and stripped.endswith("*/"))
             )
             found.append(_Raw(number, ids, scope, comment_only))
     return found
@@ -195,6 +203,19 @@ def _attach(
     return None
 
 
+def _attach_c(raw: _Raw, lines: list[str], defs: list[cdefs.CDef]) -> tuple[int, int, str] | None:
+    """Range and name of the C definition a comment-only function marker sits above:
+    only blank lines and comments (ACSL contracts included) may come between."""
+    if not raw.comment_only:
+        return None
+    code = cdefs.blank("\n".join(lines)).splitlines()
+    for number in range(raw.line + 1, len(code) + 1):
+        if not code[number - 1].strip():
+            continue
+        return next(((d.start, d.end, d.name) for d in defs if d.start == number), None)
+    return None
+
+
 def module_spans(lines: list[str]) -> list[tuple[str, int, int]]:
     """WhyML module spans ``(name, first line, last line)`` (:mod:`..whyml`)."""
     return [(m.name, m.start, m.end) for m in whyml.parse("\n".join(lines))]
@@ -219,13 +240,15 @@ def scan_file(
     if not raws:
         return [], problems
     is_py = path.suffix == ".py"
+    is_c = path.suffix in C_SUFFIXES
+    c_defs = cdefs.definitions(text) if is_c else []
     defs: list[tuple[int, int, int, str, str, int | None]] = []
     if is_py:
         try:
             defs = _definitions(text)
         except SyntaxError as exc:
             problems.append(Problem(rel, exc.lineno or 1, f"cannot parse: {exc.msg}"))
-    spans = [] if is_py else module_spans(lines)
+    spans = [] if is_py or is_c else module_spans(lines)
     markers: list[Marker] = []
     stack: list[_Raw] = []
     for raw in raws:
@@ -235,12 +258,12 @@ def scan_file(
                     problems.append(Problem(rel, raw.line, f"unknown requirement id {rid!r}"))
         module = module_at(spans, raw.line)
         if raw.scope in ("function", "class"):
-            if not is_py:
+            if not is_py and not (is_c and raw.scope == "function"):
                 problems.append(
                     Problem(rel, raw.line, f"scope={raw.scope} is for Python; use a range here")
                 )
                 continue
-            attached = _attach(raw, lines, defs)
+            attached = _attach_c(raw, lines, c_defs) if is_c else _attach(raw, lines, defs)
             if attached is None:
                 problems.append(
                     Problem(
@@ -297,7 +320,7 @@ def scan_file(
 
 
 def iter_files(root: Path, dirs: Iterable[str] = SCAN_DIRS) -> list[Path]:
-    """The ``.py`` and ``.mlw`` files under ``root/dirs`` (a directory or one
+    """The files of ``SCAN_SUFFIXES`` under ``root/dirs`` (a directory or one
     file), sorted."""
     files: list[Path] = []
     for d in dirs:

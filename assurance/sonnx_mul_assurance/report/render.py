@@ -81,6 +81,8 @@ _SHORT: Mapping[str, str] = MappingProxyType(
         "python-kernel": "kernel",
         "python-contracts-bounded": "bounded",
         "native-tested": "native tested",
+        "native-proved": "C proved",
+        "native-misra": "MISRA",
     }
 )
 
@@ -100,6 +102,12 @@ def _proof_cell(req: Mapping[str, Any]) -> tuple[str, str]:
 def running_code_note(req: Mapping[str, Any]) -> str:
     """Whether any proof of this id is about code that runs, in words."""
     subjects = req.get("proof_subjects", {})
+    if subjects.get("native-proved"):
+        return (
+            "some proofs are about the code that runs: Frama-C WP goals of the native C "
+            "kernel's functions (native/src) that sonnx_mul.mul calls, up to the compiler "
+            "and the hardware"
+        )
     if subjects.get("python-kernel"):
         return (
             "some proofs are about oracle/integers.py, the Python kernel mul_reference runs; "

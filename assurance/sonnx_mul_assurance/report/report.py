@@ -7,18 +7,22 @@ its own evidence of four kinds and a verdict:
   (``[R1]``, ``(C1)``, the formula for F); derived ids their ``Requirement``
   entry in the registry module. WhyML markers (``why3/*.mlw``) that name an
   id are listed too.
-- ``code``: markers in ``src/`` (see :mod:`sonnx_mul_assurance.report.markers`).
+- ``code``: markers in ``src/`` and in the C kernel's sources (``native/``;
+  see :mod:`sonnx_mul_assurance.report.markers`).
 - ``test``: JUnit test cases mapped by name or marker (see
   :func:`sonnx_mul_assurance.report.evidence.testcase_items`), with pass/fail.
-- ``proof``: Why3 goals, CrossHair conditions and exhaustive runs, mapped
-  through markers.
+- ``proof``: the items of every evidence source of
+  :data:`~sonnx_mul_assurance.report.protocol.SOURCES` (Why3 goals, CrossHair
+  conditions, Frama-C WP goals by C function, MISRA checks by C file,
+  exhaustive runs), mapped through markers.
 
 Verdict of an id: ``"pass"`` when each kind has at least one passing item,
 no item of the id failed, and every child (derived id) passes; otherwise the
 reasons, joined by ``"; "``. Evidence does not flow between parent and
 children: each id needs its own; failures roll up to the parent.
 The gate fails (exit 1) when any id does not pass, the marker lint finds a
-problem, or some failed evidence maps to no id.
+problem, some failed evidence maps to no id, or a required evidence file is
+absent, off its schema or (``--require``) partial.
 """
 
 from __future__ import annotations
@@ -31,25 +35,14 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
 
-from .. import evidence_schema as schema
-from .evidence import (
-    PASS_RULES,
-    Item,
-    crosshair_items,
-    exhaustive_items,
-    marker_items,
-    registry_items,
-    spec_text_items,
-    testcase_items,
-    why3_items,
-)
+from .evidence import Item, marker_items, registry_items, spec_text_items
 from .hashes import binaries, claim_files, why3_library
-from .markers import SCAN_DIRS, Marker, scan
+from .markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
+from .protocol import BY_KEY, PASS_RULES, SOURCES, Context, Reading, Source, claim_paths
 from .trusted import RUNNING_CODE, subject_of
 from .trusted import as_json as trusted_json
 
@@ -57,35 +50,6 @@ SCHEMA = "sonnx-mul-traceability/1"
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
 SPEC_FILE = "docs/spec/sonnx_mul_profile.md"
 REGISTRY_FILE = "src/sonnx_mul/requirements.py"
-EVIDENCE_FILES: Mapping[str, str] = MappingProxyType(
-    {
-        "why3": "why3.json",
-        "crosshair": "crosshair.json",
-        "exhaustive": "exhaustive.json",
-        "pytest": "pytest.xml",
-    }
-)
-OPTIONAL_EVIDENCE: frozenset[str] = frozenset({"exhaustive"})
-"""Evidence the gate passes without (development builds); ``require`` makes it required."""
-EXPECTED_BY: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"exhaustive": ("F-FLOAT", "F-WRAP", "F-CHECKED")}
-)
-"""Ids whose evidence an optional file would hold: shown as absent on those ids."""
-ABSENT_MEANING: Mapping[str, str] = MappingProxyType(
-    {
-        "why3": "no Why3 goal was checked: no proof evidence from the model or the kernel; "
-        "the gate fails",
-        "crosshair": "no CrossHair contract was checked; the gate fails",
-        "pytest": "no test result: no test evidence for any id; the gate fails",
-        "exhaustive": "the exhaustive agreement runs (every int8/uint8 pair in both modes, "
-        "every float16/bfloat16 pair, against exact oracles) did not run: for F-FLOAT, "
-        "F-WRAP and F-CHECKED the compiled native kernel that sonnx_mul.mul runs is "
-        "tested on sampled and edge inputs and by the self-test only. A development "
-        "gate passes without it; a release gate (`--require exhaustive`) fails. Produce "
-        "it with `make verify-exhaustive`.",
-    }
-)
-"""What the absence of each evidence file means for the verdict."""
 PARTIAL_MEANING = (
     "the exhaustive run covered only part of the pairs (complete: false, fewer --rows or "
     "--types, or results that do not hold every pair of int8, uint8, float16 and bfloat16): "
@@ -271,14 +235,12 @@ def build_report(
     object with ``title``, ``statement``, ``parent``), the spec and registry
     files, the directories scanned for markers; ``evidence_dir`` defaults to
     ``repo_root/proofs/out``. ``require`` names optional evidence (keys of
-    ``EVIDENCE_FILES``, e.g. ``"exhaustive"``) whose absence fails the gate.
+    ``protocol.BY_KEY``, e.g. ``"exhaustive"``) whose absence fails the gate.
     """
     required = set(require)
-    unknown_keys = required - set(EVIDENCE_FILES)
+    unknown_keys = required - set(BY_KEY)
     if unknown_keys:
-        raise ValueError(
-            f"unknown evidence kinds {sorted(unknown_keys)}; known: {list(EVIDENCE_FILES)}"
-        )
+        raise ValueError(f"unknown evidence kinds {sorted(unknown_keys)}; known: {list(BY_KEY)}")
     root = Path(repo_root).resolve()
     edir = Path(evidence_dir) if evidence_dir is not None else root / "proofs" / "out"
     edir = edir if edir.is_absolute() else (Path.cwd() / edir)
@@ -289,7 +251,12 @@ def build_report(
 
     markers, problems = scan(root, set(ids), scan_dirs)
     whyml = [m for m in markers if m.path.endswith(".mlw")]
-    code = [m for m in markers if m.path.startswith("src/") and not m.path.endswith(".mlw")]
+    code = [
+        m
+        for m in markers
+        if (m.path.startswith("src/") and not m.path.endswith(".mlw"))
+        or m.path.endswith(C_SUFFIXES)
+    ]
 
     top_level = [rid for rid in ids if reg[rid].parent is None]
     items: list[Item] = []
@@ -302,61 +269,21 @@ def build_report(
     evidence_files: dict[str, dict[str, Any]] = {}
     recorded_tools: dict[str, Any] | None = None
     skipped: dict[str, int] = {}
-    for key, name in EVIDENCE_FILES.items():
-        path = edir / name
-        present = path.is_file()
-        needed = key not in OPTIONAL_EVIDENCE or key in required
-        evidence_files[key] = {
-            "path": _display(path, root),
-            "present": present,
-            "status": "present" if present else "absent",
-            "required": needed,
-        }
-        if not present:
-            evidence_files[key]["meaning"] = ABSENT_MEANING.get(key, "")
-            if needed:
-                why = f" (--require {key})" if key in OPTIONAL_EVIDENCE else ""
-                evidence_files[key]["problem"] = (
-                    f"evidence file {_display(path, root)} is missing{why}"
-                )
+    context = Context(root, edir, markers, frozenset(ids))
+    for source in SOURCES:
+        entry, reading = _read_source(source, context, source.key in required)
+        evidence_files[source.key] = entry
+        if reading is None:
             continue
-        try:
-            if key == "why3":
-                data = schema.load(schema.Why3Evidence, path)
-                recorded_tools = {"versions": data.versions} if data.versions else None
-                proof_files = [m for m in markers if m.path.endswith((".mlw", ".py"))]
-                mapped, lost = why3_items(path, root, proof_files)
-            elif key == "crosshair":
-                mapped, lost = crosshair_items(path, root, markers, set(ids))
-            elif key == "exhaustive":
-                mapped, lost = exhaustive_items(path, root, set(ids))
-                run = schema.load(schema.ExhaustiveEvidence, path)
-                # the file's own `complete` is not enough: what it holds must cover the scope
-                gaps = run.gaps()
-                if not run.complete or gaps:
-                    evidence_files[key]["status"] = "partial"
-                    evidence_files[key]["meaning"] = PARTIAL_MEANING
-                    why = "(complete: false)" if not run.complete else f"({'; '.join(gaps)})"
-                    if needed:
-                        evidence_files[key]["problem"] = (
-                            f"evidence file {_display(path, root)} is a partial run "
-                            f"{why} (--require {key})"
-                        )
-            else:
-                junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
-                cases, skipped = testcase_items(junit, root, markers, set(ids))
-                mapped = [i for i in cases if i.ids]
-                lost = [i for i in cases if not i.ids]
-        except (ValueError, OSError, SyntaxError) as exc:  # JSONDecodeError, ParseError
-            evidence_files[key]["problem"] = f"cannot read {_display(path, root)}: {exc}"
-            evidence_files[key]["status"] = "unreadable"
-            continue
-        items += mapped
-        unmapped += lost
+        items += reading.mapped
+        unmapped += reading.unmapped
+        skipped = {**skipped, **reading.skipped}
+        recorded_tools = reading.tools or recorded_tools
 
     for item in items + unmapped:
         if item.kind == "proof":
-            item.detail["about"] = subject_of(item.source, item.location)
+            declared = BY_KEY[item.source].subject if item.source in BY_KEY else None
+            item.detail["about"] = declared or subject_of(item.source, item.location)
     per_id: dict[str, dict[str, list[Item]]] = {rid: {k: [] for k in KINDS} for rid in ids}
     for item in items:
         for rid in item.ids:
@@ -376,7 +303,7 @@ def build_report(
     files: set[str] = {f for i in items + unmapped for f in i.files}
     files |= {_display(spec_path, root), _display(registry_path, root)}
     files |= {str(f["path"]) for f in evidence_files.values() if f["present"]}
-    artifacts = claim_files(root)
+    artifacts = claim_files(root, claim_paths())
     for rel in sorted(files - set(artifacts)):
         p = Path(rel) if Path(rel).is_absolute() else root / rel
         if p.is_file():
@@ -399,7 +326,7 @@ def build_report(
             "verdict": verdicts[rid],
             "evidence": {k: [i.as_json() for i in per_id[rid][k]] for k in KINDS},
             "skipped_tests": skipped.get(rid, 0),
-            "absent_evidence": [not_there(k) for k in absent if rid in EXPECTED_BY.get(k, ())],
+            "absent_evidence": [not_there(k) for k in absent if rid in BY_KEY[k].expected_by],
             "proof_subjects": _subject_counts(per_id[rid]["proof"]),
             "sonnx": list(getattr(req, "sonnx", ())),
             "sonnx_alignment": _alignment_of(req),
@@ -446,6 +373,45 @@ def build_report(
             "pass_rules": dict(PASS_RULES),
         },
     }
+
+
+def _read_source(
+    source: Source, context: Context, require: bool
+) -> tuple[dict[str, Any], Reading | None]:
+    """The ``evidence_files`` entry of ``source`` and what its reader read
+    (None: absent or off its schema, which the entry's ``problem`` says when
+    the gate needs the file)."""
+    root = context.root
+    path = context.evidence_dir / source.file
+    shown = _display(path, root)
+    needed = source.required or require
+    why = "" if source.required else f" (--require {source.key})"
+    entry: dict[str, Any] = {
+        "path": shown,
+        "present": path.is_file(),
+        "status": "present" if path.is_file() else "absent",
+        "required": needed,
+        "schema": source.schema.__name__ if source.schema else "JUnit XML",
+        "pass_rule": source.pass_rule,
+    }
+    if not path.is_file():
+        entry["meaning"] = source.absent
+        if needed:
+            entry["problem"] = f"evidence file {shown} is missing{why}"
+        return entry, None
+    try:
+        reading = source.read(path, context)
+    except (ValueError, OSError, SyntaxError) as exc:  # SchemaError, JSONDecodeError, ParseError
+        # off its schema is a gate problem whether or not the file is required
+        entry["problem"] = f"cannot read {shown}: {exc}"
+        entry["status"] = "unreadable"
+        return entry, None
+    if reading.partial is not None:
+        entry["status"] = "partial"
+        entry["meaning"] = PARTIAL_MEANING
+        if needed:
+            entry["problem"] = f"evidence file {shown} is a partial run ({reading.partial}){why}"
+    return entry, reading
 
 
 def _subject_counts(items: Sequence[Item]) -> dict[str, int]:

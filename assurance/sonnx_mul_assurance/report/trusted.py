@@ -351,6 +351,20 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
                 "that runs) against an exact oracle: every input pair of the type on the "
                 "binary itself, tested, not a proof",
             ),
+            Subject(
+                "native-proved",
+                "native C (proved)",
+                "the Frama-C WP goals of one C function of native/src, the kernel that "
+                "sonnx_mul.mul runs (its ACSL contract, loop annotations and -wp-rte "
+                "assertions): a proof of the running code's source, up to the compiler and "
+                "the hardware",
+            ),
+            Subject(
+                "native-misra",
+                "native C (MISRA)",
+                "the MISRA C:2012 check of one C file of native/src by cppcheck's addon: "
+                "every finding is a recorded, reviewed deviation; a static check, not a proof",
+            ),
             Subject("unknown", "unknown subject", "a proof record of an unrecognised source"),
         )
     }
