@@ -168,16 +168,21 @@ def _check(
         model = onnx.ModelProto()
         model.CopyFrom(source)
     strip_payloads(model)
-    check_structure(model)
-    bind(model.graph, dims, input_shapes)
+    bind(model.graph, dims, input_shapes)  # the user's names: before the encoding
     initializer_facts(model)
+    # Before anything copies the model (the validity skeleton, onnx.checker, inference):
+    # the file's symbols, however long, are replaced by short names (memory bounded by the
+    # file, issue 29); unknown input dims get Made symbols.
+    encoding = Encoding()
+    encoding.encode_model(model, free=True, main_inputs=True)
+    check_structure(model)
     declared = strip_declarations(model)
     inputs = {vi.name for vi in model.graph.input}
     overridable = frozenset(
         t.name for t in model.graph.initializer if model.ir_version >= 4 and t.name in inputs
     )
     walker = _Walker(functions_by_key(model), model_opsets, model.ir_version, Facts(overridable))
-    walker.walk_model(model, "main", model_opsets.get(""), declared, Encoding(), free=True)
+    walker.walk_model(model, "main", model_opsets.get(""), declared, encoding)
     if walker.contradictions:
         shown = "; ".join(walker.contradictions[:3])
         more = len(walker.contradictions) - 3
@@ -227,16 +232,10 @@ class _Walker:
         encoding: Encoding,
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
-        free: bool = False,
     ) -> Scope | None:
         """Infer (whole model, or graph by graph when it has many nested graphs), then walk;
-        the main graph's scope.
-
-        Every symbol is first encoded (symbols.py); the main graph's inputs already
-        are when ``free`` is False (a call site's types, written by Scope.type_of).
-        With ``free`` (the model itself), its inputs' unknown dims get ``Made`` symbols.
+        the main graph's scope. Every symbol of ``model`` is already one of ``encoding``'s.
         """
-        encoding.encode_model(model, free=free, main_inputs=free)
         if many_subgraphs(model.graph):
             return self.walk(
                 model.graph, path, opset, "", declared, encoding, body, depth, template=model
@@ -418,6 +417,7 @@ class _Walker:
                 self.walk(body, "", func_opset, note, {}, Encoding(), func, depth + 1)
                 return self.found, self.muls, unknown
             declared = strip_declarations(tiny)
+            encoding.encode_model(tiny, free=False, main_inputs=False)  # inputs: by type_of
             root = self.walk_model(tiny, "", func_opset, declared, encoding, func, depth + 1)
             outputs = [root.get(name) if root and name else Info(kind="unknown")
                        for name in node.output]  # fmt: skip

@@ -87,9 +87,11 @@ def bind(
     for name, value in (*dims.items(), *((n, d) for n, s in input_shapes.items() for d in s)):
         if isinstance(value, bool) or not isinstance(value, int | np.integer):
             raise ShapeBindingError(f"dim {name!r}: a size is an integer, not {value!r}")
-        if not 0 <= value <= MAX_DIM:
+        if value < 0:
+            raise ShapeBindingError(f"dim {name!r}: a size cannot be negative ({value})")
+        if value > MAX_DIM:
             raise ShapeBindingError(
-                f"dim {name!r}: a size is 0 .. 2**63-1 (ONNX dims are int64), not {value}"
+                f"dim {name!r}: a size is at most 2**63-1 (ONNX dims are int64), not {value}"
             )
     for name, given in input_shapes.items():
         vi = inputs.get(name)
@@ -110,10 +112,15 @@ def bind(
                     raise ShapeBindingError(
                         f"dim {d!r} bound to both {symbols[d]} and {g} (--input-shape {name})"
                     )
-    present = {
-        d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param
-    }
-    unused = sorted(set(dims) - present)
+    # Name by name, never a set of every symbol: a symbol may be megabytes long (a copy of
+    # each would double the model's memory; issue 29).
+    unused = sorted(
+        name
+        for name in dims
+        if not any(
+            d.dim_param == name for vi in graph.input for d in vi.type.tensor_type.shape.dim
+        )
+    )
     if unused:
         raise ShapeBindingError(f"--dim {unused[0]}: no input of the model has this dim")
     for vi in graph.input:

@@ -102,8 +102,20 @@ def broadcasts(sa: Shape, sb: Shape) -> Broadcast:
     return result
 
 
+SHOWN_SYMBOL = 64
+"""A symbol longer than this is shown abbreviated in messages (issue 29: a message per
+Mul node holding a megabyte symbol would multiply the file's memory by the nodes)."""
+
+
+def _shown(d: Dim) -> str:
+    text = "?" if d is None else str(d)
+    if len(text) > SHOWN_SYMBOL:
+        return f"{text[: SHOWN_SYMBOL // 2]}...({len(text)} characters)"
+    return text
+
+
 def fmt(shape: Shape) -> str:
     if shape is None:
         return "<unknown rank>"
-    dims = ["?" if d is None else str(d) for d in shape]
+    dims = [_shown(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
