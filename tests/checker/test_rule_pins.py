@@ -184,3 +184,51 @@ def test_R1_legacy_broadcast_add_is_not_trusted() -> None:
         m = build([node, mul], [vi("x", [2, 3]), vi("y", [2, 3]), vi("q", [2, 3])], opset=6)
         found = check_report(m)
         assert ("R1" not in {v.requirement for v in found.violations}) == (expected == "conforms")
+
+
+def test_R1_provenance_through_a_scalar_with_unknown_rank() -> None:
+    """x of unknown rank (no inference can decide) times x + c, c a rank-0 constant:
+    only provenance (a scalar operand keeps it) shows the same shape."""
+    c = nh.from_array(np.array(2.0, np.float32), "c")
+    nodes = [h.make_node("Add", ["x", "c"], ["y"]), h.make_node("Mul", ["x", "y"], ["z"])]
+    assert verdict(build(nodes, [vi("x", None)], [c])) == "conforms"
+
+
+# ---------------------------------------------------------------- owned values
+@pytest.mark.parametrize(("n", "expected"), [(64, "conforms"), (65, "undecided")])
+def test_R1_an_owned_value_has_at_most_64_elements(n: int, expected: str) -> None:
+    """facts.VALUE_LIMIT: a Reshape to n ones is decided only when its shape operand
+    (n elements) is small enough to be owned."""
+    s = nh.from_array(np.ones(n, np.int64), "s")
+    nodes = [h.make_node("Reshape", ["x", "s"], ["r"]), h.make_node("Mul", ["r", "q"], ["z"])]
+    assert verdict(build(nodes, [vi("x", [1]), vi("q", [1] * n)], [s])) == expected
+
+
+def value_input_model(op: str, owned: bool) -> onnx.ModelProto:
+    """``op`` whose value input (shape, split, starts, pads) is an initializer (owned) or
+    a graph input (not owned); its output times q, declared with the owned result."""
+    i64 = T.INT64
+    specs = {  # op: (inputs, value input name, its value, x shape, output shape, attrs)
+        "ConstantOfShape": (["v"], "v", [2, 3], None, [2, 3], {}),
+        "Split": (["x", "v"], "v", [1, 3], [4, 3], [1, 3], {"axis": 0}),
+        "Slice": (["x", "v", "e"], "v", [1], [4, 3], [2, 3], {}),
+        "Pad": (["x", "v"], "v", [1, 0, 1, 0], [2, 3], [4, 3], {}),
+    }
+    inputs_, name, value, x_shape, out_shape, attrs = specs[op]
+    outputs = ["p", "p2"] if op == "Split" else ["p"]
+    node = h.make_node(op, inputs_, outputs, **attrs)
+    inits = [nh.from_array(np.array([3], np.int64), "e")] if op == "Slice" else []
+    inputs = [vi("q", out_shape)] + ([vi("x", x_shape)] if x_shape else [])
+    if owned:
+        inits.append(nh.from_array(np.array(value, np.int64), name))
+    else:
+        inputs.append(h.make_tensor_value_info(name, i64, [len(value)]))
+    mul = h.make_node("Mul", ["p", "q"], ["z"])
+    return build([node, mul], inputs, inits, opset=18)
+
+
+@pytest.mark.parametrize("op", ["ConstantOfShape", "Split", "Slice", "Pad"])
+def test_R1_value_inputs_must_be_owned(op: str) -> None:
+    """trusted.INFERRED's value_inputs: each entry's listed input pinned on both sides."""
+    assert verdict(value_input_model(op, owned=True)) == "conforms"
+    assert verdict(value_input_model(op, owned=False)) == "undecided"

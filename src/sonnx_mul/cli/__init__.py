@@ -34,8 +34,6 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx.external_data_helper import _get_all_tensors  # every tensor, subgraphs included
 
 from sonnx_mul_verify import verify  # the verifier outside the package (stdlib only)
 
@@ -51,8 +49,8 @@ from ..models.checker import (
     load_model,
 )
 from ..models.executor import Backend
+from ..models.external import load_external_data
 from ..models.openvino import check_ir_report
-from ..regular import open_regular
 from .errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -195,35 +193,6 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=".", help="directory for the NAME.npy outputs (default .)")
 
 
-def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
-    """Load external weights with onnx's own path checks (no escape from base_dir).
-
-    onnx opens the files with a plain ``open()``: each file it would read is
-    first opened through :func:`sonnx_mul.regular.open_regular`, so a FIFO or a
-    device is refused (exit 2) instead of blocking the command. Locations
-    that leave ``base_dir`` are not opened here at all: onnx refuses them.
-    """
-    base = base_dir.resolve()
-    for tensor in _get_all_tensors(model):
-        if tensor.data_location != onnx.TensorProto.EXTERNAL:
-            continue
-        location = next((e.value for e in tensor.external_data if e.key == "location"), "")
-        path = Path(location)
-        if not location or path.is_absolute() or ".." in path.parts:
-            continue
-        target = (base / path).resolve()
-        if not target.is_relative_to(base) or not os.path.lexists(base / path):
-            continue
-        try:
-            open_regular(target).close()
-        except OSError as exc:
-            raise UsageError(f"cannot load the model's external data: {exc}") from exc
-    try:
-        onnx.load_external_data_for_model(model, str(base_dir))
-    except Exception as exc:
-        raise UsageError(f"cannot load the model's external data: {exc}") from exc
-
-
 def _run_run(args: argparse.Namespace) -> int:
     """Inputs and output names are checked before anything runs or is written."""
     files = input_files(args.input)
@@ -231,7 +200,10 @@ def _run_run(args: argparse.Namespace) -> int:
         model = load_model(args.model)
     except ModelReadError as exc:
         raise UsageError(str(exc)) from exc
-    _load_external_data(model, Path(args.model).parent)
+    try:
+        load_external_data(model, Path(args.model).parent)
+    except ModelReadError as exc:
+        raise UsageError(str(exc)) from exc
     feeds = read_inputs(model, files)
     out_dir = Path(args.out)
     targets = output_files(model, out_dir)

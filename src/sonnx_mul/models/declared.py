@@ -117,9 +117,7 @@ def bind(
     unused = sorted(
         name
         for name in dims
-        if not any(
-            d.dim_param == name for vi in graph.input for d in vi.type.tensor_type.shape.dim
-        )
+        if not any(d.dim_param == name for vi in graph.input for d in vi.type.tensor_type.shape.dim)
     )
     if unused:
         raise ShapeBindingError(f"--dim {unused[0]}: no input of the model has this dim")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import onnx
 
-from .shapes import Shape, shape_of
+from .shapes import Shape
 
 if TYPE_CHECKING:
     from .symbols import Encoding
@@ -63,13 +63,3 @@ class Scope:
                 elif d is not None:
                     dim.dim_param = encoding.param(d)
         return tp
-
-
-def type_info(tp: onnx.TypeProto) -> Info:
-    kind = tp.WhichOneof("value")
-    if kind == "tensor_type":
-        tt = tp.tensor_type
-        return Info(tt.elem_type or None, shape_of(tt))
-    if kind == "sparse_tensor_type":
-        return Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
-    return Info(kind=kind.replace("_type", "") if kind else "unknown")
