@@ -71,3 +71,10 @@ def test_F_integers_agree_only_when_equal() -> None:
     expected = np.array([-128, 0, 127], np.int8)
     assert compare(t, expected.copy(), expected).mismatches.size == 0
     assert compare(t, np.array([127, 0, 127], np.int8), expected).mismatches.tolist() == [0]
+
+
+def test_the_wrap_used_by_the_integer_diagnosis() -> None:
+    from sonnx_mul_assurance.conform.compare import _wrap
+
+    assert [_wrap(x, 8, True) for x in (200, 127, 128, -129)] == [-56, 127, -128, 127]
+    assert _wrap(300, 8, False) == 44

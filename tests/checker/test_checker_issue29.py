@@ -126,3 +126,51 @@ def test_negative_control_string_namespace_collides(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(symbols.Renamer, "dim", as_string)
     assert verdict(main_model("unk__0@1[]")) == "conforms"
+
+
+def test_renamer_shape_of_no_type_or_another_kind_is_unknown() -> None:
+    """An output inference gave no type (None) or a non-tensor type has an unknown shape."""
+    import onnx
+
+    from sonnx_mul.models.symbols import Encoding, Renamer
+
+    names = Renamer(Encoding(), "1[]")
+    assert names.shape(None) is None
+    seq = onnx.helper.make_sequence_type_proto(onnx.helper.make_tensor_type_proto(1, [2]))
+    assert names.shape(seq) is None
+    assert names.shape(onnx.helper.make_tensor_type_proto(1, None)) is None
+    assert names.shape(onnx.helper.make_tensor_type_proto(1, [2, "unk__0"])) == (
+        2,
+        __import__("sonnx_mul.models.shapes", fromlist=["Made"]).Made("1[]", "unk__0"),
+    )
+
+
+def test_encoding_reaches_every_type_of_a_model() -> None:
+    """symbols.type_protos: nested graphs' inputs, outputs and value_info (GRAPH and
+    GRAPHS attributes), TYPE_PROTO attributes and function value_info are all encoded,
+    so no spelling of the file (however long) is left for inference or onnx.checker."""
+    from sonnx_mul.models.symbols import Encoding
+
+    def typed(name: str, sym: str) -> onnx.ValueInfoProto:
+        return h.make_tensor_value_info(name, T.FLOAT, [sym])
+
+    branch = h.make_graph([h.make_node("Identity", ["x"], ["b"])], "then", [], [typed("b", "B")])
+    branch.value_info.append(typed("x2", "V"))
+    scan_body = h.make_graph([], "body", [typed("s_in", "S")], [typed("s_in", "S")])
+    optional = h.make_node("Optional", [], ["o"], type=h.make_tensor_type_proto(T.FLOAT, ["OPT"]))
+    nodes = [
+        h.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch),
+        h.make_node("Scan", ["x"], ["w"], body=scan_body, num_scan_inputs=1),
+        optional,
+    ]
+    func = h.make_function("local", "f", ["a"], ["a2"], [h.make_node("Identity", ["a"], ["a2"])],
+                           [h.make_opsetid("", 14)])  # fmt: skip
+    func.value_info.append(typed("a2", "F"))
+    graph = h.make_graph(nodes, "g", [typed("x", "X"), h.make_tensor_value_info("c", T.BOOL, [])],
+                         [typed("y", "Y")])  # fmt: skip
+    m = h.make_model(graph, functions=[func])
+    Encoding().encode_model(m, free=False, main_inputs=True)
+    text = str(m)
+    for sym in ("X", "Y", "B", "V", "S", "OPT", "F"):
+        assert f'dim_param: "{sym}"' not in text, sym
+    assert 'dim_param: "s0"' in text
