@@ -206,7 +206,9 @@ def test_R1_an_owned_value_has_at_most_64_elements(n: int, expected: str) -> Non
 
 def value_input_model(op: str, owned: bool) -> onnx.ModelProto:
     """``op`` whose value input (shape, split, starts, pads) is an initializer (owned) or
-    a graph input (not owned); its output times q, declared with the owned result."""
+    an overridable one (also a graph input: ONNX's inference still reads its value, so
+    only the ownership rule holds the result back); its output times q, declared with
+    the result of the initializer's value."""
     i64 = T.INT64
     specs = {  # op: (inputs, value input name, its value, x shape, output shape, attrs)
         "ConstantOfShape": (["v"], "v", [2, 3], None, [2, 3], {}),
@@ -219,9 +221,8 @@ def value_input_model(op: str, owned: bool) -> onnx.ModelProto:
     node = h.make_node(op, inputs_, outputs, **attrs)
     inits = [nh.from_array(np.array([3], np.int64), "e")] if op == "Slice" else []
     inputs = [vi("q", out_shape)] + ([vi("x", x_shape)] if x_shape else [])
-    if owned:
-        inits.append(nh.from_array(np.array(value, np.int64), name))
-    else:
+    inits.append(nh.from_array(np.array(value, np.int64), name))
+    if not owned:  # also a graph input (IR >= 4): a caller may feed another value
         inputs.append(h.make_tensor_value_info(name, i64, [len(value)]))
     mul = h.make_node("Mul", ["p", "q"], ["z"])
     return build([node, mul], inputs, inits, opset=18)
