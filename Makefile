@@ -64,13 +64,13 @@ prove: provers $(NATIVE)
 # input of both narrowings and every pair of sonnx_mul_f16/bf16 (2**32 each)
 # against independent oracles (proofs/out/native-exhaustive.json).
 verify-exhaustive: $(NATIVE)
-	$(PY) -m sonnx_mul_assurance.exhaustive
-	$(PY) -m sonnx_mul_assurance.native_exhaustive
+	$(PY) -m sonnx_mul_assurance.python.exhaustive
+	$(PY) -m sonnx_mul_assurance.c.native_exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/report.md).
 report-release: $(NATIVE)
-	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive
+	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive
 
 # The report in a real browser: headless Debian chromium screenshots of the
 # table of contents and of the page an evidence link opens (after make prove),
@@ -90,8 +90,8 @@ mutants: provers $(NATIVE)
 # proofs/out/mutants-report.json.
 mutants-report: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
-	  --file assurance/sonnx_mul_assurance/evidence_schema.py \
-	  --file assurance/sonnx_mul_assurance/whyml.py --max-py 10 --out proofs/out/mutants-report.json
+	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
+	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)

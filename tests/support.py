@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
-from sonnx_mul_assurance import contracts
-from sonnx_mul_assurance.crosshair import conditions
+from sonnx_mul_assurance.python import contracts
+from sonnx_mul_assurance.python.crosshair import conditions
 
 FLOAT_TYPES = tuple(t for t in ALL_TYPES if t.is_float)
 INT_TYPES = tuple(t for t in ALL_TYPES if not t.is_float)

@@ -11,9 +11,8 @@ import argparse
 from pathlib import Path
 
 from sonnx_mul.cli.errors import Command, UsageError
-
-from .pipeline import main as pipeline_main
-from .report.cli import configure_report, run_report
+from sonnx_mul_assurance.pipeline import main as pipeline_main
+from sonnx_mul_assurance.report.cli import configure_report, run_report
 
 
 def is_checkout(root: Path) -> bool:

@@ -6,7 +6,7 @@ generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, api, numpy_loops, validation, dtypes, softfloat, onnx/checker and
   the checker's rules, shapes and declared-type modules, and the audit machinery:
-  the report's modules, ``evidence_schema.py`` and ``whyml.py``, ``make mutants-report``
+  the report's modules, ``evidence/schema.py`` and ``why3/whyml.py``, ``make mutants-report``
   runs those only):
   comparison flips (``<``/``<=``, ``==``/``!=``, ``is``/``is not``,
   ``in``/``not in``), arithmetic and bit operators (``+``/``-``, ``<<``/``>>``,
@@ -52,8 +52,8 @@ from pathlib import Path
 from queue import Queue
 from types import MappingProxyType
 
-from . import evidence_schema as schema
-from . import whyml
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.why3 import whyml
 
 REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_trace_report.py", "tests/report/test_gate_rules.py",
@@ -105,11 +105,11 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/report/test_report_internals.py", "tests/report/test_trace_audit.py",
     ),
     # What the report reads through: the evidence schema and the WhyML reader.
-    f"{_PKG}/evidence_schema.py": (
+    f"{_PKG}/evidence/schema.py": (
         "tests/assurance/test_evidence_schema.py", "tests/report/test_gate_rules.py",
         "tests/report/test_outcome_reading.py", "tests/report/test_trace_report.py",
     ),
-    f"{_PKG}/whyml.py": (
+    f"{_PKG}/why3/whyml.py": (
         "tests/assurance/test_whyml.py", "tests/report/test_report_internals.py",
         "tests/report/test_trace_markers.py", "tests/report/test_gate_rules.py",
     ),
@@ -426,11 +426,12 @@ def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], in
         return [(argv, PY_TIMEOUT)]
     modules = [module] if module else None
     prove = (
-        "import sys; from pathlib import Path; from sonnx_mul_assurance.why3 import run_check; "
+        "import sys; from pathlib import Path; "
+        "from sonnx_mul_assurance.why3.driver import run_check; "
         f"sys.exit(run_check(Path('.'), [{mutant_file!r}], modules={modules!r}))"
     )
     return [
-        ([python, "-m", "sonnx_mul_assurance.tables", "check"], PY_TIMEOUT),
+        ([python, "-m", "sonnx_mul_assurance.why3.tables", "check"], PY_TIMEOUT),
         ([python, "-c", prove], MLW_TIMEOUT),
     ]
 

@@ -32,7 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 
 
 @dataclass(frozen=True)
@@ -58,18 +58,18 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
     """The pipeline's steps, with paths relative to the repository root."""
     python = sys.executable
     return (
-        Stage((Step("tables", (python, "-m", "sonnx_mul_assurance.tables", "check")),)),
+        Stage((Step("tables", (python, "-m", "sonnx_mul_assurance.why3.tables", "check")),)),
         Stage(
             (
-                Step("why3", (python, "-m", "sonnx_mul_assurance.why3", "check")),
+                Step("why3", (python, "-m", "sonnx_mul_assurance.why3.driver", "check")),
                 Step(
                     "crosshair",
-                    (python, "-m", "sonnx_mul_assurance.crosshair", "check", "--jobs", "1"),
+                    (python, "-m", "sonnx_mul_assurance.python.crosshair", "check", "--jobs", "1"),
                 ),
                 # the native kernel: Frama-C WP (mostly prover waits and Qed) and
                 # the MISRA check, beside Why3 and CrossHair (neither reads the other)
-                Step("wp", (python, "-m", "sonnx_mul_assurance.wp", "check")),
-                Step("misra", (python, "-m", "sonnx_mul_assurance.misra", "check")),
+                Step("wp", (python, "-m", "sonnx_mul_assurance.c.wp", "check")),
+                Step("misra", (python, "-m", "sonnx_mul_assurance.c.misra", "check")),
             )
         ),
         # The tests read nothing the provers write: they start as soon as one

@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from sonnx_mul.oracle import softfloat
-from sonnx_mul_assurance import contracts
+from sonnx_mul_assurance.python import contracts
 from support import holds
 
 # The contracts on the real validators and softfloat, evaluated as plain

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import contracts, crosshair
+from sonnx_mul_assurance.python import contracts, crosshair
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 
 REPO = Path(__file__).resolve().parents[2]
 KERNEL = REPO / "src" / "sonnx_mul" / "oracle" / "integers.py"
-CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "contracts.py"
+CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "python" / "contracts.py"
 
 
 def planted_copy(

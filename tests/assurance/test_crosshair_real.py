@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import crosshair
+from sonnx_mul_assurance.python import crosshair
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src" / "sonnx_mul"
-CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "contracts.py"
+CONTRACTS = REPO / "assurance" / "sonnx_mul_assurance" / "python" / "contracts.py"
 
 ACCEPT_VIEWS_OF_A = """
 

@@ -11,8 +11,11 @@ from typing import Any
 import pytest
 
 from sonnx_mul.dtypes import INT8
-from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance import exhaustive, misra, pipeline, why3, wp
+from sonnx_mul_assurance import pipeline
+from sonnx_mul_assurance.c import misra, wp
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.python import exhaustive
+from sonnx_mul_assurance.why3 import driver as why3
 
 GOAL = {
     "file": "why3/a.mlw", "module": "M", "goal": "l#0", "prover": "z3", "time": 0.1,

@@ -7,7 +7,7 @@ import pytest
 
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8
 from sonnx_mul.oracle import softfloat
-from sonnx_mul_assurance import exhaustive
+from sonnx_mul_assurance.python import exhaustive
 from support import float_edge_bits, oracle_mul_bits
 
 TYPES = [FLOAT16, BFLOAT16]

@@ -218,8 +218,8 @@ def test_importing_every_product_module_loads_no_tooling() -> None:
 
 def test_negative_control_a_planted_runtime_import_is_seen(product_copy: Path) -> None:
     # Built by concatenation: the static scan cannot see it, the import still happens.
-    plant(product_copy / "errors.py", "__import__('sonnx_mul_' + 'assurance.whyml')\n")
-    assert "sonnx_mul_assurance.whyml" in loaded_tooling_after_importing_all(product_copy)
+    plant(product_copy / "errors.py", "__import__('sonnx_mul_' + 'assurance.why3.whyml')\n")
+    assert "sonnx_mul_assurance.why3.whyml" in loaded_tooling_after_importing_all(product_copy)
 
 
 # ---------------------------------------------------------------- no circles
@@ -236,9 +236,9 @@ def test_negative_control_a_planted_circle_is_found(product_copy: Path, tmp_path
     assert cycle is not None and cycle[0] == cycle[-1] and "sonnx_mul.errors" in cycle
     tooling = tmp_path / "tooling" / "sonnx_mul_assurance"
     shutil.copytree(TOOLING, tooling, ignore=shutil.ignore_patterns("__pycache__"))
-    plant(tooling / "whyml.py", "def f() -> None:\n    from .tables import generate\n")
+    plant(tooling / "why3" / "whyml.py", "def f() -> None:\n    from .tables import generate\n")
     cycle = find_cycle(import_graph(tooling))
-    assert cycle is not None and "sonnx_mul_assurance.whyml" in cycle
+    assert cycle is not None and "sonnx_mul_assurance.why3.whyml" in cycle
 
 
 def test_type_checking_imports_are_not_edges(tmp_path: Path) -> None:

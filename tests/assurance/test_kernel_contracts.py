@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sonnx_mul.oracle import integers as kernel
-from sonnx_mul_assurance import contracts
+from sonnx_mul_assurance.python import contracts
 from support import holds
 
 WIDTHS = st.sampled_from([8, 16, 32, 64])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import why3 as why3_driver
+from sonnx_mul_assurance.why3 import driver as why3_driver
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 

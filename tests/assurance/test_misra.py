@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import misra
+from sonnx_mul_assurance.c import misra
 
 pytestmark = pytest.mark.provers
 

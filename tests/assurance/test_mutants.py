@@ -100,7 +100,7 @@ def test_report_targets_are_the_audit_modules_that_exist_with_existing_tests() -
         for p in (REPO / package / "report").glob("*.py")
         if p.name != "__main__.py"
     }
-    expected = modules | {f"{package}/evidence_schema.py", f"{package}/whyml.py"}
+    expected = modules | {f"{package}/evidence/schema.py", f"{package}/why3/whyml.py"}
     assert set(mutants.REPORT_TARGETS) == expected
     for target, tests in mutants.REPORT_TARGETS.items():
         assert tests and mutants.PY_TESTS[target] == tests, target

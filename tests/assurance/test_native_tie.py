@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul import dtypes
-from sonnx_mul_assurance import native_exhaustive
+from sonnx_mul_assurance.c import native_exhaustive
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "native/include/sonnx_mul_kernel.h"

@@ -1,6 +1,6 @@
 """One source for the tables of why3/ and Python, and one check order.
 
-``python -m sonnx_mul_assurance.tables check`` is a ``make prove`` step; these
+``python -m sonnx_mul_assurance.why3.tables check`` is a ``make prove`` step; these
 tests are its negative controls: a Why3 constant or a Python constant
 changed alone, and a check order swapped on either side, must each fail.
 """
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul import api, dtypes, validation
-from sonnx_mul_assurance import instances, tables, whyml
-from sonnx_mul_assurance.check_order import check_order, why3_order
-from sonnx_mul_assurance.tables import check_generated, run_checks, stdlib_formats, why3_stdlib
+from sonnx_mul_assurance.why3 import instances, tables, whyml
+from sonnx_mul_assurance.why3.check_order import check_order, why3_order
+from sonnx_mul_assurance.why3.tables import check_generated, run_checks, stdlib_formats, why3_stdlib
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,8 +20,13 @@ from typing import Any
 
 import pytest
 
-from sonnx_mul_assurance import statements
-from sonnx_mul_assurance.why3 import file_statements, load_manifest, run_check, update_manifest
+from sonnx_mul_assurance.why3 import statements
+from sonnx_mul_assurance.why3.driver import (
+    file_statements,
+    load_manifest,
+    run_check,
+    update_manifest,
+)
 
 pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import whyml
+from sonnx_mul_assurance.why3 import whyml
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -65,7 +65,7 @@ def test_widen_fallback_provers_avoid_native_floats() -> None:
 
 def fail_all(tried: dict[str, set[str]]):  # type: ignore[no-untyped-def]
     """A run_why3 that records (module -> provers) and proves nothing."""
-    from sonnx_mul_assurance import why3
+    from sonnx_mul_assurance.why3 import driver as why3
 
     def run(root, conf, entry_, module, prover, limit, goals=()):  # type: ignore[no-untyped-def]
         tried.setdefault(module, set()).add(prover)
@@ -81,7 +81,7 @@ def fail_all(tried: dict[str, set[str]]):  # type: ignore[no-untyped-def]
 
 def provers_tried(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
     """Module -> provers the check runs when every attempt fails."""
-    from sonnx_mul_assurance import why3
+    from sonnx_mul_assurance.why3 import driver as why3
 
     tried: dict[str, set[str]] = {}
     monkeypatch.setattr(why3, "run_why3", fail_all(tried))
@@ -92,7 +92,7 @@ def provers_tried(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]
 
 def provers_searched(entry: dict[str, Any], monkeypatch: Any) -> dict[str, set[str]]:
     """Module -> provers update-manifest's search runs when every attempt fails."""
-    from sonnx_mul_assurance import why3
+    from sonnx_mul_assurance.why3 import driver as why3
 
     tried: dict[str, set[str]] = {}
     monkeypatch.setattr(why3, "run_why3", fail_all(tried))

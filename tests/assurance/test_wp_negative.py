@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import wp
+from sonnx_mul_assurance.c import wp
 
 pytestmark = pytest.mark.provers
 

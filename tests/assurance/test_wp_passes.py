@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sonnx_mul_assurance import wp, wp_plan
+from sonnx_mul_assurance.c import wp, wp_plan
 
 SOURCE = """
 /*@ assigns \\nothing;

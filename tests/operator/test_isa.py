@@ -24,7 +24,7 @@ import pytest
 
 from sonnx_mul import _native, kernel, mul, selftest
 from sonnx_mul.dtypes import ALL_TYPES, ElementType, by_onnx_name
-from sonnx_mul_assurance.native_exhaustive import cpu_flags
+from sonnx_mul_assurance.c.native_exhaustive import cpu_flags
 from support import float_edge_bits, int_edge_values
 
 IDS = [t.onnx_name for t in ALL_TYPES]

@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sonnx_mul_assurance import crosshair
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import cdefs
 from sonnx_mul_assurance.report.evidence import function_markers, map_goal
 from sonnx_mul_assurance.report.markers import SCAN_DIRS, Marker, scan
 
 ROOT = Path(__file__).resolve().parents[2]
-CONTRACTS = "assurance/sonnx_mul_assurance/contracts.py"
+CONTRACTS = "assurance/sonnx_mul_assurance/python/contracts.py"
 
 
 def _by_file(markers: list[Marker]) -> dict[str, list[Marker]]:

@@ -13,7 +13,7 @@ required evidence file, on a partial run of required evidence, and on
 failures a producer recorded outside its records.
 
 The evidence files the tests plant follow the typed schema
-(:mod:`sonnx_mul_assurance.evidence_schema`): they are built with its
+(:mod:`sonnx_mul_assurance.evidence.schema`): they are built with its
 dataclasses and written with ``schema.dump``, as the producers write them.
 """
 
@@ -30,7 +30,7 @@ import pytest
 from test_trace_report import AT, FIXTURE_REGISTRY, function, goal, junit, make_tree, report_of
 
 from sonnx_mul.requirements import Requirement
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import build_report
 from sonnx_mul_assurance.report.protocol import BY_KEY, PASS_RULES
 
@@ -76,7 +76,7 @@ def exhaustive(
     *results: schema.ExhaustiveResult, complete: bool = True
 ) -> schema.ExhaustiveEvidence:
     return schema.ExhaustiveEvidence(
-        "sonnx_mul_assurance.exhaustive", "2.0", complete, list(results),
+        "sonnx_mul_assurance.python.exhaustive", "2.0", complete, list(results),
         all(r.ok for r in results),
     )  # fmt: skip
 

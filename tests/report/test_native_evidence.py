@@ -27,7 +27,7 @@ from test_trace_report import (
     wp_goal,
 )
 
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import build_report
 from sonnx_mul_assurance.report.markers import scan_file
 from sonnx_mul_assurance.report.protocol import BY_KEY, SOURCES, claim_paths
@@ -312,3 +312,65 @@ def test_a_c_function_marker_skips_comments_and_acsl_to_its_definition(tmp_path:
     markers, found = scan_file(path, tmp_path, {"R1-X"})
     assert found == []
     assert [(m.name, m.start, m.end) for m in markers] == [("f", 6, 11)]
+
+
+# ---------------------------------------------------------------- native-exhaustive.json
+def native_record(**checks: dict[str, Any]) -> dict[str, Any]:
+    """A native-exhaustive.json as the driver writes it (the harness's control passed)."""
+    return {
+        "flags": ["-O2"],
+        "checks": checks,
+        "selftest": {"narrow-f16-rtz": {"caught": 12, "seconds": 0.1}},
+        "skipped": {},
+        "cpu": "test CPU",
+        "seconds": 1.0,
+        "verdict": "pass",
+        "errors": [],
+    }
+
+
+def native_check(mismatches: int = 0) -> dict[str, Any]:
+    return {"inputs": 65536, "mismatches": mismatches, "seconds": 0.1, "cpu_seconds": 0.1}
+
+
+def test_native_exhaustive_is_optional_until_a_release_requires_it(tree: Path) -> None:
+    assert not evidence(tree, "native-exhaustive.json").exists()
+    assert problems(tree) == []
+    report = build_report(
+        tree, registry=FIXTURE_REGISTRY, probe_tools=False, require=("native-exhaustive",)
+    )
+    assert report["gate"]["problems"] == [
+        "evidence file proofs/out/native-exhaustive.json is missing (--require native-exhaustive)"
+    ]
+
+
+def test_native_checks_map_to_their_requirement() -> None:
+    from sonnx_mul_assurance.report.native_evidence import native_check_id
+
+    assert native_check_id("wrap8-stream8-layouts") == "F-WRAP"
+    assert native_check_id("mul-f16-f16c") == "F-FLOAT"
+    assert native_check_id("narrow-bf16") == "F-FLOAT"
+
+
+def test_gate_fails_on_a_native_check_with_mismatches(tree: Path) -> None:
+    record = native_record(**{"mul-f16": native_check(), "narrow-f16": native_check(3)})
+    evidence(tree, "native-exhaustive.json").write_text(json.dumps(record))
+    found = problems(tree)
+    assert len(found) == 1 and "native-exhaustive" in found[0] and "3 mismatches" in found[0]
+
+
+def test_gate_fails_when_the_harness_missed_a_planted_fault(tree: Path) -> None:
+    record = native_record(**{"mul-f16": native_check()})
+    record["selftest"] = {"narrow-f16-rtz": {"caught": 0, "seconds": 0.1}}
+    evidence(tree, "native-exhaustive.json").write_text(json.dumps(record))
+    found = problems(tree)
+    assert len(found) == 1 and "a planted fault not caught" in found[0], found
+
+
+def test_gate_fails_when_native_exhaustive_is_off_its_schema(tree: Path) -> None:
+    record = native_record(**{"mul-f16": {**native_check(), "mismatches": "none"}})
+    evidence(tree, "native-exhaustive.json").write_text(json.dumps(record))
+    found = problems(tree)
+    assert len(found) == 1 and found[0].startswith(
+        "cannot read proofs/out/native-exhaustive.json: "
+    ), found

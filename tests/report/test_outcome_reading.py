@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_trace_report import make_tree, report_of
 
-from sonnx_mul_assurance.evidence_schema import JUnitCase, read_junit
+from sonnx_mul_assurance.evidence.schema import JUnitCase, read_junit
 
 OUTCOMES = """
 import pytest

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from test_trace_report import FIXTURE_REGISTRY, crosshair_json, function, goal, make_tree
 
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import evidence, hashes, report, sources, trusted
 from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
 from sonnx_mul_assurance.report.markers import Marker, scan
@@ -284,7 +284,7 @@ def test_exhaustive_ids_are_the_ones_the_run_names_never_a_dtype_guess(tmp_path:
         return schema.ExhaustiveResult(etype, requirements, pairs, 0, [], 1.0, None, [*modes])
 
     data = schema.ExhaustiveEvidence(
-        "sonnx_mul_assurance.exhaustive", "2.0", True,
+        "sonnx_mul_assurance.python.exhaustive", "2.0", True,
         [run("float16", ["F-WRAP"]), run("bfloat16", []), run("int8", ["F-NOPE"])], True,
     )  # fmt: skip
     schema.dump(data, path)

@@ -152,6 +152,9 @@ def test_synthetic_evidence_links_to_test_and_goal_lines(tmp_path: Path) -> None
     assert "sources/src/sonnx_mul/a.py.html#L2" in hrefs  # code marker
 
 
+NATIVE = "proofs/out/native-exhaustive.json"
+
+
 def _formats(out: Path) -> tuple[dict[str, Any], str, str]:
     return (
         json.loads((out / "traceability.json").read_text(encoding="utf-8")),
@@ -166,10 +169,10 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     root = make_tree(tmp_path / "tree")
     registry = dict(FIXTURE_REGISTRY)
     ev = root / "proofs" / "out"
-    # With exhaustive.json present, nothing is absent.
+    # With exhaustive.json present, only the compiled kernel's own runs are absent.
     (ev / "exhaustive.json").write_text(exhaustive_json(*every_pair(["R1"])))
     present = build_report(root, registry=registry, probe_tools=False)
-    assert present["evidence_absent"] == [] and present["gate"]["passed"]
+    assert present["evidence_absent"] == [NATIVE] and present["gate"]["passed"]
     assert present["evidence_files"]["exhaustive"]["status"] == "present"
     # Removed: absent in the three formats, the development gate still passes.
     (ev / "exhaustive.json").unlink()
@@ -179,7 +182,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     assert data["gate"]["passed"] is True
     assert data["evidence_files"]["exhaustive"]["status"] == "absent"
     assert "verify-exhaustive" in data["evidence_files"]["exhaustive"]["meaning"]
-    assert data["evidence_absent"] == ["proofs/out/exhaustive.json"]
+    assert data["evidence_absent"] == ["proofs/out/exhaustive.json", NATIVE]
     assert "| exhaustive | proofs/out/exhaustive.json | ABSENT | no |" in md
     assert "**Absent evidence**: proofs/out/exhaustive.json" in md
     assert '<span class="absent">ABSENT</span>' in html
@@ -206,8 +209,10 @@ def test_absent_exhaustive_is_shown_on_the_ids_it_would_cover(
     _, md, html = _formats(out)
     expected = report["evidence_files"]["exhaustive"]["path"]
     assert expected.endswith("no-evidence/exhaustive.json")
-    for rid in ("F-FLOAT", "F-WRAP", "F-CHECKED"):
-        assert report["requirements"][rid]["absent_evidence"] == [expected]
+    native = expected.replace("exhaustive.json", "native-exhaustive.json")
+    for rid in ("F-FLOAT", "F-WRAP"):
+        assert report["requirements"][rid]["absent_evidence"] == [expected, native]
+    assert report["requirements"]["F-CHECKED"]["absent_evidence"] == [expected]
     assert report["requirements"]["R1"]["absent_evidence"] == []
     assert f"**Expected evidence absent:** {expected}" in md
     assert f"Expected evidence absent:</strong> {expected}" in html
@@ -364,7 +369,7 @@ def test_missing_prover_binary_is_listed_as_absent(tmp_path: Path) -> None:
 
 
 def _exhaustive(complete: bool, int8_mismatches: int = 0) -> str:
-    """An exhaustive.json in the layout sonnx_mul_assurance.exhaustive writes."""
+    """An exhaustive.json in the layout sonnx_mul_assurance.python.exhaustive writes."""
     return exhaustive_json(
         result("int8", ["F-WRAP", "F-CHECKED"], int8_mismatches),
         result("uint8", ["F-WRAP", "F-CHECKED"]),
@@ -396,7 +401,7 @@ def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_comple
     ev.write_text(_exhaustive(complete=False))
     part = build_report(root, registry=registry, probe_tools=False, require=["exhaustive"])
     assert part["evidence_files"]["exhaustive"]["status"] == "partial"
-    assert part["evidence_absent"] == ["proofs/out/exhaustive.json (partial)"]
+    assert part["evidence_absent"] == ["proofs/out/exhaustive.json (partial)", NATIVE]
     assert any("partial run" in p for p in part["gate"]["problems"])
     item = part["requirements"]["F-FLOAT"]["evidence"]["proof"][0]
     assert item["complete"] is False and "partial run" in item["name"]

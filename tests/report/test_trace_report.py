@@ -11,7 +11,7 @@ from typing import Any, Literal
 import pytest
 
 from sonnx_mul.requirements import REGISTRY, Requirement
-from sonnx_mul_assurance import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.evidence import ids_in_test_name
 
@@ -44,7 +44,7 @@ def goal(file: str, module: str, name: str, status: str = "Valid") -> schema.Why
 
 
 def why3_json(*goals: schema.Why3Goal) -> str:
-    """A why3.json as sonnx_mul_assurance.why3 writes it."""
+    """A why3.json as sonnx_mul_assurance.why3.driver writes it."""
     data = schema.Why3Evidence(True, [], {"why3": "1.5.1"}, {}, 1.0, list(goals))
     return json.dumps(schema.to_json(data))
 
@@ -54,7 +54,7 @@ def function(name: str, status: str = "pass") -> schema.CrossHairFunction:
 
 
 def crosshair_json(*functions: schema.CrossHairFunction) -> str:
-    """A crosshair.json as sonnx_mul_assurance.crosshair writes it."""
+    """A crosshair.json as sonnx_mul_assurance.python.crosshair writes it."""
     data = schema.CrossHairEvidence(
         "crosshair", "0.0.112", "3.11", "PEP316", 8.0, {}, list(functions), 1, 1.0,
         all(f.ok for f in functions),
@@ -63,9 +63,13 @@ def crosshair_json(*functions: schema.CrossHairFunction) -> str:
 
 
 def exhaustive_json(*results: schema.ExhaustiveResult, complete: bool = True) -> str:
-    """An exhaustive.json as sonnx_mul_assurance.exhaustive writes it."""
+    """An exhaustive.json as sonnx_mul_assurance.python.exhaustive writes it."""
     data = schema.ExhaustiveEvidence(
-        "sonnx_mul_assurance.exhaustive", "2.0", complete, list(results), all(r.ok for r in results)
+        "sonnx_mul_assurance.python.exhaustive",
+        "2.0",
+        complete,
+        list(results),
+        all(r.ok for r in results),
     )
     return json.dumps(schema.to_json(data))
 
@@ -78,7 +82,7 @@ def wp_goal(function: str = "k", status: str = "Valid") -> schema.WpGoal:
 
 
 def wp_evidence(**goals: schema.WpGoal) -> schema.WpEvidence:
-    """A wp.json as sonnx_mul_assurance.wp writes it (``verdict`` from the goals)."""
+    """A wp.json as sonnx_mul_assurance.c.wp writes it (``verdict`` from the goals)."""
     unit = schema.WpUnit(C_SOURCE, "", "", 1.0, dict(goals), [])
     verdict: Literal["pass", "fail"] = "pass" if all(g.ok for g in goals.values()) else "fail"
     return schema.WpEvidence({"frama-c": "27.1"}, [unit], len(goals), verdict, [])
@@ -88,7 +92,7 @@ DEVIATION = schema.MisraDeviation("8.7", "advisory", C_SOURCE, 1, "public API")
 
 
 def misra_evidence(*rules: str) -> schema.MisraEvidence:
-    """A misra.json as sonnx_mul_assurance.misra writes it, with a finding per rule
+    """A misra.json as sonnx_mul_assurance.c.misra writes it, with a finding per rule
     in ``rules`` and the fixture's one recorded deviation (rule 8.7, once)."""
     findings = [schema.MisraFinding(C_SOURCE, r) for r in rules]
     return schema.MisraEvidence("Cppcheck 2.10", [C_SOURCE], findings, [DEVIATION], "pass", [])

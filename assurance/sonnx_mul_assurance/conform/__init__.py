@@ -7,8 +7,8 @@ The certified product never imports this package.
 
 from __future__ import annotations
 
-from .run import SCHEMA, run_conformance
-from .runtimes import (
+from sonnx_mul_assurance.conform.run import SCHEMA, run_conformance
+from sonnx_mul_assurance.conform.runtimes import (
     BackendRuntime,
     CallableRuntime,
     OnnxRuntime,

@@ -15,12 +15,11 @@ from pathlib import Path
 
 from sonnx_mul.cli.errors import EXIT_OK, EXIT_USAGE, EXIT_VIOLATIONS, Command, UsageError
 from sonnx_mul.dtypes import ElementType, allowed_types, by_onnx_name
-
-from . import models
-from .fpu import FloatEnvironmentError
-from .output import render_json, render_junit, render_text, write_all
-from .run import run_conformance
-from .runtimes import (
+from sonnx_mul_assurance.conform import models
+from sonnx_mul_assurance.conform.fpu import FloatEnvironmentError
+from sonnx_mul_assurance.conform.output import render_json, render_junit, render_text, write_all
+from sonnx_mul_assurance.conform.run import run_conformance
+from sonnx_mul_assurance.conform.runtimes import (
     ORT_OPT_LEVELS,
     OV_MODES,
     OV_PRECISIONS,

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..report.document import (
+from sonnx_mul_assurance.conform.runtimes import describe
+from sonnx_mul_assurance.report.document import (
     Block,
     Code,
     Definitions,
@@ -28,8 +29,7 @@ from ..report.document import (
     to_html,
     to_markdown,
 )
-from ..report.render import CSS
-from .runtimes import describe
+from sonnx_mul_assurance.report.render import CSS
 
 EXPLAIN: Mapping[str, str] = {
     "F-FLOAT": "IEEE 754 product in the operand format, round to nearest ties to even, "

@@ -17,9 +17,8 @@ import onnx
 
 import sonnx_mul
 from sonnx_mul.dtypes import ElementType
-
-from .fpu import ieee_environment
-from .runtimes import Runtime
+from sonnx_mul_assurance.conform.fpu import ieee_environment
+from sonnx_mul_assurance.conform.runtimes import Runtime
 
 _SCRIPT = '''"""Reproducer: {runtime} Mul on {type} ({variant} model) violates {req} of the
 SONNX Mul profile (sonnx-mul conform). Run: python repro.py  (exit 1: reproduced)."""

@@ -23,12 +23,19 @@ import numpy as np
 
 import sonnx_mul
 from sonnx_mul.dtypes import ElementType, allowed_types, mul_version
-
-from . import cases, models
-from .compare import DIAGNOSED, DIAGNOSED_TOTAL, EXAMPLES, compare, diagnose, hexbits, value
-from .fpu import FloatEnvironmentError, flushes, ieee_environment
-from .reproduce import write_reproducer
-from .runtimes import Runtime, Session
+from sonnx_mul_assurance.conform import cases, models
+from sonnx_mul_assurance.conform.compare import (
+    DIAGNOSED,
+    DIAGNOSED_TOTAL,
+    EXAMPLES,
+    compare,
+    diagnose,
+    hexbits,
+    value,
+)
+from sonnx_mul_assurance.conform.fpu import FloatEnvironmentError, flushes, ieee_environment
+from sonnx_mul_assurance.conform.reproduce import write_reproducer
+from sonnx_mul_assurance.conform.runtimes import Runtime, Session
 
 SCHEMA = "sonnx-mul-conformance/1"
 GRAPH_PAIRS = 1 << 20

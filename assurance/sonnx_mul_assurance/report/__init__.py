@@ -7,7 +7,7 @@ and gate), or :func:`main` / :func:`report_main` / :func:`lint_main` from Python
 
 from __future__ import annotations
 
-from .cli import lint_main, main, report_main
-from .report import build_report, write_report
+from sonnx_mul_assurance.report.cli import lint_main, main, report_main
+from sonnx_mul_assurance.report.report import build_report, write_report
 
 __all__ = ["build_report", "lint_main", "main", "report_main", "write_report"]

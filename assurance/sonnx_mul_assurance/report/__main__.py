@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import main
+from sonnx_mul_assurance.report.cli import main
 
 sys.exit(main())

@@ -10,10 +10,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .markers import lint
-from .protocol import OPTIONAL
-from .report import build_report, write_report
-from .strictdoc import export
+from sonnx_mul_assurance.report.markers import lint
+from sonnx_mul_assurance.report.protocol import OPTIONAL
+from sonnx_mul_assurance.report.report import build_report, write_report
+from sonnx_mul_assurance.report.strictdoc import export
 
 
 def find_root(start: Path | None = None) -> Path:

@@ -4,9 +4,9 @@ Every reader returns :class:`Item` objects tagged with the requirement ids
 they are evidence for. ``ok`` is True (passed, proved), False (anything
 else that ran: failed, error, timeout, unknown, ...) or None (neutral:
 skipped, xfail; not evidence, not failure).  The files the pipeline writes
-are read through :mod:`sonnx_mul_assurance.evidence_schema`: fields, never
+are read through :mod:`sonnx_mul_assurance.evidence.schema`: fields, never
 guessed keys, and each record's own ``ok``; a file that does not match its
-schema raises :class:`~sonnx_mul_assurance.evidence_schema.SchemaError`.
+schema raises :class:`~sonnx_mul_assurance.evidence.schema.SchemaError`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .. import evidence_schema as schema
-from .. import whyml
-from .markers import Marker
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report.markers import Marker
+from sonnx_mul_assurance.why3 import whyml
 
 
 @dataclass
@@ -272,7 +272,7 @@ def map_goal(
 
     Rule, first that applies: (1) the goal's declaration (``lemma``/``goal``/
     ``let``... named as the goal, ``'vc`` and ``#k`` dropped) in its module
-    overlaps a marked range (:mod:`sonnx_mul_assurance.whyml` gives the
+    overlaps a marked range (:mod:`sonnx_mul_assurance.why3.whyml` gives the
     spans); (2) the goal's module overlaps a marked range (a Why3
     Python-frontend file, such as ``oracle/integers.py``, is one module
     spanning the whole file). Otherwise the goal is unmapped.

@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sonnx_mul.requirements import REGISTRY
-
-from .. import whyml
-from . import cdefs
+from sonnx_mul_assurance.report import cdefs
+from sonnx_mul_assurance.why3 import whyml
 
 SCOPES: tuple[str, ...] = ("function", "class", "file", "line", "range_start", "range_end")
 SCAN_DIRS: tuple[str, ...] = (
@@ -44,7 +43,7 @@ SCAN_DIRS: tuple[str, ...] = (
     "why3",
     # the one tooling file that is evidence: the contracts CrossHair checks
     # (the rest of the tooling talks about markers without being marked)
-    "assurance/sonnx_mul_assurance/contracts.py",
+    "assurance/sonnx_mul_assurance/python/contracts.py",
     # the C kernel that computes every product (Frama-C WP and MISRA evidence)
     "native",
 )

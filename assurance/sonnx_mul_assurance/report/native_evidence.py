@@ -7,7 +7,7 @@ that cover it (its ``scope=function`` marker, and ``scope=file`` markers of
 its file, such as F-RTE). A MISRA item is one analysed C file: its findings
 against the recorded deviations, evidence for the ids of that file's
 ``scope=file`` markers. Both readers raise
-:class:`~sonnx_mul_assurance.evidence_schema.SchemaError` on a file off its
+:class:`~sonnx_mul_assurance.evidence.schema.SchemaError` on a file off its
 schema; what the producer recorded as failed (``errors``, ``verdict: fail``,
 no goal or no file at all) is returned unmapped, so the gate fails on it.
 """
@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import asdict
 from pathlib import Path
 
-from .. import evidence_schema as schema
-from .. import misra
-from . import cdefs
-from .evidence import Item, _rel
-from .markers import Marker
+from sonnx_mul_assurance.c import misra
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report import cdefs
+from sonnx_mul_assurance.report.evidence import Item, _rel
+from sonnx_mul_assurance.report.markers import Marker
 
 
 def _failures(source: str, where: str, errors: list[str], verdict: str) -> list[Item]:
@@ -136,4 +137,49 @@ def misra_items(
     # errors about no analysed file (a deviation list edited by hand) fail the gate too
     stray = [e for e in errors if not any(e.startswith(f + ":") for f in data.files)]
     unmapped += [Item("proof", "misra", evidence_file, (), "error", False, name=e) for e in stray]
+    return mapped, unmapped
+
+
+NATIVE_CHECK_IDS: dict[str, str] = {"wrap8": "F-WRAP"}
+"""The id a check of ``native-exhaustive.json`` gives evidence for, by the
+prefix of its name (``wrap8-stream8``); every other check is a float16 or
+bfloat16 conversion or product (F-FLOAT)."""
+
+
+def native_check_id(check: str) -> str:
+    """The requirement a check of the compiled kernel gives evidence for."""
+    return NATIVE_CHECK_IDS.get(check.split("-", 1)[0], "F-FLOAT")
+
+
+def native_exhaustive_items(
+    path: Path, root: Path, ids: Collection[str]
+) -> tuple[list[Item], list[Item]]:
+    """(mapped, unmapped) proof items of a ``native-exhaustive.json``: one per
+    check of the compiled kernel, and a failed item when the harness's
+    negative control did not catch every planted fault."""
+    data = schema.load(schema.NativeExhaustiveEvidence, path)
+    evidence_file = _rel(path, root)
+    mapped: list[Item] = []
+    unmapped = _failures("native-exhaustive", evidence_file, data.errors, data.verdict)
+    if not data.selftest or any(s.caught <= 0 for s in data.selftest.values()):
+        unmapped.append(
+            Item(
+                "proof", "native-exhaustive", evidence_file, (), "a planted fault not caught", False
+            )
+        )
+    for name, check in sorted(data.checks.items()):
+        found = tuple(r for r in (native_check_id(name),) if r in ids)
+        status = "agree" if check.ok else f"{check.mismatches} mismatches"
+        item = Item(
+            "proof",
+            "native-exhaustive",
+            evidence_file,
+            found,
+            status,
+            check.ok,
+            name=f"{name} on {data.cpu}",
+            detail={"inputs": check.inputs, "time": check.seconds},
+            files=(evidence_file,),
+        )
+        (mapped if found else unmapped).append(item)
     return mapped, unmapped

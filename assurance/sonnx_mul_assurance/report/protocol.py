@@ -1,7 +1,7 @@
 """The one evidence protocol: every proof or check driver the report reads, declared once.
 
 Each :class:`Source` says which file its driver writes (in ``proofs/out/``),
-under which schema (:mod:`sonnx_mul_assurance.evidence_schema`), how the
+under which schema (:mod:`sonnx_mul_assurance.evidence.schema`), how the
 report reads it into requirement evidence (``read``), what counts as a
 pass, whether the gate requires it, what its absence means, which ids an
 absent optional file leaves without its evidence, and the files its claim
@@ -17,11 +17,21 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from .. import evidence_schema as schema
-from .evidence import Item, crosshair_items, exhaustive_items, testcase_items, why3_items
-from .hashes import CLAIM_PATHS
-from .markers import Marker
-from .native_evidence import misra_items, wp_items
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report.evidence import (
+    Item,
+    crosshair_items,
+    exhaustive_items,
+    testcase_items,
+    why3_items,
+)
+from sonnx_mul_assurance.report.hashes import CLAIM_PATHS
+from sonnx_mul_assurance.report.markers import Marker
+from sonnx_mul_assurance.report.native_evidence import (
+    misra_items,
+    native_exhaustive_items,
+    wp_items,
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +97,10 @@ def _exhaustive(path: Path, ctx: Context) -> Reading:
     return Reading(mapped, lost, partial=partial)
 
 
+def _native_exhaustive(path: Path, ctx: Context) -> Reading:
+    return Reading(*native_exhaustive_items(path, ctx.root, ctx.ids))
+
+
 def _pytest(path: Path, ctx: Context) -> Reading:
     edir = ctx.evidence_dir
     junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
@@ -127,7 +141,7 @@ SOURCES: tuple[Source, ...] = (
         "a contract function whose status is pass",
         required=True,
         absent="no CrossHair contract was checked; the gate fails",
-        claims=("assurance/sonnx_mul_assurance/contracts.py",),
+        claims=("assurance/sonnx_mul_assurance/python/contracts.py",),
         subject="python-contracts-bounded",
     ),
     Source(
@@ -176,6 +190,23 @@ SOURCES: tuple[Source, ...] = (
         "gate passes without it; a release gate (`--require exhaustive`) fails. Produce "
         "it with `make verify-exhaustive`.",
         expected_by=_NATIVE_IDS,
+        subject="native-tested",
+    ),
+    Source(
+        "native-exhaustive",
+        "native-exhaustive.json",
+        schema.NativeExhaustiveEvidence,
+        _native_exhaustive,
+        "a check of the compiled kernel with 0 mismatches over its inputs",
+        required=False,
+        absent="the compiled kernel's own exhaustive checks (every binary32 input of both "
+        "narrowings, every float16/bfloat16 pair of the portable and hardware loops, every "
+        "int8/uint8 pair of the streaming loop) did not run: the loops WP does not prove "
+        "(float16 conversions, the F16C and streaming loops) have no evidence of their own. "
+        "A development gate passes without it; a release gate "
+        "(`--require native-exhaustive`) fails. Produce it with `make verify-exhaustive`.",
+        claims=("native/verify", "native/hw", "native/flags.mk"),
+        expected_by=("F-FLOAT", "F-WRAP"),
         subject="native-tested",
     ),
     Source(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .document import (
+from sonnx_mul_assurance.report.document import (
     Block,
     BulletList,
     Cell,
@@ -39,7 +39,7 @@ from .document import (
     to_html,
     to_markdown,
 )
-from .sources import href, split_location
+from sonnx_mul_assurance.report.sources import href, split_location
 
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
 SECTIONS: tuple[tuple[str, str], ...] = (

@@ -38,13 +38,20 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
-
-from .evidence import Item, marker_items, registry_items, spec_text_items
-from .hashes import binaries, claim_files, why3_library
-from .markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
-from .protocol import BY_KEY, PASS_RULES, SOURCES, Context, Reading, Source, claim_paths
-from .trusted import RUNNING_CODE, subject_of
-from .trusted import as_json as trusted_json
+from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
+from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
+from sonnx_mul_assurance.report.markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
+from sonnx_mul_assurance.report.protocol import (
+    BY_KEY,
+    PASS_RULES,
+    SOURCES,
+    Context,
+    Reading,
+    Source,
+    claim_paths,
+)
+from sonnx_mul_assurance.report.trusted import RUNNING_CODE, subject_of
+from sonnx_mul_assurance.report.trusted import as_json as trusted_json
 
 SCHEMA = "sonnx-mul-traceability/1"
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")

@@ -22,8 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sonnx_mul.requirements import REGISTRY, Requirement
-
-from .markers import iter_files
+from sonnx_mul_assurance.report.markers import iter_files
 
 _SDOC_UID = re.compile(r"[A-Za-z][A-Za-z0-9_/.\\-]+\Z")
 _MARKER = re.compile("@" + r"relation\(([^()]*)\)")

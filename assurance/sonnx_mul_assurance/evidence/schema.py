@@ -243,6 +243,43 @@ class WpEvidence:
     errors: list[str]
 
 
+# --- native-exhaustive.json (the compiled kernel, every input) --------------------
+
+
+@dataclass
+class NativeCheck:
+    """One exhaustive check of the compiled kernel against an independent oracle."""
+
+    inputs: int
+    mismatches: int
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0 and self.inputs > 0
+
+
+@dataclass
+class NativeSelftest:
+    """One planted fault of the harness's negative control: ``caught`` mismatches."""
+
+    caught: int
+    seconds: float
+
+
+@dataclass
+class NativeExhaustiveEvidence:
+    flags: list[str]  # the pinned compile flags the kernel was built with
+    checks: dict[str, NativeCheck]
+    selftest: dict[str, NativeSelftest]
+    skipped: dict[str, str]  # check -> why this machine cannot run it
+    cpu: str
+    seconds: float
+    verdict: Literal["pass", "fail"]
+    errors: list[str]
+
+
 # --- misra.json (cppcheck's MISRA C:2012 addon on native/src/*.c) ----------------
 
 

@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-
-from . import whyml
+from sonnx_mul_assurance.why3 import whyml
 
 STATEMENT_DRIVER = Path("proofs/drivers/statement.drv")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")

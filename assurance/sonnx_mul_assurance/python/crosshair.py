@@ -1,6 +1,6 @@
-"""CrossHair driver: checks the PEP 316 contracts of ``sonnx_mul_assurance.contracts``.
+"""CrossHair driver: checks the PEP 316 contracts of ``sonnx_mul_assurance.python.contracts``.
 
-``python -m sonnx_mul_assurance.crosshair check`` runs ``crosshair check
+``python -m sonnx_mul_assurance.python.crosshair check`` runs ``crosshair check
 --analysis_kind=PEP316`` once per contract function (two at a time), parses
 its findings (``file:line: error: ... when calling f(args)``), re-runs every
 counterexample as plain Python to confirm it, and writes
@@ -33,8 +33,7 @@ from typing import Any
 
 import sonnx_mul
 from sonnx_mul.digest import sha256
-
-from . import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 
 DEFAULT_TIMEOUT = 8.0
 FINDING = re.compile(
@@ -226,7 +225,7 @@ def verdict(results: list[FunctionResult]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.crosshair")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.python.crosshair")
     parser.add_argument("command", choices=("check",))
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per condition, s")
     parser.add_argument("--jobs", type=int, default=2)
@@ -239,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     contracts = here / "contracts.py"
     start = time.monotonic()
     results = check_module(
-        contracts, "sonnx_mul_assurance.contracts", args.timeout, args.jobs, args.function
+        contracts, "sonnx_mul_assurance.python.contracts", args.timeout, args.jobs, args.function
     )
     elapsed = round(time.monotonic() - start, 2)
     code = verdict(results)
@@ -250,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         analysis_kind="PEP316",
         per_condition_timeout=args.timeout,
         artifacts={
-            "assurance/sonnx_mul_assurance/contracts.py": sha256(contracts),
+            "assurance/sonnx_mul_assurance/python/contracts.py": sha256(contracts),
             "src/sonnx_mul/oracle/integers.py": sha256(product / "oracle" / "integers.py"),
             "src/sonnx_mul/validation.py": sha256(product / "validation.py"),
             "src/sonnx_mul/dtypes.py": sha256(product / "dtypes.py"),
@@ -260,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         conditions=sum(r.conditions for r in results),
         time=elapsed,
         passed=code == 0,
-        source="assurance/sonnx_mul_assurance/contracts.py",
+        source="assurance/sonnx_mul_assurance/python/contracts.py",
     )
     schema.dump(report, args.out)
     for r in results:

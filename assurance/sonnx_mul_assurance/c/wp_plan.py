@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sonnx_mul_assurance.prover_config import prover_sections
+from sonnx_mul_assurance.why3.config import prover_sections
 
 QED = "Qed"
 MEASURE_STEPS = 2_000_000_000

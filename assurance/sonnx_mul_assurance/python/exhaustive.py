@@ -1,7 +1,7 @@
 """Exhaustive agreement of ``sonnx_mul.mul`` (the native kernel) with exact oracles
 on the small types.
 
-``python -m sonnx_mul_assurance.exhaustive`` (``make verify-exhaustive``):
+``python -m sonnx_mul_assurance.python.exhaustive`` (``make verify-exhaustive``):
 
 * int8 and uint8, both overflow modes: every one of the 65,536 pairs,
   :func:`sonnx_mul.mul` against the exact product in Python ints reduced by
@@ -42,8 +42,7 @@ from sonnx_mul.api import mul
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
 from sonnx_mul.errors import IntegerOverflowError
 from sonnx_mul.oracle import integers as kernel
-
-from .evidence_schema import ExhaustiveEvidence, ExhaustiveResult, dump
+from sonnx_mul_assurance.evidence.schema import ExhaustiveEvidence, ExhaustiveResult, dump
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
 KERNEL = f"{running_kernel.NAME} ({running_kernel.BUILD}; variant in use: {running_kernel.isa()})"
@@ -333,7 +332,7 @@ def check_int(etype: ElementType, rows: int | None = None) -> ExhaustiveResult:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.exhaustive")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.python.exhaustive")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rows", type=int, default=1 << 16, help="first operands (float types)")
     parser.add_argument("--types", default="int8,uint8,float16,bfloat16")
@@ -351,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             print(_line(results[-1]), flush=True)
     ok = bool(results) and all(r.ok for r in results)
     report = ExhaustiveEvidence(
-        tool="sonnx_mul_assurance.exhaustive",
+        tool="sonnx_mul_assurance.python.exhaustive",
         numpy=np.__version__,
         complete=False,
         results=results,

@@ -1,6 +1,6 @@
 """Run the Frama-C WP proofs of the native kernel against ``proofs/wp-manifest.json``.
 
-``python -m sonnx_mul_assurance.wp check`` runs ``frama-c -wp -wp-rte`` on
+``python -m sonnx_mul_assurance.c.wp check`` runs ``frama-c -wp -wp-rte`` on
 every C file the manifest lists (``native/src/*.c`` with the header's ACSL
 contracts), parses the per-goal verdicts, writes ``proofs/out/wp.json`` and
 exits non-zero when a goal is not proved, when the run yields no goal, when
@@ -24,8 +24,8 @@ safety net.  The provers take turns; racing them cost twice the CPU.
 configuration ``proofs/wp-why3.conf.in``, rendered into
 ``proofs/out/wp-why3.conf`` and passed through ``WHY3CONFIG``.
 
-    python -m sonnx_mul_assurance.wp check [--function F ...]
-    python -m sonnx_mul_assurance.wp update-manifest
+    python -m sonnx_mul_assurance.c.wp check [--function F ...]
+    python -m sonnx_mul_assurance.c.wp update-manifest
 """
 
 from __future__ import annotations
@@ -45,8 +45,9 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance import prover_config, wp_plan
+from sonnx_mul_assurance.c import wp_plan
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.why3 import config as prover_config
 
 
 def _text_sha256(text: str) -> str:
@@ -454,7 +455,7 @@ def _goal_pin(goal: Goal) -> dict[str, Any]:
 
 def check(root: Path, functions: Sequence[str] = ()) -> int:
     """Prove every unit, compare with the manifest, write proofs/out/wp.json
-    (:class:`~sonnx_mul_assurance.evidence_schema.WpEvidence`, through ``schema.dump``)."""
+    (:class:`~sonnx_mul_assurance.evidence.schema.WpEvidence`, through ``schema.dump``)."""
     manifest = load_manifest(root)
     errors: list[str] = []
     records: list[schema.WpUnit] = []

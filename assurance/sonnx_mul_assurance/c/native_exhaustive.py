@@ -1,6 +1,6 @@
 """Exhaustive verification of the compiled float16/bfloat16 code of the native kernel.
 
-``python -m sonnx_mul_assurance.native_exhaustive`` builds the kernel and the
+``python -m sonnx_mul_assurance.c.native_exhaustive`` builds the kernel and the
 harness ``native/verify/exhaustive.c`` with the pinned flags
 (``native/flags.mk``), runs the harness's negative control first (planted
 wrong narrowings must be caught), then every check: all 2^32 binary32 inputs
@@ -29,7 +29,6 @@ instructions this CPU lacks is recorded as skipped, with the reason.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import re
 import subprocess
@@ -37,6 +36,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from sonnx_mul_assurance.evidence import schema
 
 FLAGS = Path("native/flags.mk")
 HARNESS = Path("native/verify/exhaustive.c")
@@ -228,8 +229,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     record["seconds"] = time.perf_counter() - start
     record["verdict"] = "pass" if not errors else "fail"
     record["errors"] = errors
-    (root / OUT).parent.mkdir(parents=True, exist_ok=True)
-    (root / OUT).write_text(json.dumps(record, indent=1) + "\n")
+    schema.dump(schema.from_json(schema.NativeExhaustiveEvidence, record, OUT.name), root / OUT)
     for error in errors:
         print(f"native-exhaustive: FAIL {error}", file=sys.stderr)
     return 0 if not errors else 1

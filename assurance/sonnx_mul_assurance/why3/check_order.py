@@ -29,8 +29,7 @@ from sonnx_mul import api
 from sonnx_mul import errors as error_classes
 from sonnx_mul.errors import ProfileError
 from sonnx_mul.oracle import reference
-
-from . import whyml
+from sonnx_mul_assurance.why3 import whyml
 
 API = Path("why3/api.mlw")
 REFINE = Path("why3/refine.mlw")

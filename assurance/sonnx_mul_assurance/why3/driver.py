@@ -1,6 +1,6 @@
 """Run the Why3 proofs of the project against ``proofs/manifest.json``.
 
-``python -m sonnx_mul_assurance.why3 check`` proves every goal of every proof
+``python -m sonnx_mul_assurance.why3.driver check`` proves every goal of every proof
 file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
 be added the same way) with the prover the manifest pins and within the
 goal's **step limit** (``steplimit``: the prover's own deterministic
@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance import evidence_schema as schema
-from sonnx_mul_assurance import prover_config, statements, whyml
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.why3 import config as prover_config
+from sonnx_mul_assurance.why3 import statements, whyml
 
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
@@ -610,7 +611,7 @@ def update_manifest(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.why3")
+    parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.why3.driver")
     parser.add_argument("command", choices=("check", "update-manifest"))
     parser.add_argument("--root", type=Path, default=Path.cwd())
     parser.add_argument(

@@ -6,7 +6,7 @@ call the very functions the package runs (``kernel.*``,
 ``validation.check_shapes``, ``validation.broadcastable``,
 ``validation.check_arguments``, ``dtypes.allowed_types``/``mul_version``).
 CrossHair explores the called code symbolically. Run them with
-``python -m sonnx_mul_assurance.crosshair check``.
+``python -m sonnx_mul_assurance.python.crosshair check``.
 
 Conventions for CrossHair 0.0.112: lists and tuples are compared element by
 element (its symbolic ``==`` on sequences gave false counterexamples), sizes

@@ -1,6 +1,6 @@
 """MISRA C:2012 check of the native kernel with cppcheck's misra addon.
 
-``python -m sonnx_mul_assurance.misra check`` runs cppcheck on
+``python -m sonnx_mul_assurance.c.misra check`` runs cppcheck on
 ``native/src/*.c`` as gcc sees them (gcc's predefined macros for the pinned
 flags and its own ``float.h``, so the kernel's compile-time checks pass and
 cppcheck analyses the real configuration), compares the findings with the
@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import evidence_schema as schema
+from sonnx_mul_assurance.evidence import schema
 
 DEVIATIONS = Path("proofs/misra-deviations.json")
 OUT = Path("proofs/out/misra.json")
@@ -120,7 +120,7 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
 
 def check(root: Path, sources: list[Path] | None = None) -> int:
     """Run the check, write proofs/out/misra.json (:class:`~sonnx_mul_assurance.
-    evidence_schema.MisraEvidence`, through ``schema.dump``); 0 when clean or as deviated."""
+    evidence.schema.MisraEvidence`, through ``schema.dump``); 0 when clean or as deviated."""
     files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
     findings, _ = run_cppcheck(root, files, root / INCLUDE)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]

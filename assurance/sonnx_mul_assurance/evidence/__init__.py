@@ -1,0 +1,1 @@
+"""The typed schema every evidence file is written and read with (``schema``)."""
