@@ -77,7 +77,95 @@ def build(folder: Path) -> dict[str, str]:
     return cases
 
 
+FACTOR, CONSTANT_MB = 2.0, 24
+"""SECURITY.md's memory bound for a check: 2x the file plus this constant (issue 29)."""
+
+
+def memory_cases(folder: Path) -> dict[str, str]:
+    """The hostile-file classes of issue 29's memory bound, as files in ``folder``."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import onnx
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    from checker.test_checker_issue21 import many_graphs_model
+    from checker.test_hostile_models import long_symbol_model, nested_if_bytes
+    from models import model, vi
+
+    cases: dict[str, str] = {}
+
+    def save(name: str, m: onnx.ModelProto | bytes) -> None:
+        path = folder / f"{len(cases)}.onnx"
+        if isinstance(m, bytes):
+            path.write_bytes(m)
+        else:
+            onnx.save(m, path)
+        cases[name] = str(path)
+
+    save("long symbol (20 MB), 100 nodes", long_symbol_model(20 << 20, 100, 10))
+    save(
+        "many nodes sharing a long symbol (8 MB x 2000 nodes)",
+        long_symbol_model(8 << 20, 2000, 200),
+    )
+    mul = h.make_node("Mul", ["x", "x"], ["z"])
+    big = 50 << 20
+    payload = T(name="c", data_type=T.FLOAT, dims=[big // 4], raw_data=b"\x01" * big)
+    lists = {
+        "value_ints": h.make_node("Constant", [], ["c"], value_ints=[2**62] * (big // 10)),
+        "value_floats": h.make_node("Constant", [], ["c"], value_floats=[0.5] * (big // 4)),
+        "ints of a non-Constant node": h.make_node("Identity", ["x"], ["c"], pads=[1] * (big // 2)),
+        "tensor": h.make_node("Constant", [], ["c"], value=payload),
+    }
+    for name, node in lists.items():
+        save(f"attribute list: {name}", model([node, mul], [vi("x", T.FLOAT, [2])]))
+    save("deep nesting: 30 nested If (the decoding limit)", nested_if_bytes(30))
+    save("many nested graphs: 200 If, one symbol per run", many_graphs_model(200))
+    return cases
+
+
+def memory_rows(quick: bool = False) -> list[dict[str, object]]:
+    """Per class: file size, exit code, peak memory over the baseline, ratio, within bound."""
+    rows: list[dict[str, object]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path in memory_cases(Path(tmp)).items():
+            size = Path(path).stat().st_size / 2**20
+            runs = []
+            for _ in range(1 if quick else 3):
+                out = subprocess.run(
+                    [sys.executable, "-c", CASE, str(ROOT / "src"), path],
+                    capture_output=True, text=True, timeout=1200, check=True,
+                )  # fmt: skip
+                runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            peak = max(float(r["mb"]) for r in runs)
+            rows.append({
+                "file": name, "size_mb": size, "exit": runs[0]["exit"], "peak_mb": peak,
+                "seconds": statistics.median(float(r["s"]) for r in runs),
+                "ratio": peak / size if size else None,
+                "within": peak <= FACTOR * size + CONSTANT_MB,
+            })  # fmt: skip
+            print(name, f"{size:.1f} MB file, peak {peak:.0f} MB")
+    return rows
+
+
+def render_memory(rows: list[dict[str, object]]) -> list[str]:
+    bound = f"<= {FACTOR:.0f}x file + {CONSTANT_MB} MB"
+    lines = [
+        f"| file | size | exit | peak memory over baseline | ratio | {bound} |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-"
+        lines.append(
+            f"| {r['file']} | {r['size_mb']:.1f} MB | {r['exit']} | {r['peak_mb']:.0f} MB | "
+            f"{ratio} | {'yes' if r['within'] else '**no**'} |"
+        )
+    return lines
+
+
 def main() -> None:
+    if "--memory" in sys.argv:
+        print("\n".join(render_memory(memory_rows())))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         cases = build(Path(tmp))
         print("| file | exit | time (median of 3) | peak memory over baseline |")

@@ -405,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
         "output float32": a.nbytes,
         "output int64": i64a.nbytes,
     }
+    from checker_hostile import memory_rows  # the hostile-file table (issue 29)
+
+    hostile = memory_rows(args.quick)
     goals = targets(args.quick)
     for goal in goals:
         print(goal["name"], "/", goal["base"], goal["ratio"])
@@ -414,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         "copy_bandwidth_gbs": bandwidth_gbs(),
         "rows": rows,
         "peak_memory_bytes": memory,
+        "hostile_files": hostile,
         "targets": goals,
         "prove_seconds": prove_seconds(),
         "bench_seconds": time.perf_counter() - started,
@@ -515,6 +519,17 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
     ]
     for name, value in results["peak_memory_bytes"].items():
         lines.append(f"- {name}: {value / 2**20:.1f} MiB")
+    if results.get("hostile_files"):
+        from checker_hostile import CONSTANT_MB, FACTOR, render_memory
+
+        lines += ["", "## Hostile files: peak memory of `sonnx-mul check` (issue 29)", ""]
+        lines += [
+            "Fresh process per file; peak RSS over the RSS after imports. The bound of",
+            f"SECURITY.md is {FACTOR:.0f}x the file plus {CONSTANT_MB} MB; a row marked **no**",
+            "is a class not yet within it.",
+            "",
+        ]
+        lines += render_memory(results["hostile_files"])
     if results.get("prove_seconds"):
         lines += [
             "",

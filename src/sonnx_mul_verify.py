@@ -93,6 +93,7 @@ import json
 import marshal
 import os
 import re
+import signal
 import site
 import stat
 import subprocess
@@ -956,11 +957,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``verify-install`` is handled here, before anything of ``sonnx_mul`` is
     imported; every other subcommand (and ``--help``) goes to ``sonnx_mul.cli``.
     """
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["verify-install"]:
-        return verify_install_main(args[1:])
-    from sonnx_mul.cli import main as cli_main  # only now: not for verify-install
+    try:
+        args = list(sys.argv[1:] if argv is None else argv)
+        if args[:1] == ["verify-install"]:
+            code = verify_install_main(args[1:])
+        else:
+            code = _product_main(args)
+    except KeyboardInterrupt:  # during start-up (the imports): one line, like later
+        code = _fail("interrupted", EXIT_INTERRUPTED)
+    if argv is None:  # the console script: the process ends with this code
+        # The exit code is decided: a SIGINT from here to the interpreter's exit must
+        # not turn it into a traceback or a signal exit (issue 29).
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return code
 
+
+def _product_main(args: list[str]) -> int:
+    """``sonnx_mul.cli.main(args)``; a package that cannot be imported (a wrong
+    ``SONNX_MUL_ISA``/``SONNX_MUL_KERNEL``, a missing build) is one line, exit 2."""
+    try:
+        from sonnx_mul.cli import main as cli_main  # only now: not for verify-install
+    except ImportError as exc:
+        return _fail(f"cannot start: {exc}", EXIT_UNREADABLE)
     return cli_main(args)
 
 

@@ -118,6 +118,13 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 through) and the tests that face it (all of ``tests/report`` for the core).
 ``report/__main__.py`` holds only the call of ``main``."""
 
+_RULE_TESTS = (
+    "tests/checker/test_rule_pins.py", "tests/checker/test_checker_issue29.py",
+    "tests/checker/test_checker_issue21.py", "tests/checker/test_onnx_checker.py",
+    "tests/checker/test_checker_soundness.py", "tests/checker/test_checker_symbolic.py",
+    "tests/checker/test_checker_mutants.py",
+)  # fmt: skip
+
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
         "tests/assurance/test_kernel_contracts.py", "tests/operator/test_semantics_int.py",
@@ -163,6 +170,16 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_onnx_checker.py", "tests/checker/test_checker_soundness.py",
         "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
         "tests/checker/test_checker_mutants.py",
+    ),
+    # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
+    # by tests/checker/test_rule_pins.py, tests/checker/test_checker_issue29.py and
+    # tests/assurance/test_conform_compare.py.
+    "src/sonnx_mul/models/facts.py": _RULE_TESTS,
+    "src/sonnx_mul/models/trusted.py": _RULE_TESTS,
+    "src/sonnx_mul/models/symbols.py": _RULE_TESTS,
+    "src/sonnx_mul/models/validity.py": _RULE_TESTS,
+    "assurance/sonnx_mul_assurance/conform/compare.py": (
+        "tests/assurance/test_conform_compare.py", "tests/assurance/test_conform.py",
     ),
     **REPORT_TARGETS,
 })  # fmt: skip

@@ -298,10 +298,14 @@ static void extent(PyArrayObject *x, char **lo, char **hi)
     *hi = end + PyArray_ITEMSIZE(x);
 }
 
+/* The same elements in the same order and read the same way: the same data, dims,
+ * strides and element type in the same byte order (validation.same_view compares
+ * numpy dtypes; a byte-swapped A seen in native order by out is not A: issue 29). */
 static int same_view(PyArrayObject *x, PyArrayObject *y)
 {
     int nd = PyArray_NDIM(x);
     return PyArray_BYTES(x) == PyArray_BYTES(y) && nd == PyArray_NDIM(y) &&
+           PyArray_EquivTypes(PyArray_DESCR(x), PyArray_DESCR(y)) &&
            memcmp(PyArray_DIMS(x), PyArray_DIMS(y), (size_t)nd * sizeof(npy_intp)) == 0 &&
            memcmp(PyArray_STRIDES(x), PyArray_STRIDES(y), (size_t)nd * sizeof(npy_intp)) == 0;
 }

@@ -14,10 +14,12 @@ _MULTIPLY = kernel.multiply
 _PLAIN_LANE = kernel.NAME == "native"
 """numpy_loops (diagnosis) does not re-check the kernel's preconditions: full checks only."""
 _WRAP, _ERROR = "wrap", "error"
-"""Identity tests against these interned strings are the plain lane's mode check; an
-equal string that is another object (built at run time) takes the full checks."""
 _DEFAULT_OPSET = DEFAULT_OPSET
-"""``opset is _DEFAULT_OPSET`` is true for the int 14 only (CPython caches small ints)."""
+_INT, _STR = int, str
+# The plain lane compares values of exact types (``type(x) is int and x == 14``), never
+# object identity (issue 29): an equal int or str built at run time (``int("14")``,
+# ``"".join(["w", "rap"])``) takes the same lane as a literal, and a bool, an int
+# subclass or a numpy integer (which check_arguments refuses) never takes it.
 
 if not all(etype in allowed_types(DEFAULT_OPSET) for etype in ALL_TYPES):
     raise AssertionError("the plain lane assumes the default opset allows every profile type")
@@ -46,22 +48,26 @@ def mul(
     """
     # The plain lane: the per-call overhead of every small Mul of a network.
     # Python checks what the kernel's glue does not (exact ndarray types, the
-    # default opset, an interned mode, an out that cannot overlap itself);
+    # default opset and a mode, compared by value, an out that cannot overlap itself);
     # the glue refuses, writing nothing, whatever else the full checks would
     # refuse (element types, shapes, zero dims, out's dtype, shape,
     # writeability and overlap with A or B): TypeError or ValueError, and
     # the full checks below then raise the precise ProfileError.
-    # tests/operator/test_plain_lane.py shows both lanes agree.
+    # tests/operator/test_plain_lane.py and test_lane_agreement.py (a property over
+    # layouts, byte orders, views, opsets and equal-but-not-identical arguments)
+    # show both lanes give one answer.
     if (
         _PLAIN_LANE
         and type(a) is _NDARRAY
         and type(b) is _NDARRAY
-        and opset is _DEFAULT_OPSET
-        and (overflow is _WRAP or overflow is _ERROR)
+        and type(opset) is _INT
+        and opset == _DEFAULT_OPSET
+        and type(overflow) is _STR
+        and overflow in (_WRAP, _ERROR)
         and (out is None or (type(out) is _NDARRAY and out.flags.c_contiguous))
     ):
         try:
-            result = _MULTIPLY(a, b, out, overflow is _ERROR)
+            result = _MULTIPLY(a, b, out, overflow == _ERROR)
         except (TypeError, ValueError):
             pass
         else:

@@ -29,6 +29,34 @@ from .numpy_loops import multiply as numpy_multiply
 ENV = "SONNX_MUL_KERNEL"
 """Environment variable naming the kernel: ``native`` (default) or ``numpy`` (diagnosis)."""
 
+ISA_ENV = "SONNX_MUL_ISA"
+ISA_VALUES = ("auto", "portable", "avx2", "avx512")
+"""The values ``ISA_ENV`` may take (empty or unset: ``auto``); spelled exactly, lower case."""
+
+
+class ConfigurationError(ImportError):
+    """An environment variable that selects the kernel has a value it cannot take.
+
+    A wrong call, not a broken build: the command line reports it as one line,
+    exit 2 (the message says which variable and what it may be).
+    """
+
+
+def _check_isa_env(value: str | None) -> None:
+    """ConfigurationError unless ``value`` of ISA_ENV is one of ISA_VALUES, empty or unset.
+
+    Checked here, before the extension reads it, so that a misspelt value is
+    reported as what it is (the extension's own refusal would read as a missing build).
+    """
+    if value and value not in ISA_VALUES:
+        raise ConfigurationError(
+            f"sonnx_mul: {ISA_ENV}={value!r}: expected one of {', '.join(ISA_VALUES)} "
+            "(exactly, lower case; unset: the widest variant this CPU runs)"
+        )
+
+
+_check_isa_env(os.environ.get(ISA_ENV))
+
 Multiply = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", bool], "np.ndarray | int"]
 
 MISSING = (
@@ -56,7 +84,12 @@ def _select(choice: str) -> tuple[str, Multiply, str]:
     if choice == "numpy":
         return "numpy", numpy_multiply, f"numpy {np.__version__} multiply loops ({ENV}=numpy)"
     if choice != "native":
-        raise ImportError(f"sonnx_mul: {ENV}={choice!r}: expected 'native' (default) or 'numpy'")
+        raise ConfigurationError(
+            f"sonnx_mul: {ENV}={choice!r}: expected 'native' (default) or 'numpy'"
+        )
+    if NATIVE_ERROR is not None and str(NATIVE_ERROR).startswith(f"sonnx_mul._native: {ISA_ENV}="):
+        # a variant this CPU cannot run: a wrong setting, not a missing build
+        raise ConfigurationError(str(NATIVE_ERROR)) from NATIVE_ERROR
     if NATIVE_ERROR is not None:
         raise ImportError(MISSING.format(error=NATIVE_ERROR)) from NATIVE_ERROR
     return "native", native_multiply, f"{COMPILER}: {BUILD_FLAGS}"

@@ -21,7 +21,7 @@ class Alignment:
     ``status``: ``agree`` (same statement), ``differ`` (the newest text says
     otherwise), ``extension`` (this project adds to both texts), ``not covered``
     (the newest text has nothing on it). ``follows``: the text this project
-    follows where they differ: always the profile of ``docs/seeds``.
+    follows where they differ: always the profile of ``docs/spec/sonnx_mul_profile.md``.
     """
 
     status: str
@@ -392,7 +392,7 @@ SONNX_SOURCE: Mapping[str, str] = MappingProxyType(
         "for REAL, FLOAT (float16, float, double), INT and UINT; the B and C constraints "
         "that only refer to the A ones are not listed. Per requirement, Requirement."
         "alignment says where the newest text agrees or differs and which text this "
-        "project follows: the profile of docs/seeds.",
+        "project follows: the profile of docs/spec/sonnx_mul_profile.md.",
         "newest_repository": "ericjenn/sonnx",
         "newest_path": "ops/mul.md",
         "newest_commit": "7b7d2f455ae0357d11f27c4cf920360bd0c2ada8",

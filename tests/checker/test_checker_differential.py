@@ -414,3 +414,108 @@ def test_issue21_nested_graphs_and_functions_get_the_expected_verdict(
         feeds = {"x": np.ones((2, 3), np.float32), "y": np.ones(3, np.float32)}
         error = observe(model, feeds).error
         assert (error is not None and "local::f" in error) or "function" in str(error).lower()
+
+
+# ------------------------------------------------------------------ issue 29: spelled names
+def internal_names() -> st.SearchStrategy[str]:
+    """Strings the checker makes or shows for its own symbols, and near misses: ONNX's
+    ``unk__N``, the short names of symbols.Encoding (``sN``), the renamed forms of
+    issue 21 (``unk__N@R[...]``), what fmt() prints for a made symbol (``<...>``,
+    ``?``), the old free-dim prefix, a call's tag."""
+    n = st.integers(0, 3).map(str)
+    tag = st.sampled_from(["0[]", "1[]", "2[]", "1[0, 1, 0]", "call1", "call1/1[]", "free"])
+    forms = st.one_of(
+        n.map(lambda i: f"unk__{i}"),
+        n.map(lambda i: f"s{i}"),
+        n.map(lambda i: f"__sonnx_free_{i}"),
+        st.tuples(n, tag).map(lambda p: f"unk__{p[0]}@{p[1]}"),
+        st.tuples(n, tag).map(lambda p: f"<unk__{p[0]}@{p[1]}>"),
+        st.sampled_from(["?", "free", "call1", "s", "unk__"]),
+    )
+    return forms
+
+
+def long_names() -> st.SearchStrategy[str]:
+    """A long symbol (up to 64 KiB): the memory class of issue 29 as a correctness case."""
+    return st.tuples(st.sampled_from("NMK"), st.integers(1000, 1 << 16)).map(lambda p: p[0] * p[1])
+
+
+@st.composite
+def spelled_models(draw: st.DrawFn) -> tuple[onnx.ModelProto, dict[str, Any]]:
+    """A Mul of a size the checker makes up (Concat, Reshape to -1, a function's Concat,
+    a free input dim) and a declared input spelled like the checker's own names, or of
+    two inputs sharing one long symbol (conforms) or two long symbols (undecided)."""
+    kind = draw(st.sampled_from(["concat", "reshape", "function", "free", "long"]))
+    spell = draw(internal_names() if kind != "long" else long_names())
+    other = draw(st.sampled_from([spell, spell + "x"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    vi = h.make_tensor_value_info
+    funcs: list[onnx.FunctionProto] = []
+    inits: list[onnx.TensorProto] = []
+    inputs = [vi("y", T.FLOAT, [spell])]
+    if kind == "concat":
+        inputs += [vi("p", T.FLOAT, ["P"]), vi("q", T.FLOAT, ["Q"])]
+        nodes = [h.make_node("Concat", ["p", "q"], ["a"], axis=0)]
+    elif kind == "reshape":
+        inputs += [vi("p", T.FLOAT, ["P", "Q"])]
+        inits.append(nh.from_array(np.array([-1], np.int64), "shape"))
+        nodes = [h.make_node("Reshape", ["p", "shape"], ["a"])]
+    elif kind == "function":
+        inputs += [vi("p", T.FLOAT, ["P"]), vi("q", T.FLOAT, ["Q"])]
+        body = [h.make_node("Concat", ["u", "v"], ["w"], axis=0)]
+        funcs.append(
+            h.make_function("local", "cat", ["u", "v"], ["w"], body, [h.make_opsetid("", 14)])
+        )
+        nodes = [h.make_node("cat", ["p", "q"], ["a"], domain="local")]
+    elif kind == "free":
+        inputs += [vi("a", T.FLOAT, [None])]
+        nodes = []
+    else:
+        inputs += [vi("a", T.FLOAT, [other])]
+        nodes = []
+    nodes.append(h.make_node("Mul", ["a", "y"], ["z"], name="mul"))
+    graph = h.make_graph(
+        nodes, "g", inputs, [h.make_value_info("z", onnx.TypeProto())], initializer=inits
+    )
+    opsets = [h.make_opsetid("", 14)] + ([h.make_opsetid("local", 1)] if funcs else [])
+    m = h.make_model(graph, opset_imports=opsets, functions=funcs)
+    m.ir_version = 10
+    event(f"spelled {kind}")
+    return m, {"rng": rng, "kind": kind, "same": kind == "long" and other == spell}
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spelled_models())
+def test_issue29_spelled_internal_names_never_contradicted_by_onnxruntime(
+    generated: tuple[onnx.ModelProto, dict[str, Any]],
+) -> None:
+    """A declared name spelled like the checker's own is the file's symbol, never the
+    checker's: every "conforms" runs at 3 random bindings with equal operands; a size
+    the checker made up never equals a declared one."""
+    model, extra = generated
+    verdict = checked(model)
+    kind = verdict.report.verdict if verdict.report else "invalid"
+    event(f"verdict {kind}")
+    expected = "conforms" if extra["same"] else "undecided"
+    assert kind == expected, (verdict, extra["kind"])
+    for _ in range(3):
+        seen = observe(model, feeds(model, extra["rng"]))
+        problems = disagreements(verdict, seen)
+        assert not problems, (problems, extra["kind"])
+
+
+def test_issue29_generator_reaches_every_class() -> None:
+    """Deterministic: every class of the spelled-names generator is drawn, with both verdicts."""
+    tally: collections.Counter[str] = collections.Counter()
+
+    @settings(max_examples=150, deadline=None, database=None, derandomize=True)
+    @given(spelled_models())
+    def collect(generated: tuple[onnx.ModelProto, dict[str, Any]]) -> None:
+        model, extra = generated
+        report = checked(model).report
+        tally[f"{extra['kind']}/{report.verdict if report else 'invalid'}"] += 1
+
+    collect()
+    for cls in ("concat", "reshape", "function", "free", "long"):
+        assert tally[f"{cls}/undecided"] >= 3, tally
+    assert tally["long/conforms"] >= 3, tally

@@ -92,12 +92,14 @@ def test_class2_symbols_of_separate_inference_runs_never_match(n_ifs: int) -> No
     assert verdict(many_graphs_model(n_ifs)) == "undecided"
 
 
-def test_class2_renamer_keeps_inherited_symbols_only() -> None:
-    from sonnx_mul.models.facts import Renamer
+def test_class2_renamer_keeps_encoded_symbols_only() -> None:
+    from sonnx_mul.models.symbols import Encoding, Renamer
 
-    names = Renamer({"N"}, "3[0, 1, 0]")
-    assert names.dim("N") == "N" and names.dim(4) == 4
-    assert names.dim("unk__0") != Renamer({"N"}, "4[]").dim("unk__0")
+    encoding = Encoding()
+    short = encoding.param("N")
+    names = Renamer(encoding, "3[0, 1, 0]")
+    assert names.dim(short) == "N" and names.dim(4) == 4
+    assert names.dim("unk__0") != Renamer(encoding, "4[]").dim("unk__0")
 
 
 # ---------------------------------------------------------------- 3. untrusted inference

@@ -190,6 +190,9 @@ def peak_mb():
     return status_mb("VmHWM")
 if os.environ.get("PLANT_NO_STRIP"):  # negative control: payloads kept for inference
     sanitize.PAYLOAD_LIMIT = 1 << 62
+if os.environ.get("PLANT_NO_ENCODING"):  # negative control: the file's symbols to inference
+    from sonnx_mul.models import symbols
+    symbols.Encoding.encode = lambda self, tp: None
 if os.environ.get("PLANT_MATERIALIZE"):  # negative control: allocate declared shapes
     real = shapes.dim_of
     keep = []
@@ -500,3 +503,53 @@ def test_stripping_never_modifies_the_callers_model() -> None:
     before = m.graph.node[0].attribute[0].t.raw_data
     check_model(m)
     assert m.graph.node[0].attribute[0].t.raw_data == before
+
+
+# ------------------------------------------------------------ long symbols (issue 29)
+MEMORY_FACTOR, MEMORY_CONSTANT_MB = 2.0, 24
+"""SECURITY.md's bound: the check's peak over the baseline is at most 2x the file plus
+this constant (what a small model costs: inference, the walk, the messages)."""
+
+
+def long_symbol_model(length: int, nodes: int, muls: int) -> onnx.ModelProto:
+    """x: [S, 3] and y: [S + "y", 3], S a symbol of ``length`` characters; a chain of
+    ``nodes`` Relu nodes from x; ``muls`` Mul nodes of x and y (undecided: one message
+    each, naming both symbols) and one of x and the chain's end (conforms)."""
+    symbol = "N" * length
+    chain, prev = [], "x"
+    for i in range(nodes):
+        chain.append(h.make_node("Relu", [prev], [f"r{i}"]))
+        prev = f"r{i}"
+    chain.append(h.make_node("Mul", ["x", prev], ["ok"], name="ok"))
+    chain += [h.make_node("Mul", ["x", "y"], [f"z{i}"], name=f"m{i}") for i in range(muls)]
+    inputs = [vi("x", T.FLOAT, [symbol, 3]), vi("y", T.FLOAT, [symbol + "y", 3])]
+    return model(chain, inputs, ["ok"])
+
+
+@pytest.mark.parametrize(("length", "nodes", "muls"), [(8 << 20, 2000, 200), (16 << 20, 50, 5)])
+def test_long_symbols_cost_at_most_twice_the_file(
+    tmp_path: Path, length: int, nodes: int, muls: int
+) -> None:
+    """Before issue 29 every node output carried its own copy of the symbol through
+    shape inference (8 MB x 2000 nodes: gigabytes); now inference sees short names."""
+    path = tmp_path / "long.onnx"
+    onnx.save(long_symbol_model(length, nodes, muls), path)
+    size_mb = path.stat().st_size / 2**20
+    found = _measure(tmp_path, "check", path)
+    assert sorted(set(found["outcome"])) == ["R1"], found  # the m_i undecided, "ok" conforms
+    assert found["delta_mb"] <= MEMORY_FACTOR * size_mb + MEMORY_CONSTANT_MB, (found, size_mb)
+
+
+def test_long_symbols_are_abbreviated_in_messages() -> None:
+    (found,) = check_model(long_symbol_model(1000, 1, 1))[:1]
+    assert "(1000 characters)" in found.message and "N" * 100 not in found.message
+
+
+def test_negative_control_long_symbols_given_to_inference(tmp_path: Path) -> None:
+    """Without the encoding, ONNX's inference copies the symbol into every node output:
+    far above the bound (kept small here: 4 MB x 40 nodes)."""
+    path = tmp_path / "long.onnx"
+    onnx.save(long_symbol_model(4 << 20, 40, 1), path)
+    size_mb = path.stat().st_size / 2**20
+    found = _measure(tmp_path, "check", path, env={"PLANT_NO_ENCODING": "1"})
+    assert found["delta_mb"] > MEMORY_FACTOR * size_mb + MEMORY_CONSTANT_MB, (found, size_mb)

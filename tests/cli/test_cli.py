@@ -335,7 +335,7 @@ def test_run_huge_header_refused_before_allocation(
         (KeyboardInterrupt(), 130, "interrupted"),
         (MemoryError(), 2, "not enough memory"),
         (PermissionError(13, "Permission denied", "/nowhere/x.npy"), 2, "Permission denied"),
-        (RuntimeError("a defect\nover two lines"), 1, "internal error: RuntimeError: a defect"),
+        (RuntimeError("a defect\nover two lines"), 2, "internal error: RuntimeError: a defect"),
     ],
     ids=["interrupt", "memory", "os error", "defect"],
 )

@@ -3,7 +3,7 @@ ops/mul.md, "Revision 2026-10-03", tags E_MUL_...), and this project's semantics
 checked against each tag's own statement, quoted in each test.
 
 Where the two texts differ (broadcasting, rank-0 broadcasting, zero-sized dims,
-bfloat16), the tests show that this project follows the profile of docs/seeds.
+bfloat16), the tests show that this project follows the profile of docs/spec/sonnx_mul_profile.md.
 """
 
 from __future__ import annotations

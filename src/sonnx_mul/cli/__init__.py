@@ -34,8 +34,6 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
-import onnx
-from onnx.external_data_helper import _get_all_tensors  # every tensor, subgraphs included
 
 from sonnx_mul_verify import verify  # the verifier outside the package (stdlib only)
 
@@ -51,8 +49,8 @@ from ..models.checker import (
     load_model,
 )
 from ..models.executor import Backend
+from ..models.external import load_external_data
 from ..models.openvino import check_ir_report
-from ..regular import open_regular
 from .errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -98,23 +96,36 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+MAX_DIM = 2**63 - 1
+"""The largest size a dim can have (ONNX dims are int64)."""
+
+
 def _is_size(text: str) -> bool:
-    return text.isascii() and text.isdigit()
+    return text.isascii() and text.isdigit() and int(text) <= MAX_DIM
 
 
 def _parse_bindings(args: argparse.Namespace) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """``--dim`` and ``--input-shape`` as dicts; UsageError for a malformed spec, a size
+    outside 0..2**63-1, or a name given twice (even with the same size: a repeat is a
+    slip, and a contradictory one must never silently keep the last)."""
     dims: dict[str, int] = {}
     shapes: dict[str, list[int]] = {}
     for spec in args.dim:
         name, sep, size = spec.partition("=")
         if not sep or not name or not _is_size(size.strip()):
-            raise UsageError(f"--dim expects NAME=SIZE (SIZE >= 0), got {spec!r}")
+            raise UsageError(f"--dim expects NAME=SIZE (0 <= SIZE < 2**63), got {spec!r}")
+        if name in dims:
+            raise UsageError(f"--dim {name}= is given more than once")
         dims[name] = int(size)
     for spec in args.input_shape:
         name, sep, text = spec.partition("=")
         parts = [x.strip() for x in text.split(",")] if text.strip() else []
         if not sep or not name or not all(_is_size(x) for x in parts):
-            raise UsageError(f"--input-shape expects INPUT=D1,D2,... (sizes >= 0), got {spec!r}")
+            raise UsageError(
+                f"--input-shape expects INPUT=D1,D2,... (0 <= size < 2**63), got {spec!r}"
+            )
+        if name in shapes:
+            raise UsageError(f"--input-shape {name}= is given more than once")
         shapes[name] = [int(x) for x in parts]
     if args.undecided_exit in (EXIT_OK, EXIT_USAGE) or not 0 <= args.undecided_exit <= 125:
         raise UsageError("--undecided-exit must be 1 or 3..125 (0 and 2 keep their meaning)")
@@ -182,35 +193,6 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=".", help="directory for the NAME.npy outputs (default .)")
 
 
-def _load_external_data(model: onnx.ModelProto, base_dir: Path) -> None:
-    """Load external weights with onnx's own path checks (no escape from base_dir).
-
-    onnx opens the files with a plain ``open()``: each file it would read is
-    first opened through :func:`sonnx_mul.regular.open_regular`, so a FIFO or a
-    device is refused (exit 2) instead of blocking the command. Locations
-    that leave ``base_dir`` are not opened here at all: onnx refuses them.
-    """
-    base = base_dir.resolve()
-    for tensor in _get_all_tensors(model):
-        if tensor.data_location != onnx.TensorProto.EXTERNAL:
-            continue
-        location = next((e.value for e in tensor.external_data if e.key == "location"), "")
-        path = Path(location)
-        if not location or path.is_absolute() or ".." in path.parts:
-            continue
-        target = (base / path).resolve()
-        if not target.is_relative_to(base) or not os.path.lexists(base / path):
-            continue
-        try:
-            open_regular(target).close()
-        except OSError as exc:
-            raise UsageError(f"cannot load the model's external data: {exc}") from exc
-    try:
-        onnx.load_external_data_for_model(model, str(base_dir))
-    except Exception as exc:
-        raise UsageError(f"cannot load the model's external data: {exc}") from exc
-
-
 def _run_run(args: argparse.Namespace) -> int:
     """Inputs and output names are checked before anything runs or is written."""
     files = input_files(args.input)
@@ -218,7 +200,10 @@ def _run_run(args: argparse.Namespace) -> int:
         model = load_model(args.model)
     except ModelReadError as exc:
         raise UsageError(str(exc)) from exc
-    _load_external_data(model, Path(args.model).parent)
+    try:
+        load_external_data(model, Path(args.model).parent)
+    except ModelReadError as exc:
+        raise UsageError(str(exc)) from exc
     feeds = read_inputs(model, files)
     out_dir = Path(args.out)
     targets = output_files(model, out_dir)
@@ -438,8 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(_describe_os_error(exc), EXIT_USAGE, as_json)
     except MemoryError:
         return _fail("not enough memory for this input", EXIT_USAGE, as_json)
-    except Exception as exc:  # a defect: still one line, with what it was
-        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_VIOLATIONS, as_json)
+    except Exception as exc:  # a defect: still one line, and never 1 ("violates")
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_USAGE, as_json)
 
 
 def _json_requested(argv: list[str]) -> bool:

@@ -9,9 +9,9 @@ so that the product never imports them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -38,8 +38,35 @@ class UsageError(CliError):
     exit_code = EXIT_USAGE
 
 
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option given twice is a wrong call (argparse keeps the last).
+
+    Repeatable options use ``action="append"``; their repeats are judged by
+    the subcommand (the same ``--dim NAME`` twice is refused there).
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        seen: set[str] = namespace.__dict__.setdefault("_given_once", set())
+        if option_string is not None and self.dest in seen:
+            parser.error(f"{option_string} is given more than once")
+        seen.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError instead of printing usage and exiting."""
+    """argparse that raises UsageError instead of printing usage and exiting, and
+    refuses a single-valued option given twice (``_StoreOnce``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")

@@ -2,7 +2,9 @@
 
 An input ``.npy`` is refused (``UsageError``, naming the input) unless its
 header is a plain ``.npy`` header whose data the file really holds, and its
-element type and shape are the ones the model declares for that input; the
+element type and shape are the ones the model declares for that input (a
+bfloat16 input may be stored as ``np.save`` writes an ml_dtypes bfloat16
+array: ``|V2``, two raw bytes per element); the
 header is read and checked before any array is allocated, so a header
 claiming a huge shape costs nothing. Output files are named from the output
 names; two outputs that would land in the same file are refused.
@@ -16,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import onnx
 from onnx import helper
@@ -63,6 +66,9 @@ def _read_input(
     try:
         with open_regular(file) as f:  # a FIFO or a device is refused, never waited on
             found_dtype, found_shape, fortran = _header(name, file, f)
+            raw_bfloat16 = dtype == BFLOAT16 and _bfloat16_on_disk(found_dtype)
+            if raw_bfloat16:
+                found_dtype = BFLOAT16
             if dtype is not None and found_dtype.newbyteorder("=") != dtype:
                 raise UsageError(
                     f"input {name!r}: {file} holds {type_label(found_dtype)}, the model "
@@ -75,7 +81,27 @@ def _read_input(
         why = exc.strerror or str(exc)
         raise UsageError(f"cannot read input {name!r} from {file}: {why}") from exc
     del fortran
-    return array
+    return array.view(BFLOAT16) if raw_bfloat16 else array
+
+
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+"""The bfloat16 of the profile (what onnx.numpy_helper returns for BFLOAT16)."""
+
+
+def _bfloat16_on_disk(found: np.dtype) -> bool:
+    """The header type ``np.save`` writes for an ml_dtypes bfloat16 array: ``<V2``/``|V2``.
+
+    The .npy format has no name for bfloat16, so numpy stores it as two raw
+    bytes; when the model declares bfloat16 for the input, those bytes are
+    read as bfloat16 (``view``: no conversion). A structured or padded type of
+    two bytes is not this form and stays refused.
+    """
+    return (
+        found.kind == "V"
+        and found.itemsize == 2
+        and found.fields is None
+        and found.subdtype is None
+    )
 
 
 def _header(name: str, file: str, f: Any) -> tuple[np.dtype, tuple[int, ...], bool]:

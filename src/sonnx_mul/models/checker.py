@@ -40,7 +40,7 @@ broadcasts, meets a sparse tensor, or has types outside the profile.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import onnx
@@ -52,13 +52,12 @@ from .declared import (
     bind,
     contradiction,
     initializer_facts,
-    name_free_dims,
     strip_declarations,
 )
-from .facts import Facts, Renamer
+from .facts import Facts
 from .findings import Report, Violation
 from .functions import FunctionId, body_index, specialise
-from .inference import infer, infer_alone, input_symbols, many_subgraphs
+from .inference import infer, infer_alone, many_subgraphs
 from .reading import MAX_MODEL_BYTES, ModelReadError, read_limited
 from .rules import check_node
 from .sanitize import (
@@ -72,7 +71,8 @@ from .sanitize import (
     subgraphs,
 )
 from .scope import Info, Scope
-from .shapes import Shape
+from .shapes import Made, Shape
+from .symbols import Encoding, Renamer
 from .validity import check_structure
 
 __all__ = [
@@ -89,11 +89,6 @@ ModelSource = onnx.ModelProto | str | os.PathLike[str] | bytes
 MAX_SPECIALISATIONS = 2000  # distinct (function, call-site types) pairs inlined per model
 MAX_CALL_DEPTH = 64  # nested function calls followed
 _GRAPH_ATTRS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
-
-
-def _no_type(name: str) -> onnx.TypeProto | None:
-    del name
-    return None
 
 
 def load_model(source: ModelSource) -> onnx.ModelProto:
@@ -173,17 +168,21 @@ def _check(
         model = onnx.ModelProto()
         model.CopyFrom(source)
     strip_payloads(model)
-    check_structure(model)
-    bind(model.graph, dims, input_shapes)
+    bind(model.graph, dims, input_shapes)  # the user's names: before the encoding
     initializer_facts(model)
-    name_free_dims(model.graph)
+    # Before anything copies the model (the validity skeleton, onnx.checker, inference):
+    # the file's symbols, however long, are replaced by short names (memory bounded by the
+    # file, issue 29); unknown input dims get Made symbols.
+    encoding = Encoding()
+    encoding.encode_model(model, free=True, main_inputs=True)
+    check_structure(model)
     declared = strip_declarations(model)
     inputs = {vi.name for vi in model.graph.input}
     overridable = frozenset(
         t.name for t in model.graph.initializer if model.ir_version >= 4 and t.name in inputs
     )
     walker = _Walker(functions_by_key(model), model_opsets, model.ir_version, Facts(overridable))
-    walker.walk_model(model, "main", model_opsets.get(""), declared)
+    walker.walk_model(model, "main", model_opsets.get(""), declared, encoding)
     if walker.contradictions:
         shown = "; ".join(walker.contradictions[:3])
         more = len(walker.contradictions) - 3
@@ -230,19 +229,20 @@ class _Walker:
         path: str,
         opset: int | None,
         declared: Declared,
+        encoding: Encoding,
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
     ) -> Scope | None:
         """Infer (whole model, or graph by graph when it has many nested graphs), then walk;
-        the main graph's scope."""
+        the main graph's scope. Every symbol of ``model`` is already one of ``encoding``'s.
+        """
         if many_subgraphs(model.graph):
-            return self.walk(model.graph, path, opset, "", declared, body, depth, template=model)
-        inherited = input_symbols(model.graph)
+            return self.walk(
+                model.graph, path, opset, "", declared, encoding, body, depth, template=model
+            )
         inferred, note = infer(model)
         self.runs += 1
-        return self.walk(
-            inferred.graph, path, opset, note, declared, body, depth, inherited=inherited
-        )
+        return self.walk(inferred.graph, path, opset, note, declared, encoding, body, depth)
 
     def walk(
         self,
@@ -251,15 +251,15 @@ class _Walker:
         opset: int | None,
         note: str,
         declared: Declared,
+        encoding: Encoding,
         body: onnx.FunctionProto | None = None,
         depth: int = 0,
         template: onnx.ModelProto | None = None,
-        inherited: set[str] | None = None,
     ) -> Scope | None:
         """Every graph under ``root``; ``body``: root is an inlined call of that function.
 
         With ``template``, the graphs are not inferred yet: each is inferred alone.
-        ``inherited``: the symbols the inference run of ``root`` was given.
+        ``encoding``: the short names the inference runs of ``root`` were given.
         """
         run = self.runs
         main_scope: Scope | None = None
@@ -272,7 +272,7 @@ class _Walker:
                 # compared either: no verdict can depend on them (they were stripped, and
                 # outputs of nested graphs are unknown to the graph around them).
                 continue
-            names = Renamer(inherited or (), f"{run}{list(key)}")
+            names = Renamer(encoding, f"{run}{list(key)}")
             where = body if not key else None
 
             def call(node: onnx.NodeProto, i: int, scope: Scope) -> list[Info] | None:
@@ -284,10 +284,10 @@ class _Walker:
             if template is None or need < 2:  # need 1: no claim about a node output is checked
                 local = self.facts.local(graph, not key, parent, names, call)
             else:
-                outer = parent.type_of if parent is not None else _no_type
-                facts, note, given = infer_alone(graph, template, outer)
+                outer = _outer(parent, encoding)
+                facts, note = infer_alone(graph, template, outer)
                 self.runs += 1
-                names = Renamer(given, f"{self.runs}{list(key)}")
+                names = Renamer(encoding, f"{self.runs}{list(key)}")
                 local = self.facts.local(facts, not key, parent, names, call)
             scope = Scope(local, parent)
             if not key:
@@ -351,18 +351,19 @@ class _Walker:
             )
             self.found.append(Violation("R1", label, path, msg, False))
             return unknown
-        types = [scope.type_of(name) if name else None for name in node.input]
+        encoding = Encoding()  # the call's own run: its types name the caller's symbols
+        types = [scope.type_of(name, encoding) if name else None for name in node.input]
         func_opset = opsets(func.opset_import, f"function {_fname(func)!r}").get("")
         call_path = f"{path}/{label}->{_fname(func)}"
         key = (
             function_key(node),
-            tuple(t.SerializeToString(deterministic=True) if t else b"" for t in types),
+            tuple(_fact_key(scope.get(name)) if name else None for name in node.input),
             tuple(a.SerializeToString(deterministic=True) for a in node.attribute),
             tuple(bool(n) for n in node.input),
         )
         cached = self.memo.get(key)
         if cached is None:
-            cached = self._specialise(node, types, func, func_opset, depth)
+            cached = self._specialise(node, types, func, func_opset, depth, encoding)
             self.memo[key] = cached
         found, muls, outputs = cached
         self.found += [
@@ -372,10 +373,12 @@ class _Walker:
         self.muls += muls
         # Each use gets its own provenance classes and symbols: two calls are two values.
         self.calls += 1
-        given = {d.dim_param for t in types if t is not None for d in t.tensor_type.shape.dim}
-        names = Renamer(given, f"call{self.calls}")
+        given = {
+            d for name in node.input if name for d in (scope.get(name).shape or ()) if d is not None
+        }
+        tag = f"call{self.calls}"
         return [
-            replace(info, cls=self.facts.fresh(), shape=_renamed(info.shape, names))
+            replace(info, cls=self.facts.fresh(), shape=_retagged(info.shape, given, tag))
             for info in outputs
         ] or unknown
 
@@ -386,6 +389,7 @@ class _Walker:
         func: onnx.FunctionProto,
         func_opset: int | None,
         depth: int,
+        encoding: Encoding,
     ) -> tuple[list[Violation], int, list[Info]]:
         """Findings (paths relative to the call), Mul count and output facts of one call."""
         saved, saved_muls = self.found, self.muls
@@ -410,10 +414,11 @@ class _Walker:
                     f"the call could not be inlined ({str(exc).strip()}); inside the "
                     "function body, input shapes and types are not known statically"
                 )
-                self.walk(body, "", func_opset, note, {}, func, depth + 1)
+                self.walk(body, "", func_opset, note, {}, Encoding(), func, depth + 1)
                 return self.found, self.muls, unknown
             declared = strip_declarations(tiny)
-            root = self.walk_model(tiny, "", func_opset, declared, func, depth + 1)
+            encoding.encode_model(tiny, free=False, main_inputs=False)  # inputs: by type_of
+            root = self.walk_model(tiny, "", func_opset, declared, encoding, func, depth + 1)
             outputs = [root.get(name) if root and name else Info(kind="unknown")
                        for name in node.output]  # fmt: skip
             return self.found, self.muls, outputs
@@ -421,5 +426,30 @@ class _Walker:
             self.found, self.muls = saved, saved_muls
 
 
-def _renamed(shape: Shape, names: Renamer) -> Shape:
-    return None if shape is None else tuple(names.dim(d) for d in shape)
+def _retagged(shape: Shape, given: set[int | str | Made], tag: str) -> Shape:
+    """A call's output shape for one use: a symbol not given by the call site is this
+    use's own (two calls are two values: their made-up sizes may differ)."""
+    if shape is None:
+        return None
+    return tuple(
+        d
+        if d is None or isinstance(d, int) or d in given
+        else Made(f"{tag}/{d.origin}" if isinstance(d, Made) else tag, str(getattr(d, "name", d)))
+        for d in shape
+    )
+
+
+def _fact_key(info: Info) -> tuple[int, Shape] | None:
+    """What Scope.type_of gives a call from ``info``, as a key (symbols by identity)."""
+    if info.kind != "tensor" or info.sparse or info.elem_type is None:
+        return None
+    return (info.elem_type, info.shape)
+
+
+def _outer(parent: Scope | None, encoding: Encoding) -> Callable[[str], onnx.TypeProto | None]:
+    """The outer scope's facts about a name as an encoded TypeProto (None: unknown)."""
+
+    def outer(name: str) -> onnx.TypeProto | None:
+        return parent.type_of(name, encoding) if parent is not None else None
+
+    return outer

@@ -21,11 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
+import numpy as np
 import onnx
 
 from .reading import ModelReadError
 from .sanitize import subgraphs
 from .shapes import Shape, fmt, shape_of
+
+MAX_DIM = 2**63 - 1
+"""The largest size a binding may give (ONNX dims are int64)."""
 
 GraphKey = tuple[int, ...]
 Declared = dict[GraphKey, list[tuple[str, onnx.TypeProto]]]
@@ -77,9 +81,18 @@ def bind(
     """Fix free dims of the main graph's inputs (``--dim`` / ``--input-shape``), in place."""
     inputs = {vi.name: vi for vi in graph.input}
     symbols = dict(dims)
+    for name, given in input_shapes.items():
+        if isinstance(given, str | bytes) or not isinstance(given, Sequence | np.ndarray):
+            raise ShapeBindingError(f"input shape {name!r}: a sequence of sizes, not {given!r}")
     for name, value in (*dims.items(), *((n, d) for n, s in input_shapes.items() for d in s)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer):
+            raise ShapeBindingError(f"dim {name!r}: a size is an integer, not {value!r}")
         if value < 0:
             raise ShapeBindingError(f"dim {name!r}: a size cannot be negative ({value})")
+        if value > MAX_DIM:
+            raise ShapeBindingError(
+                f"dim {name!r}: a size is at most 2**63-1 (ONNX dims are int64), not {value}"
+            )
     for name, given in input_shapes.items():
         vi = inputs.get(name)
         if vi is None or vi.type.WhichOneof("value") != "tensor_type":
@@ -99,10 +112,13 @@ def bind(
                     raise ShapeBindingError(
                         f"dim {d!r} bound to both {symbols[d]} and {g} (--input-shape {name})"
                     )
-    present = {
-        d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param
-    }
-    unused = sorted(set(dims) - present)
+    # Name by name, never a set of every symbol: a symbol may be megabytes long (a copy of
+    # each would double the model's memory; issue 29).
+    unused = sorted(
+        name
+        for name in dims
+        if not any(d.dim_param == name for vi in graph.input for d in vi.type.tensor_type.shape.dim)
+    )
     if unused:
         raise ShapeBindingError(f"--dim {unused[0]}: no input of the model has this dim")
     for vi in graph.input:
@@ -117,32 +133,6 @@ def bind(
         for d in tt.shape.dim:
             if d.HasField("dim_param") and d.dim_param in symbols:
                 d.dim_value = symbols[d.dim_param]
-
-
-FREE = "__sonnx_free_"
-"""Prefix of the fresh symbol given to an unknown dim of a main-graph input."""
-
-
-def name_free_dims(graph: onnx.GraphProto) -> None:
-    """Give each unknown dim of the main graph's inputs a fresh, unique symbol, in place.
-
-    An unknown dim is any size; so is a symbol that appears nowhere else. Named,
-    shape inference propagates it (``Sigmoid(x)`` keeps x's dims), and only
-    what inference relates is then known equal.
-    """
-    taken = {
-        d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param
-    }
-    n = 0
-    for vi in graph.input:
-        if vi.type.WhichOneof("value") != "tensor_type":
-            continue
-        for d in vi.type.tensor_type.shape.dim:
-            if not d.HasField("dim_value") and not d.dim_param:
-                while f"{FREE}{n}" in taken:
-                    n += 1
-                d.dim_param = f"{FREE}{n}"
-                n += 1
 
 
 def initializer_facts(model: onnx.ModelProto) -> None:

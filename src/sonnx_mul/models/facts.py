@@ -9,7 +9,8 @@ Sources, and nothing else (trusted.py lists the operators and says why):
   input with IR >= 4 can be overridden by the caller: its value is no fact;
 * outputs of allow-listed operators (``trusted.rule``) whose inputs all
   have trusted shapes and whose shape-defining inputs are owned values:
-  their ONNX-inferred shape, each symbol made globally unique (``Renamer``);
+  their ONNX-inferred shape, each symbol a run made up a ``Made`` of that run
+  and graph (``symbols.Renamer``: never equal to a symbol the file spells);
 * provenance classes: outputs of shape-preserving operators share the class
   of their input, so ``x * f(x)`` is decided with no shape at all.
 
@@ -25,11 +26,11 @@ from collections.abc import Callable, Iterable
 
 import onnx
 
-from . import shapes
 from .reading import ModelReadError
 from .sanitize import DEFAULT_DOMAINS, STRIPPED, stripped
 from .scope import Info, Scope
-from .shapes import Dim, Shape
+from .shapes import Shape
+from .symbols import Renamer
 from .trusted import BROADCAST, PRESERVING, rule
 
 CallFacts = Callable[[onnx.NodeProto, int, "Scope"], "list[Info] | None"]
@@ -37,32 +38,6 @@ CallFacts = Callable[[onnx.NodeProto, int, "Scope"], "list[Info] | None"]
 
 VALUE_LIMIT = 64
 """An owned value (shape, axes, pads, split) has at most this many elements."""
-
-
-class Renamer:
-    """Globally unique symbols: a symbol not inherited by an inference run gets its tag.
-
-    ONNX names the unknown sizes it creates ``unk__0``, ``unk__1``... afresh in
-    every run (issue 21, class 2): two runs' ``unk__0`` are different sizes.
-    Symbols the run was given (main-graph inputs, a call site's types) keep
-    their name; every other symbol is suffixed with the run and graph.
-    """
-
-    def __init__(self, inherited: Iterable[str], tag: str) -> None:
-        self.inherited, self.tag = frozenset(inherited), tag
-
-    def dim(self, d: Dim) -> Dim:
-        return d if not isinstance(d, str) or d in self.inherited else f"{d}@{self.tag}"
-
-    def shape(self, tp: onnx.TypeProto | None) -> Shape:
-        if tp is None or tp.WhichOneof("value") != "tensor_type":
-            return None
-        tt = tp.tensor_type
-        if not tt.HasField("shape"):
-            return None
-        return tuple(
-            self.dim(shapes.dim_of(d)) for d in tt.shape.dim
-        )  # via the module: tests plant faults there
 
 
 def _elem(tp: onnx.TypeProto | None) -> int | None:

@@ -10,7 +10,9 @@ nested-graph nodes replaced by opaque nodes (outputs unknown), and the outer
 names it reads declared as inputs with the types already known. Linear in
 the model's size; less precise (outputs of If/Loop/Scan and the inputs of
 their bodies are unknown), so never less conservative. Each run makes up
-its own ``unk__N`` symbols: facts.Renamer makes them unique per run and graph.
+its own ``unk__N`` symbols: symbols.Renamer makes each a ``Made`` of its run
+and graph. Every ``dim_param`` given to a run is a short name of the
+checker's ``symbols.Encoding`` (the file's own spellings never reach it).
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def infer_alone(
     graph: onnx.GraphProto,
     template: onnx.ModelProto,
     outer: Callable[[str], onnx.TypeProto | None],
-) -> tuple[onnx.GraphProto, str, set[str]]:
-    """``graph`` inferred on its own (module doc); same node order as ``graph``;
-    with the symbols the run inherited (those of the inputs it was given)."""
+) -> tuple[onnx.GraphProto, str]:
+    """``graph`` inferred on its own (module doc); same node order as ``graph``.
+
+    ``graph``'s types and ``outer``'s are already encoded (symbols.Encoding)."""
     alone = onnx.ModelProto()
     alone.ir_version = template.ir_version
     alone.opset_import.extend(template.opset_import)
@@ -93,7 +96,6 @@ def infer_alone(
             tp = outer(name)
             if tp is not None:
                 vi.type.CopyFrom(tp)
-    inherited = input_symbols(g)
     own = len(graph.input)
     try:
         result = onnx.shape_inference.infer_shapes(alone).graph
@@ -101,13 +103,4 @@ def infer_alone(
     except Exception as exc:
         result, note = g, f"{SPLIT_NOTE}; inference failed: {str(exc).strip()}"
     del result.input[own:]  # the outer names: their facts are the outer scope's, not inputs
-    return result, note, inherited
-
-
-def input_symbols(graph: onnx.GraphProto) -> set[str]:
-    """The symbols an inference run inherits: those of its graph's declared inputs.
-
-    Every other symbol in its result was made up by that run (``unk__N``) and
-    means nothing outside it (facts.Renamer).
-    """
-    return {d.dim_param for vi in graph.input for d in vi.type.tensor_type.shape.dim if d.dim_param}
+    return result, note

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import onnx
 
-from .shapes import Shape, shape_of
+from .shapes import Shape
+
+if TYPE_CHECKING:
+    from .symbols import Encoding
 
 
 @dataclass
@@ -41,8 +45,9 @@ class Scope:
             scope = scope.parent
         return UNKNOWN
 
-    def type_of(self, name: str) -> onnx.TypeProto | None:
-        """The owned facts about ``name`` as a TypeProto (None when not a known tensor)."""
+    def type_of(self, name: str, encoding: Encoding) -> onnx.TypeProto | None:
+        """The owned facts about ``name`` as a TypeProto (None when not a known tensor),
+        its symbols written as ``encoding``'s short names (symbols.py)."""
         info = self.get(name)
         if info.kind != "tensor" or info.sparse or info.elem_type is None:
             return None
@@ -55,16 +60,6 @@ class Scope:
                 dim = shape.dim.add()
                 if isinstance(d, int):
                     dim.dim_value = d
-                elif isinstance(d, str):
-                    dim.dim_param = d
+                elif d is not None:
+                    dim.dim_param = encoding.param(d)
         return tp
-
-
-def type_info(tp: onnx.TypeProto) -> Info:
-    kind = tp.WhichOneof("value")
-    if kind == "tensor_type":
-        tt = tp.tensor_type
-        return Info(tt.elem_type or None, shape_of(tt))
-    if kind == "sparse_tensor_type":
-        return Info(tp.sparse_tensor_type.elem_type or None, None, True, "sparse")
-    return Info(kind=kind.replace("_type", "") if kind else "unknown")

@@ -1,8 +1,10 @@
 """Static shapes with symbolic dims, and the R1/R4 decision on two of them.
 
-A dim is an ``int`` (static size), a ``str`` (a symbolic ``dim_param``) or
-``None`` (unknown). Two dims are *known equal* when they are the same int or
-the same symbol. Symbol equality relies on these ONNX rules:
+A dim is an ``int`` (static size), a ``str`` (a ``dim_param`` the file
+declares), a ``Made`` (a symbol the checker or one of its inference runs
+made up: a type of its own, so no string a file spells can equal it; see
+symbols.py) or ``None`` (unknown). Two dims are *known equal* when they are
+the same int or the same symbol. Symbol equality relies on these ONNX rules:
 
 * onnx/docs/IR.md, "Tensor shapes": "Currently, dimension variables are not
   scoped. A dimension variable "N" represents the same value across the
@@ -19,18 +21,35 @@ the same symbol. Symbol equality relies on these ONNX rules:
 * Symbols in node outputs come only from allow-listed operators (trusted.py)
   whose inference propagates a symbol where the operator's definition makes
   the sizes equal; a fresh ``unk__N`` is fresh only within one inference run,
-  so facts.Renamer suffixes it with its run and graph (issue 21).
+  so symbols.Renamer makes it a ``Made`` of its run and graph (issues 21, 29).
 
 Unknown dims (``None``) are never known equal, not even to each other.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 import onnx
 
-Dim = int | str | None
+
+@dataclass(frozen=True)
+class Made:
+    """A symbol the checker made up: equal only to the same ``Made`` (never to a str).
+
+    ``origin`` names what made it (``free``: an unknown main-graph input dim; else
+    the inference run and graph, or the function call); ``name`` is its name there.
+    """
+
+    origin: str
+    name: str
+
+    def __str__(self) -> str:
+        return "?" if self.origin == "free" else f"<{self.name}@{self.origin}>"
+
+
+Dim = int | str | Made | None
 Shape = tuple[Dim, ...] | None  # None: unknown rank
 Same = Literal["equal", "differ", "unknown"]
 Broadcast = Literal["yes", "no", "maybe"]
@@ -52,7 +71,7 @@ def _dim_equal(a: Dim, b: Dim) -> bool | None:
     """True known equal, False known different, None undecided."""
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    if isinstance(a, str) and a == b:
+    if isinstance(a, str | Made) and a == b:  # a str never equals a Made (their types differ)
         return True
     return None
 
@@ -83,8 +102,20 @@ def broadcasts(sa: Shape, sb: Shape) -> Broadcast:
     return result
 
 
+SHOWN_SYMBOL = 64
+"""A symbol longer than this is shown abbreviated in messages (issue 29: a message per
+Mul node holding a megabyte symbol would multiply the file's memory by the nodes)."""
+
+
+def _shown(d: Dim) -> str:
+    text = "?" if d is None else str(d)
+    if len(text) > SHOWN_SYMBOL:
+        return f"{text[: SHOWN_SYMBOL // 2]}...({len(text)} characters)"
+    return text
+
+
 def fmt(shape: Shape) -> str:
     if shape is None:
         return "<unknown rank>"
-    dims = ["?" if d is None or str(d).startswith("__sonnx_free_") else str(d) for d in shape]
+    dims = [_shown(d) for d in shape]
     return "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
