@@ -3,7 +3,7 @@ the wrap and checked loops of the 8 integer types and their ACSL contracts,
 one instance of a fixed template per type.
 
 The generated file is committed (Frama-C, cppcheck and gcc read it, not this
-script); ``tests/assurance/test_native_sources.py`` checks that it is what
+script); ``tests/assurance/test_native_tie.py`` checks that it is what
 this script writes, so the eight instances cannot drift apart.
 
     python native/generate.py            # rewrite the file

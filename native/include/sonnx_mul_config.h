@@ -1,5 +1,5 @@
 /* sonnx_mul_config.h -- compile-time checks of the IEEE arithmetic the kernel
- * relies on (the flags that give it are pinned in native/flags.txt).  An
+ * relies on (the flags that give it are pinned in native/flags.mk).  An
  * internal header: included by the kernel's .c files only. */
 #ifndef SONNX_MUL_CONFIG_H
 #define SONNX_MUL_CONFIG_H

@@ -18,7 +18,7 @@
  * nothing.
  *
  * Floats: IEEE 754 binary32/binary64 multiplication, round to nearest even
- * (the build pins IEEE semantics: native/flags.txt).  float16 and bfloat16
+ * (the build pins IEEE semantics: native/flags.mk).  float16 and bfloat16
  * travel as their bit patterns (uint16_t): each operand is widened exactly
  * to binary32, multiplied once, and the product is narrowed with
  * round-to-nearest-even on the bits; a NaN stays a NaN (quieted, sign and

@@ -27,15 +27,6 @@ PATH = re.compile(r"(?<![\w./-])((?:" + "|".join(TOP) + r")/[A-Za-z0-9_./-]*[A-Z
 GENERATED = ("proofs/out", "build/", "docs/report-screenshots/")
 SCANNED = ("src", "assurance", "tests", "benchmarks", "native", "tools", "examples", "docs")
 SUFFIXES = {".py", ".c", ".h", ".md", ".mk", ".sh", ".mlw", ".toml", ".pyi", ".txt"}
-# Named in native/, which issue 29's work may not edit (native/ belongs to the kernel's
-# own review): listed so that the test sees every other pointer; remove when fixed there.
-KNOWN_IN_NATIVE = {
-    ("native/include/sonnx_mul_config.h", "native/flags.txt"),
-    ("native/include/sonnx_mul_kernel.h", "native/flags.txt"),
-    ("native/generate.py", "tests/assurance/test_native_sources.py"),
-}
-
-
 # Files of a temporary tree a test builds, named in that test's docstring or comments.
 FIXTURE_TREES = {
     ("tests/report/test_native_evidence.py", "native/src/k.c"),
@@ -93,20 +84,13 @@ def missing() -> list[tuple[str, str]]:
             # (the assurance package names its own modules from its folder)
             bases = [ROOT, *(p for p in source.parents if p.is_relative_to(ROOT))]
             found = any((base / path).exists() for base in bases)
-            if not found and (rel, path) not in KNOWN_IN_NATIVE | FIXTURE_TREES:
+            if not found and (rel, path) not in FIXTURE_TREES:
                 gaps.append((rel, path))
     return gaps
 
 
 def test_every_path_named_in_comments_and_docs_exists() -> None:
     assert missing() == []
-
-
-def test_the_known_native_pointers_are_still_missing() -> None:
-    """The exceptions stay exact: fixing one of them removes it from the list."""
-    for source, path in KNOWN_IN_NATIVE:
-        assert path in (ROOT / source).read_text(encoding="utf-8")
-        assert not (ROOT / path).exists()
 
 
 def test_negative_control_a_dangling_pointer_is_found(tmp_path: Path) -> None:
