@@ -908,13 +908,19 @@ def parser(prog: str = "sonnx-mul verify-install") -> argparse.ArgumentParser:
         "of that holds and the report's gate passed; 1: a finding; 2: unreadable report "
         "or wrong call; 3: no finding, but the report's gate failed.",
     )
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``verify-install``: one definition for this parser and
+    the ``sonnx-mul`` CLI's help."""
     p.add_argument("report", help="traceability.json written by 'sonnx-mul report'")
     p.add_argument(
         "--allow-hook", action="append", default=[], metavar="SHA256",
         help="allow the start-up hook file (.pth, sitecustomize) with this SHA-256 "
         "(repeatable)",
     )  # fmt: skip
-    return p
 
 
 def _fail(message: str, code: int) -> int:

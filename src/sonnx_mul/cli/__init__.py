@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sonnx_mul_verify import verify  # the verifier outside the package (stdlib only)
+from sonnx_mul_verify import add_arguments, verify  # the verifier outside the package (stdlib only)
 
 from .. import __version__, kernel
 from ..errors import ProfileError
@@ -247,12 +247,7 @@ def _run_selftest(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------- verify-install
 def _configure_verify_install(p: argparse.ArgumentParser) -> None:
-    p.add_argument("report", help="traceability.json written by 'sonnx-mul report'")
-    p.add_argument(
-        "--allow-hook", action="append", default=[], metavar="SHA256",
-        help="allow the start-up hook file (.pth, sitecustomize) with this SHA-256 "
-        "(repeatable)",
-    )  # fmt: skip
+    add_arguments(p)
 
 
 def _run_verify_install(args: argparse.Namespace) -> int:
