@@ -18,7 +18,7 @@ import pytest
 from test_trace_report import make_tree, report_of
 
 from sonnx_mul.requirements import REGISTRY
-from sonnx_mul_assurance.report import build_report
+from sonnx_mul_assurance.report import alignment, build_report
 from sonnx_mul_assurance.report.document import (
     BulletList,
     Code,
@@ -92,8 +92,8 @@ def test_artifact_table_links_and_hashes_are_markup_not_text(green: dict[str, An
 def test_sonnx_alignment_rows_show_tags_or_say_none() -> None:
     report = build_report(REPO, REPO / "no-such-evidence-dir", probe_tools=False)
     html = render_html(report)
-    tagged = next(rid for rid in REGISTRY if REGISTRY[rid].sonnx)
-    untagged = next(rid for rid in REGISTRY if not REGISTRY[rid].sonnx)
+    tagged = next(rid for rid in REGISTRY if alignment.tags(rid))
+    untagged = next(rid for rid in REGISTRY if not alignment.tags(rid))
     rows = dict(
         re.findall(
             # two-cell rows only: the table of tags (the newest-text table has five)
@@ -102,7 +102,7 @@ def test_sonnx_alignment_rows_show_tags_or_say_none() -> None:
             html,
         )
     )
-    assert f"<code>{REGISTRY[tagged].sonnx[0]}</code>: " in rows[tagged]
+    assert f"<code>{alignment.tags(tagged)[0]}</code>: " in rows[tagged]
     assert rows[untagged] == "none (project requirement)"
 
 

@@ -33,11 +33,13 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
+from sonnx_mul_assurance.report import alignment
 from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
 from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
 from sonnx_mul_assurance.report.markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
@@ -335,8 +337,8 @@ def build_report(
             "skipped_tests": skipped.get(rid, 0),
             "absent_evidence": [not_there(k) for k in absent if rid in BY_KEY[k].expected_by],
             "proof_subjects": _subject_counts(per_id[rid]["proof"]),
-            "sonnx": list(getattr(req, "sonnx", ())),
-            "sonnx_alignment": _alignment_of(req),
+            "sonnx": list(alignment.tags(rid)),
+            "sonnx_alignment": _alignment_of(rid),
         }
     passed = not gate
     return {
@@ -429,23 +431,16 @@ def _subject_counts(items: Sequence[Item]) -> dict[str, int]:
     return counts
 
 
-def _alignment_of(req: object) -> dict[str, str] | None:
-    """The requirement's ``alignment`` with the newest SONNX text, when it has one."""
-    from dataclasses import asdict, is_dataclass
-
-    found = getattr(req, "alignment", None)
-    return {k: str(v) for k, v in asdict(found).items()} if is_dataclass(found) else None  # type: ignore[arg-type]
+def _alignment_of(req_id: str) -> dict[str, str]:
+    """The requirement's alignment with the newest SONNX text."""
+    return {k: str(v) for k, v in asdict(alignment.alignment(req_id)).items()}
 
 
 def _sonnx_alignment() -> dict[str, Any]:
-    from dataclasses import asdict
-
-    from sonnx_mul import requirements
-
     return {
-        "source": dict(requirements.SONNX_SOURCE),
-        "tags": dict(requirements.SONNX_TAGS),
-        "decisions": [asdict(d) for d in requirements.SONNX_DECISIONS],
+        "source": dict(alignment.SONNX_SOURCE),
+        "tags": dict(alignment.SONNX_TAGS),
+        "decisions": [asdict(d) for d in alignment.SONNX_DECISIONS],
     }
 
 
