@@ -20,8 +20,32 @@
 #error "sonnx_mul needs IEEE 754 binary32 float and binary64 double"
 #endif
 
+/* No flag that changes float semantics.  The compiler reveals them, not the
+ * flags: gcc and clang define these macros for -ffast-math/-Ofast
+ * (__FAST_MATH__), -funsafe-math-optimizations and its parts
+ * -fno-signed-zeros, -freciprocal-math, -fassociative-math, and
+ * -ffinite-math-only (defined to 1; it is always defined, to 0 by default).
+ * Checking __FAST_MATH__ alone let -funsafe-math-optimizations through, with
+ * which gcc vectorises float32 on ARMv7 NEON, which flushes subnormals.  gcc
+ * also says whether it keeps to IEEE 754 (Annex F): __GCC_IEC_559 is 0 once
+ * any such flag is on. */
 #if defined(__FAST_MATH__)
-#error "sonnx_mul must not be built with -ffast-math"
+#error "sonnx_mul must not be built with -ffast-math or -Ofast"
+#endif
+#if defined(__NO_SIGNED_ZEROS__)
+#error "sonnx_mul must not be built with -fno-signed-zeros (or -funsafe-math-optimizations)"
+#endif
+#if defined(__RECIPROCAL_MATH__)
+#error "sonnx_mul must not be built with -freciprocal-math (or -funsafe-math-optimizations)"
+#endif
+#if defined(__ASSOCIATIVE_MATH__)
+#error "sonnx_mul must not be built with -fassociative-math (or -funsafe-math-optimizations)"
+#endif
+#if defined(__FINITE_MATH_ONLY__) && (__FINITE_MATH_ONLY__ != 0)
+#error "sonnx_mul must not be built with -ffinite-math-only"
+#endif
+#if defined(__GCC_IEC_559) && (__GCC_IEC_559 == 0)
+#error "sonnx_mul needs IEEE 754 arithmetic: the compiler says a flag gave it up (__GCC_IEC_559 == 0)"
 #endif
 
 /* int is at least 32 bits wide: the 8- and 16-bit loops compute in
