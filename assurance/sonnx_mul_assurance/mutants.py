@@ -86,6 +86,10 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/report/test_native_evidence.py", "tests/report/test_evidence_coverage.py",
     ),
     f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
+    f"{_PKG}/report/alignment.py": (
+        "tests/report/test_sonnx_newest.py", "tests/report/test_render.py",
+        "tests/report/test_trace_audit.py",
+    ),
     f"{_PKG}/report/hashes.py": (
         "tests/report/test_report_internals.py", "tests/report/test_hashing.py",
         "tests/report/test_trace_audit.py",
