@@ -22,6 +22,7 @@ from types import MappingProxyType
 import onnx
 
 from .reading import ModelReadError
+from .wire import MARK
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -78,11 +79,22 @@ def _strip_tensor(t: onnx.TensorProto) -> bool:
     return False
 
 
-def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto) -> bool:
-    """Clear the attribute's big payloads; True when the node's meaning changed."""
+def _removed(attr: onnx.AttributeProto) -> int:
+    """How many list elements wire.strip_lists removed from this attribute (its mark)."""
+    doc = attr.doc_string
+    return int(doc[len(MARK) :]) if isinstance(doc, str) and doc.startswith(MARK) else 0
+
+
+def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto, prepassed: bool) -> bool:
+    """Clear the attribute's big payloads; True when the node's meaning changed.
+
+    ``prepassed``: the model was parsed from wire.strip_lists' output, which drops every
+    attribute doc string on these paths, so a mark there is its own (never the file's):
+    the lists it removed count as if they were still here."""
+    removed = _removed(attr) if prepassed else 0
     attr.ClearField("doc_string")
     changed = False
-    lists = len(attr.ints) + len(attr.floats) + len(attr.strings)
+    lists = removed + len(attr.ints) + len(attr.floats) + len(attr.strings)
     if _big(lists) or _big(sum(len(x) for x in attr.strings)):
         constant = node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS
         if constant and attr.name in _CONSTANT_LISTS:  # keep its shape: a data-less tensor
@@ -107,10 +119,12 @@ def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto) -> bool:
     return changed and node.op_type != "Constant"
 
 
-def strip_payloads(model: onnx.ModelProto) -> None:
+def strip_payloads(model: onnx.ModelProto, *, prepassed: bool = False) -> None:
     """Clear big payloads in place (iteratively, over functions and every nested graph):
     tensors, value_ints/value_floats/strings, doc strings. Nodes whose meaning
-    changed are marked STRIPPED; a Constant keeps its shape."""
+    changed are marked STRIPPED; a Constant keeps its shape. ``prepassed``: the model
+    was parsed from wire.strip_lists' output (its marks are honoured, see there); the
+    result is then the same as for the original bytes."""
     model.ClearField("doc_string")
     graphs: list[onnx.GraphProto] = [model.graph]
     node_lists: list[Iterable[onnx.NodeProto]] = []
@@ -132,7 +146,7 @@ def strip_payloads(model: onnx.ModelProto) -> None:
             node.ClearField("doc_string")
             changed = False
             for attr in node.attribute:
-                changed |= _strip_attribute(node, attr)
+                changed |= _strip_attribute(node, attr, prepassed)
                 graphs.extend(subgraphs(attr))
             if changed:
                 node.doc_string = STRIPPED
