@@ -53,12 +53,22 @@ _UNPACKED_INTS = re.compile(rb"(?:\x40[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+" % _CH
 _LONG_VARINT = re.compile(rb"[\x80-\xff]{10}")
 
 
+_CHILDREN = {  # the message fields walked, by message: field number -> its message
+    "model": {MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"},
+    "graph": {GRAPH_NODE: "node"},
+    "function": {FUNCTION_NODE: "node"},
+    "node": {NODE_ATTRIBUTE: "attribute"},
+}
+
+
 class WireError(ValueError):
     """The bytes are not a protobuf message this walker reads: parse them as they are."""
 
 
 def _varint(data: bytes | bytearray, pos: int, end: int) -> tuple[int, int]:
     """A varint at ``pos`` (at most 10 bytes, as upb reads it): (value, next position)."""
+    if pos < end and data[pos] < 0x80:  # most tags and lengths: one byte
+        return data[pos], pos + 1
     value = shift = 0
     for i in range(pos, min(pos + 10, end)):
         byte = data[i]
@@ -117,6 +127,9 @@ def _skip(data: bytes | bytearray, pos: int, end: int, tag: int, depth: int) -> 
 def _tag(data: bytes | bytearray, pos: int, end: int) -> tuple[int, int]:
     if pos >= end:
         raise WireError("truncated message")
+    tag = data[pos]
+    if 8 <= tag < 0x80:  # fields 1 to 15: one byte, never field 0
+        return tag, pos + 1
     tag, pos = _varint(data, pos, end)
     if tag >> 3 == 0 or tag > 0xFFFFFFFF:
         raise WireError("invalid tag")
@@ -152,22 +165,26 @@ class _Walker:
             raise WireError("nested too deeply")
         if kind == "attribute":
             return self.attribute(start, end, depth)
-        children = {
-            "model": {MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"},
-            "graph": {GRAPH_NODE: "node"},
-            "function": {FUNCTION_NODE: "node"},
-            "node": {NODE_ATTRIBUTE: "attribute"},
-        }[kind]
+        children = _CHILDREN[kind]
         edits = _Rewrite()
-        pos = start
+        data, pos = self.data, start
         while pos < end:
             tag_at = pos
-            tag, pos = _tag(self.data, pos, end)
-            child = children.get(tag >> 3) if tag & 7 == 2 else None
-            if child is None:
-                pos = _skip(self.data, pos, end, tag, depth)
+            tag, pos = _tag(data, pos, end)
+            if tag & 7 != 2:
+                pos = _skip(data, pos, end, tag, depth)
                 continue
-            pos = self.child(edits, child, tag_at, pos, end, depth)
+            child = children.get(tag >> 3)
+            if child is not None:
+                pos = self.child(edits, child, tag_at, pos, end, depth)
+                continue
+            if pos < end and data[pos] < 0x80:  # a short field skipped inline (the hot path)
+                pos += 1 + data[pos]
+            else:
+                length, pos = _varint(data, pos, end)
+                pos += length
+            if pos > end:
+                raise WireError("field past the end of its message")
         return self.finish(edits, start, end)
 
     def child(self, edits: _Rewrite, kind: str, tag_at: int, pos: int, end: int, depth: int) -> int:
@@ -204,7 +221,10 @@ class _Walker:
             elif (field, wire) == (ATTR_FLOATS, 5):
                 pos = self.floats_run(tag_at, end)
                 count += (pos - tag_at) // 5
-            elif wire == 2 and field in (ATTR_INTS, ATTR_FLOATS, ATTR_STRINGS, ATTR_DOC):
+            elif (field, wire) == (ATTR_STRINGS, 2):
+                pos, n = self.strings_run(tag_at, end)
+                count += n
+            elif wire == 2 and field in (ATTR_INTS, ATTR_FLOATS, ATTR_DOC):
                 length, body = _varint(data, pos, end)
                 pos = body + length
                 if pos > end:
@@ -217,8 +237,6 @@ class _Walker:
                     if length % 4:
                         raise WireError("packed floats not a multiple of 4 bytes")
                     count += length // 4
-                elif field == ATTR_STRINGS:
-                    count += 1
                 if field == ATTR_DOC:
                     dropped.append((tag_at, pos))
                     continue
@@ -254,6 +272,21 @@ class _Walker:
             mark = f"{MARK}{count}".encode()
             edits.edits.append((end, end, [bytes([ATTR_DOC << 3 | 2, len(mark)]), mark]))
         return self.finish(edits, start, end)
+
+    def strings_run(self, start: int, end: int) -> tuple[int, int]:
+        """The end of the run of strings (tag 0x4a, a length, the bytes) starting at start,
+        and their number (a tight loop: a file may hold millions of empty strings)."""
+        data, pos, n = self.data, start, 0
+        while pos < end and data[pos] == 0x4A:
+            if pos + 1 < end and data[pos + 1] < 0x80:
+                pos += 2 + data[pos + 1]
+            else:
+                length, body = _varint(data, pos + 1, end)
+                pos = body + length
+            n += 1
+        if pos > end:
+            raise WireError("field past the end of its message")
+        return pos, n
 
     def floats_run(self, start: int, end: int) -> int:
         """The end of the run of unpacked floats (tag 0x3d and 4 bytes) starting at start."""
