@@ -581,8 +581,10 @@ def attribute_list_model(kind: str, size: int) -> bytes:
     (9-byte varints, unpacked), ``value_floats`` (unpacked, 5 bytes a float), ``packed
     ints`` of a Constant (1-byte varints, 8 bytes each once parsed), ``ints of another
     node`` (unpacked 1-byte varints, a custom-domain node), ``value_strings`` (empty
-    strings, 2 bytes each). The node is appended as bytes (protobuf merges a repeated
-    graph field), so the list is never held as Python objects here."""
+    strings, 2 bytes each); or a list in a tensor payload (an initializer nothing
+    reads): ``int64_data`` of 1-byte varints, ``string_data`` of empty strings. The node
+    or tensor is appended as bytes (protobuf merges a repeated graph field), so the list
+    is never held as Python objects here."""
     base = model([h.make_node("Mul", ["x", "x"], ["z"])], [vi("x", T.FLOAT, [2])])
     op, domain, name, attr_type = "Constant", "", "value_ints", onnx.AttributeProto.INTS
     if kind == "value_ints":
@@ -599,6 +601,14 @@ def attribute_list_model(kind: str, size: int) -> bytes:
     elif kind == "value_strings":
         name, attr_type = "value_strings", onnx.AttributeProto.STRINGS
         body = b"\x4a\x00" * (size // 2)
+    elif kind in ("initializer int64_data", "initializer string_data"):  # tensor payloads
+        if kind.endswith("int64_data"):
+            n, elem, payload = size, T.INT64, _field(7, b"\x01" * size)  # packed 1-byte varints
+        else:
+            n, elem, payload = size // 2, T.STRING, b"\x32\x00" * (size // 2)
+        tensor = _varint(1 << 3) + _varint(n) + _varint(2 << 3) + _varint(elem)
+        tensor += _field(8, b"w") + payload
+        return base.SerializeToString() + _field(7, _field(5, tensor))
     else:
         raise ValueError(kind)
     attr = _field(1, name.encode()) + b"\xa0\x01" + _varint(attr_type) + body
@@ -612,6 +622,8 @@ LIST_SIZES = {  # bytes: the negative controls must exceed the bound clearly (3x
     "packed ints": 12 << 20,
     "ints of another node": 12 << 20,
     "value_strings": 6 << 20,
+    "initializer int64_data": 8 << 20,
+    "initializer string_data": 8 << 20,
 }
 
 

@@ -1,28 +1,40 @@
-"""Wire-level pre-pass: long attribute lists dropped before protobuf parses the file.
+"""Wire-level pre-pass: long lists dropped before protobuf parses the file.
 
-protobuf's parse of a repeated scalar field costs more than the file: an
-int64 written as a 1-byte varint becomes 8 bytes, an unpacked float (5 bytes)
-4 bytes plus the arena's doubling, and all of it is allocated before the
-checker can clear it (sanitize.py). This module walks the file's bytes along
-the paths sanitize.strip_payloads walks — ``ModelProto.graph`` and
-``functions[].node``, ``GraphProto.node``, ``NodeProto.attribute``, and the
-nested graphs of an attribute (``g`` when its type is GRAPH, ``graphs`` when
-GRAPHS) — and, in an attribute whose ``floats`` + ``ints`` + ``strings``
-hold more than ``limit`` elements, removes those three fields and records the
-count in the attribute's ``doc_string`` (:data:`MARK` + decimal count), fixing
-every enclosing length prefix. Every attribute ``doc_string`` on those paths
-is dropped, so a mark can only come from this pass (sanitize reads it only
-when told the bytes went through here; it clears attribute doc strings anyway).
+protobuf's parse of a repeated field costs more than the file: an int64
+written as a 1-byte varint becomes 8 bytes, an empty string (2 bytes) a
+32-byte object, an unpacked float (5 bytes) 4 bytes plus the arena's
+doubling, and all of it is allocated before the checker can clear it
+(sanitize.py). This module walks the file's bytes along the paths
+sanitize.strip_payloads walks — ``ModelProto.graph`` and ``functions[].node``,
+``GraphProto.node``, ``initializer`` and ``sparse_initializer``,
+``NodeProto.attribute``, an attribute's tensors (``t``, ``tensors``,
+``sparse_tensor``, ``sparse_tensors``: values and indices) and nested graphs
+(``g`` when its type is GRAPH, ``graphs`` when GRAPHS) — and removes, fixing
+every enclosing length prefix:
 
-Contract: for bytes ``data`` that protobuf parses, ``strip_lists(data, limit)``
-returns bytes that protobuf parses, and sanitize.strip_payloads gives the same
-model from both (tests/checker/test_wire.py). Only bytes protobuf would check
-the same way are dropped: the removed list elements are validated as upb
-validates them (varints of at most 10 bytes, packed floats a multiple of 4
-bytes, lengths in bounds). Anything the walker does not accept raises
-:class:`WireError`; the caller then parses the original bytes (today's path,
-same verdict or the same read error). Fields with a wire type their schema
-does not give are unknown fields to protobuf: kept as they are. Stdlib only.
+* in an attribute whose ``floats`` + ``ints`` + ``strings`` hold more than
+  ``limit`` elements, those three fields; the count goes into the attribute's
+  ``doc_string`` (:data:`MARK` + decimal count);
+* in a tensor one of whose repeated payload fields holds more than ``limit``
+  elements, every payload field (``raw_data`` too, as sanitize clears them);
+  the tensor's ``doc_string`` gets the mark.
+
+Every attribute and tensor ``doc_string`` on those paths is dropped, so a mark
+can only come from this pass (sanitize reads marks only when told the bytes
+went through here; it overwrites those doc strings anyway). A condition that
+merging could undo (``raw_data`` is last-wins, dims may be split over two
+occurrences of a singular tensor field) is left to sanitize: a count of
+repeated elements only grows when protobuf merges.
+
+Contract: for bytes ``data``, protobuf parses ``strip_lists(data, limit)``
+exactly when it parses ``data``, and sanitize.strip_payloads gives the same
+model from both (tests/checker/test_wire.py). The removed elements are
+validated as upb validates them (varints of at most 10 bytes, packed
+fixed-size values a multiple of their size, lengths in bounds). Anything the
+walker does not accept raises :class:`WireError`; the caller then parses the
+original bytes (today's path: the same verdict or the same read error).
+Fields with a wire type their schema does not give are unknown fields to
+protobuf: kept as they are. Stdlib only.
 """
 
 from __future__ import annotations
@@ -38,27 +50,49 @@ _MAX_DEPTH = 200  # messages; protobuf refuses deeper files (its limit is 100) a
 
 # Field numbers of onnx.proto (pinned against onnx's descriptors in tests/checker/test_wire.py).
 MODEL_GRAPH, MODEL_FUNCTIONS = 7, 25
-GRAPH_NODE = 1
+GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_SPARSE_INITIALIZER = 1, 5, 15
 FUNCTION_NODE = 7
 NODE_ATTRIBUTE = 5
 ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS = 7, 8, 9
 ATTR_G, ATTR_GRAPHS, ATTR_DOC, ATTR_TYPE = 6, 11, 13, 20
+ATTR_T, ATTR_TENSORS, ATTR_SPARSE_TENSOR, ATTR_SPARSE_TENSORS = 5, 10, 22, 23
 TYPE_GRAPH, TYPE_GRAPHS = 5, 10
 TYPE_VALUES = range(15)  # AttributeType: proto2 closed enum, another value is an unknown field
+TENSOR_LISTS = {  # field -> how its elements are written ("raw": removed with them, not counted)
+    "float_data": (4, "fixed32"), "int32_data": (5, "varint"), "string_data": (6, "bytes"),
+    "int64_data": (7, "varint"), "raw_data": (9, "raw"), "double_data": (10, "fixed64"),
+    "uint64_data": (11, "varint"),
+}  # fmt: skip
+TENSOR_DOC = 12
+SPARSE_VALUES, SPARSE_INDICES = 1, 2
 
-_HIGH = bytes(range(0x80, 0x100))
 _CHUNK = 1 << 16
-# Runs of unpacked elements, matched in C (possessive: no backtracking state kept).
-_UNPACKED_INTS = re.compile(rb"(?:\x40[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+" % _CHUNK)
+_WIRE = {"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2}
+# Runs of unpacked varints with a one-byte tag, matched in C (possessive: no backtracking).
+_UNPACKED = {
+    tag: re.compile(
+        rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+" % (re.escape(bytes([tag])), _CHUNK)
+    )
+    for tag in (ATTR_INTS << 3, 5 << 3, 7 << 3, 11 << 3)
+}
 _LONG_VARINT = re.compile(rb"[\x80-\xff]{10}")
-
 
 _CHILDREN = {  # the message fields walked, by message: field number -> its message
     "model": {MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"},
-    "graph": {GRAPH_NODE: "node"},
+    "graph": {GRAPH_NODE: "node", GRAPH_INITIALIZER: "tensor", GRAPH_SPARSE_INITIALIZER: "sparse"},
     "function": {FUNCTION_NODE: "node"},
     "node": {NODE_ATTRIBUTE: "attribute"},
+    "sparse": {SPARSE_VALUES: "tensor", SPARSE_INDICES: "tensor"},
 }
+_PAYLOADS = {  # kind -> (list fields and their forms, doc string field, nested messages)
+    "attribute": (
+        {ATTR_FLOATS: "fixed32", ATTR_INTS: "varint", ATTR_STRINGS: "bytes"},
+        ATTR_DOC,
+        {ATTR_G: "graph", ATTR_GRAPHS: "graph", ATTR_T: "tensor", ATTR_TENSORS: "tensor",
+         ATTR_SPARSE_TENSOR: "sparse", ATTR_SPARSE_TENSORS: "sparse"},
+    ),
+    "tensor": (dict(TENSOR_LISTS.values()), TENSOR_DOC, {}),
+}  # fmt: skip
 
 
 class WireError(ValueError):
@@ -163,8 +197,8 @@ class _Walker:
         """The new pieces of the message at data[start:end], or None if unchanged."""
         if depth > _MAX_DEPTH:
             raise WireError("nested too deeply")
-        if kind == "attribute":
-            return self.attribute(start, end, depth)
+        if kind in _PAYLOADS:
+            return self.payload(kind, start, end, depth)
         children = _CHILDREN[kind]
         edits = _Rewrite()
         data, pos = self.data, start
@@ -202,82 +236,99 @@ class _Walker:
     def finish(self, edits: _Rewrite, start: int, end: int) -> list[_Piece] | None:
         return edits.assemble(self.view, start, end)[0] if edits.edits else None
 
-    def attribute(self, start: int, end: int, depth: int) -> list[_Piece] | None:
+    def payload(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
+        """An attribute or a tensor: its list fields counted (and dropped when over the
+        limit), its doc string dropped, its nested graphs and tensors walked."""
+        lists_of, doc_field, children = _PAYLOADS[kind]
         data = self.data
-        lists: list[tuple[int, int]] = []  # spans of floats/ints/strings fields
+        lists: list[tuple[int, int]] = []  # spans of the list fields
         dropped: list[tuple[int, int]] = []  # doc strings
-        graphs: dict[int, list[tuple[int, int]]] = {ATTR_G: [], ATTR_GRAPHS: []}
-        count, kind, pos = 0, 0, start
+        nested: list[tuple[str, int, int, int]] = []  # (kind, field, tag at, length at)
+        counts: dict[int, int] = {}
+        attr_type, pos = 0, start
         while pos < end:
             tag_at = pos
             tag, pos = _tag(data, pos, end)
             field, wire = tag >> 3, tag & 7
-            if (field, wire) == (ATTR_INTS, 0):
-                run = _UNPACKED_INTS.match(data, tag_at, end)
-                if run is None:  # a varint longer than 10 bytes: upb refuses it too
-                    raise WireError("malformed varint")
-                pos = run.end()
-                count += _low_bytes(data, tag_at, pos) // 2  # the tag and the last byte
-            elif (field, wire) == (ATTR_FLOATS, 5):
-                pos = self.floats_run(tag_at, end)
-                count += (pos - tag_at) // 5
-            elif (field, wire) == (ATTR_STRINGS, 2):
-                pos, n = self.strings_run(tag_at, end)
-                count += n
-            elif wire == 2 and field in (ATTR_INTS, ATTR_FLOATS, ATTR_DOC):
-                length, body = _varint(data, pos, end)
-                pos = body + length
-                if pos > end:
-                    raise WireError("field past the end of its message")
-                if field == ATTR_INTS:  # packed varints: each ends with one byte < 0x80
-                    if length and (data[pos - 1] >= 0x80 or _LONG_VARINT.search(data, body, pos)):
-                        raise WireError("malformed packed varint")
-                    count += _low_bytes(data, body, pos)
-                elif field == ATTR_FLOATS:
-                    if length % 4:
-                        raise WireError("packed floats not a multiple of 4 bytes")
-                    count += length // 4
-                if field == ATTR_DOC:
-                    dropped.append((tag_at, pos))
-                    continue
-            elif (field, wire) == (ATTR_TYPE, 0):
+            form = lists_of.get(field)
+            if form is not None and (wire == 2 or wire == _WIRE[form]):
+                pos, n = self.elements(form, wire, tag_at, pos, end)
+                counts[field] = counts.get(field, 0) + n
+                if lists and lists[-1][1] == tag_at:
+                    lists[-1] = (lists[-1][0], pos)
+                else:
+                    lists.append((tag_at, pos))
+            elif (field, wire) == (doc_field, 2):
+                pos = _skip(data, pos, end, tag, depth)
+                dropped.append((tag_at, pos))
+            elif kind == "attribute" and (field, wire) == (ATTR_TYPE, 0):
                 value, pos = _varint(data, pos, end)
                 value &= 0xFFFFFFFF  # an int32 enum, as upb truncates it
                 if value in TYPE_VALUES:
-                    kind = value
-                continue
-            elif field in graphs and wire == 2:
-                length, body = _varint(data, pos, end)
-                graphs[field].append((tag_at, pos))
-                pos = body + length
-                if pos > end:
-                    raise WireError("field past the end of its message")
-                continue
+                    attr_type = value
+            elif wire == 2 and field in children:
+                nested.append((children[field], field, tag_at, pos))
+                pos = _skip(data, pos, end, tag, depth)
             else:
                 pos = _skip(data, pos, end, tag, depth)
-                continue
-            if lists and lists[-1][1] == tag_at:
-                lists[-1] = (lists[-1][0], pos)
-            else:
-                lists.append((tag_at, pos))
+        count = sum(counts.get(f, 0) for f in lists_of) if kind == "attribute" else 0
+        big = (
+            count > self.limit
+            if kind == "attribute"
+            else any(n > self.limit for f, n in counts.items() if lists_of[f] != "raw")
+        )
         edits = _Rewrite()
-        removed = dropped + (lists if count > self.limit else [])
-        edits.edits = [(a, b, ()) for a, b in removed]
-        walked = {TYPE_GRAPH: ATTR_G, TYPE_GRAPHS: ATTR_GRAPHS}.get(kind)
-        if walked is not None:
-            for tag_at, pos in graphs[walked]:
-                self.child(edits, "graph", tag_at, pos, end, depth)
+        edits.edits = [(a, b, ()) for a, b in dropped + (lists if big else [])]
+        graphs = {TYPE_GRAPH: ATTR_G, TYPE_GRAPHS: ATTR_GRAPHS}.get(attr_type)
+        for child, field, tag_at, at in nested:
+            # sanitize walks an attribute's graphs by its type, its tensors whatever the type
+            if child != "graph" or field == graphs:
+                self.child(edits, child, tag_at, at, end, depth)
         edits.edits.sort(key=lambda e: e[0])
-        if count > self.limit:
+        if big:
             mark = f"{MARK}{count}".encode()
-            edits.edits.append((end, end, [bytes([ATTR_DOC << 3 | 2, len(mark)]), mark]))
+            edits.edits.append(
+                (end, end, [_encode_varint(doc_field << 3 | 2), bytes([len(mark)]), mark])
+            )
         return self.finish(edits, start, end)
 
-    def strings_run(self, start: int, end: int) -> tuple[int, int]:
-        """The end of the run of strings (tag 0x4a, a length, the bytes) starting at start,
-        and their number (a tight loop: a file may hold millions of empty strings)."""
+    def elements(self, form: str, wire: int, tag_at: int, pos: int, end: int) -> tuple[int, int]:
+        """The end of the list elements at tag_at (a run of unpacked ones when the tag is
+        one byte, else one field) and how many protobuf would read there."""
+        data = self.data
+        tag = data[tag_at]
+        single = pos == tag_at + 1
+        if wire == 2:
+            if form in ("bytes", "raw"):
+                if single:
+                    return self.bytes_run(tag, tag_at, end)
+                return _skip(data, pos, end, 2, 0), 1
+            length, body = _varint(data, pos, end)
+            stop = body + length
+            if stop > end:
+                raise WireError("field past the end of its message")
+            if form == "varint":  # packed: each varint ends with one byte < 0x80
+                if length and (data[stop - 1] >= 0x80 or _LONG_VARINT.search(data, body, stop)):
+                    raise WireError("malformed packed varint")
+                return stop, _low_bytes(data, body, stop)
+            size = 4 if form == "fixed32" else 8
+            if length % size:
+                raise WireError("packed fixed-size values not a multiple of their size")
+            return stop, length // size
+        if not single:  # a tag written in more than one byte: one element
+            return _skip(data, pos, end, wire, 0), 1
+        if form == "varint":
+            run = _UNPACKED[tag].match(data, tag_at, end)
+            if run is None:  # a varint longer than 10 bytes: upb refuses it too
+                raise WireError("malformed varint")
+            return run.end(), _low_bytes(data, tag_at, run.end()) // 2  # tag and last byte
+        return self.fixed_run(tag, 5 if form == "fixed32" else 9, tag_at, end)
+
+    def bytes_run(self, tag: int, start: int, end: int) -> tuple[int, int]:
+        """The end of the run of strings (one tag byte, a length, the bytes) starting at
+        start, and their number (a tight loop: a file may hold millions of empty strings)."""
         data, pos, n = self.data, start, 0
-        while pos < end and data[pos] == 0x4A:
+        while pos < end and data[pos] == tag:
             if pos + 1 < end and data[pos + 1] < 0x80:
                 pos += 2 + data[pos + 1]
             else:
@@ -288,23 +339,24 @@ class _Walker:
             raise WireError("field past the end of its message")
         return pos, n
 
-    def floats_run(self, start: int, end: int) -> int:
-        """The end of the run of unpacked floats (tag 0x3d and 4 bytes) starting at start."""
-        pos = start
+    def fixed_run(self, tag: int, size: int, start: int, end: int) -> tuple[int, int]:
+        """The end of the run of fixed-size values (one tag byte and size - 1 bytes)
+        starting at start, and their number."""
+        pos, marker = start, bytes([tag])
         while True:
-            k = min(_CHUNK, (end - pos) // 5)
-            tags = bytes(self.view[pos : pos + 5 * k : 5])
-            n = k - len(tags.lstrip(b"\x3d"))
-            pos += 5 * n
+            k = min(_CHUNK, (end - pos) // size)
+            tags = bytes(self.view[pos : pos + size * k : size])
+            n = k - len(tags.lstrip(marker))
+            pos += size * n
             if n < k or k == 0:
                 break
-        if pos == start:  # a float cut short by the end of the message
+        if pos == start:  # a value cut short by the end of the message
             raise WireError("field past the end of its message")
-        return pos
+        return pos, (pos - start) // size
 
 
 def strip_lists(data: bytes | bytearray, limit: int) -> bytes | bytearray:
-    """``data`` with the attribute lists longer than ``limit`` removed (module docstring);
+    """``data`` with the lists longer than ``limit`` removed (module docstring);
     ``data`` itself when nothing was removed. WireError when the walker cannot read it."""
     try:
         pieces = _Walker(data, limit).message("model", 0, len(data), 0)
