@@ -4,6 +4,8 @@ Pipeline (each step in its own module):
 
 1. ``reading``: the file must be a regular file under a byte cap; it is
    parsed without its external data, so no file named by the model is opened.
+   ``wire``: before parsing, lists over sanitize's limit are dropped from the
+   bytes (their counts kept), so protobuf never expands them (issue 29).
 2. ``sanitize``: big payloads cleared (tensors, attribute lists, strings, in
    graphs, subgraphs and functions), recursive or duplicate functions and
    duplicate opset imports refused; ``validity``: whatever onnx.checker
