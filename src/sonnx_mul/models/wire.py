@@ -43,7 +43,8 @@ import re
 from collections.abc import Sequence
 
 MARK = "sonnx-mul:lists-removed:"
-"""Prefix of the doc_string this pass gives an attribute whose lists it removed."""
+"""Prefix of the doc_string this pass gives an attribute or tensor whose lists it removed
+(followed by the number of elements removed from an attribute; 0 for a tensor)."""
 
 _Piece = bytes | memoryview
 _MAX_DEPTH = 200  # messages; protobuf refuses deeper files (its limit is 100) anyway
