@@ -15,6 +15,8 @@ The memory it saves is measured in tests/checker/test_hostile_models.py.
 
 from __future__ import annotations
 
+import warnings
+
 import onnx
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -383,3 +385,26 @@ def test_verdicts_identical_with_and_without_the_prepass(case: tuple[str, bytes,
     event("lists removed" if removed else "nothing removed")
     event(f"verdict {getattr(plain, 'verdict', 'ModelReadError')}")
     assert prepassed == plain, name
+
+
+def test_verdicts_identical_on_onnx_backend_node_models() -> None:
+    """Every model of onnx's backend node tests (in memory; their attributes as exporters
+    write them), at limits that make their own lists big: the same report, or the same
+    read error, with the pre-pass and without it."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = collect_testcases(None)
+    assert len(cases) > 1000
+    removed = 0
+    for limit in (1, 3):
+        for case in cases:
+            data = case.model.SerializeToString()
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(sanitize, "PAYLOAD_LIMIT", limit)
+                prepassed = _report(data)
+                removed += wire.strip_lists(data, limit) is not data
+                mp.setattr(checker_module, "strip_lists", _refuse)
+                assert prepassed == _report(data), (case.name, limit)
+    assert removed > 200, removed  # the pre-pass did remove lists in many of them
