@@ -155,15 +155,16 @@ def test_negative_control_unchecked_loader_opens_the_outside_file(
 def test_negative_control_checker_loading_external_data_opens_it(
     escape: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two layers protect check: load_model never loads external data, and
-    onnx's loader refuses escaping paths. Without both, the FIFO is opened."""
+    """Two layers protect check: its reading (checker._load_for_check: the file's bytes,
+    the wire pre-pass, a plain parse) never loads external data, and onnx's loader
+    refuses escaping paths. Without both, the FIFO is opened."""
     import onnx.external_data_helper as edh
 
     def unchecked(base_dir: str, location: str, tensor_name: str, read_only: bool) -> int:
         return os.open(os.path.join(base_dir, location), os.O_RDONLY)
 
     real_load = onnx.load
-    monkeypatch.setattr(checker_module, "load_model", lambda f: real_load(f))  # loads data
+    monkeypatch.setattr(checker_module, "_load_for_check", lambda f: (real_load(f), False))
     monkeypatch.setattr(edh, "_open_external_data_fd", unchecked)
     path = _save_ext_model(escape["folder"], "link.bin")
     opened, _ = _opened_for_reading(escape["fifo"], lambda: _cli(["check", str(path)]))

@@ -40,7 +40,8 @@ protobuf: kept as they are. Stdlib only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType as Frozen  # module state stays immutable (test_concurrency)
 
 MARK = "sonnx-mul:lists-removed:"
 """Prefix of the doc_string this pass gives an attribute or tensor whose lists it removed
@@ -59,41 +60,44 @@ ATTR_G, ATTR_GRAPHS, ATTR_DOC, ATTR_TYPE = 6, 11, 13, 20
 ATTR_T, ATTR_TENSORS, ATTR_SPARSE_TENSOR, ATTR_SPARSE_TENSORS = 5, 10, 22, 23
 TYPE_GRAPH, TYPE_GRAPHS = 5, 10
 TYPE_VALUES = range(15)  # AttributeType: proto2 closed enum, another value is an unknown field
-TENSOR_LISTS = {  # field -> how its elements are written ("raw": removed with them, not counted)
+TENSOR_LISTS: Mapping[str, tuple[int, str]] = Frozen({
+    # field -> how its elements are written ("raw": removed with them, not counted)
     "float_data": (4, "fixed32"), "int32_data": (5, "varint"), "string_data": (6, "bytes"),
     "int64_data": (7, "varint"), "raw_data": (9, "raw"), "double_data": (10, "fixed64"),
     "uint64_data": (11, "varint"),
-}  # fmt: skip
+})  # fmt: skip
 TENSOR_DOC = 12
 SPARSE_VALUES, SPARSE_INDICES = 1, 2
 
 _CHUNK = 1 << 16
-_WIRE = {"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2}
+_WIRE = Frozen({"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2})
 # Runs of unpacked varints with a one-byte tag, matched in C (possessive: no backtracking).
-_UNPACKED = {
-    tag: re.compile(
-        rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+" % (re.escape(bytes([tag])), _CHUNK)
-    )
+_RUN = rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+"  # a tag byte, then a varint
+_UNPACKED = Frozen({
+    tag: re.compile(_RUN % (re.escape(bytes([tag])), _CHUNK))  # 0x28 is "(": escaped
     for tag in (ATTR_INTS << 3, 5 << 3, 7 << 3, 11 << 3)
-}
+})  # fmt: skip
 _LONG_VARINT = re.compile(rb"[\x80-\xff]{10}")
 
-_CHILDREN = {  # the message fields walked, by message: field number -> its message
-    "model": {MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"},
-    "graph": {GRAPH_NODE: "node", GRAPH_INITIALIZER: "tensor", GRAPH_SPARSE_INITIALIZER: "sparse"},
-    "function": {FUNCTION_NODE: "node"},
-    "node": {NODE_ATTRIBUTE: "attribute"},
-    "sparse": {SPARSE_VALUES: "tensor", SPARSE_INDICES: "tensor"},
-}
-_PAYLOADS = {  # kind -> (list fields and their forms, doc string field, nested messages)
+_CHILDREN: Mapping[str, Mapping[int, str]] = Frozen({
+    # the message fields walked, by message: field number -> its message
+    "model": Frozen({MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"}),
+    "graph": Frozen({GRAPH_NODE: "node", GRAPH_INITIALIZER: "tensor",
+                     GRAPH_SPARSE_INITIALIZER: "sparse"}),
+    "function": Frozen({FUNCTION_NODE: "node"}),
+    "node": Frozen({NODE_ATTRIBUTE: "attribute"}),
+    "sparse": Frozen({SPARSE_VALUES: "tensor", SPARSE_INDICES: "tensor"}),
+})  # fmt: skip
+_PAYLOADS: Mapping[str, tuple[Mapping[int, str], int, Mapping[int, str]]] = Frozen({
+    # kind -> (list fields and their forms, doc string field, nested messages)
     "attribute": (
-        {ATTR_FLOATS: "fixed32", ATTR_INTS: "varint", ATTR_STRINGS: "bytes"},
+        Frozen({ATTR_FLOATS: "fixed32", ATTR_INTS: "varint", ATTR_STRINGS: "bytes"}),
         ATTR_DOC,
-        {ATTR_G: "graph", ATTR_GRAPHS: "graph", ATTR_T: "tensor", ATTR_TENSORS: "tensor",
-         ATTR_SPARSE_TENSOR: "sparse", ATTR_SPARSE_TENSORS: "sparse"},
+        Frozen({ATTR_G: "graph", ATTR_GRAPHS: "graph", ATTR_T: "tensor", ATTR_TENSORS: "tensor",
+                ATTR_SPARSE_TENSOR: "sparse", ATTR_SPARSE_TENSORS: "sparse"}),
     ),
-    "tensor": (dict(TENSOR_LISTS.values()), TENSOR_DOC, {}),
-}  # fmt: skip
+    "tensor": (Frozen(dict(TENSOR_LISTS.values())), TENSOR_DOC, Frozen({})),
+})  # fmt: skip
 
 
 class WireError(ValueError):
