@@ -89,7 +89,11 @@ def memory_cases(folder: Path) -> dict[str, str]:
     from onnx import helper as h
 
     from checker.test_checker_issue21 import many_graphs_model
-    from checker.test_hostile_models import long_symbol_model, nested_if_bytes
+    from checker.test_hostile_models import (
+        attribute_list_model,
+        long_symbol_model,
+        nested_if_bytes,
+    )
     from models import model, vi
 
     cases: dict[str, str] = {}
@@ -117,7 +121,20 @@ def memory_cases(folder: Path) -> dict[str, str]:
         "tensor": h.make_node("Constant", [], ["c"], value=payload),
     }
     for name, node in lists.items():
-        save(f"attribute list: {name}", model([node, mul], [vi("x", T.FLOAT, [2])]))
+        label = "Constant tensor (raw_data)" if name == "tensor" else f"attribute list: {name}"
+        save(label, model([node, mul], [vi("x", T.FLOAT, [2])]))
+    # What protobuf's writer never produces but a file may: the worst expansions on parsing.
+    save("attribute list: packed 1-byte ints", attribute_list_model("packed ints", big))
+    save("attribute list: value_strings, empty strings", attribute_list_model("value_strings", big))
+    # tensor payloads written the same ways
+    save(
+        "initializer int64_data, 1-byte varints",
+        attribute_list_model("initializer int64_data", big),
+    )
+    save(
+        "initializer string_data, empty strings",
+        attribute_list_model("initializer string_data", big),
+    )
     save("deep nesting: 30 nested If (the decoding limit)", nested_if_bytes(30))
     save("many nested graphs: 200 If, one symbol per run", many_graphs_model(200))
     return cases

@@ -26,6 +26,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 from oracle import checked, disagreements, observe
+from spellings import internal_names, long_names
 
 pytest.importorskip("onnxruntime")
 
@@ -37,7 +38,10 @@ NP = {
 }  # fmt: skip
 SYMBOLS = ["N", "M"]
 
-dims = st.one_of(st.integers(1, 3), st.sampled_from(SYMBOLS), st.none())
+# Mostly N and M (so that operands share symbols); sometimes a name the checker makes up
+# or writes, or a long symbol (issue 29), which must stay the file's own.
+symbols = st.sampled_from(SYMBOLS) | st.sampled_from(SYMBOLS) | internal_names() | long_names()
+dims = st.one_of(st.integers(1, 3), symbols, st.none())
 
 
 @st.composite
@@ -417,29 +421,6 @@ def test_issue21_nested_graphs_and_functions_get_the_expected_verdict(
 
 
 # ------------------------------------------------------------------ issue 29: spelled names
-def internal_names() -> st.SearchStrategy[str]:
-    """Strings the checker makes or shows for its own symbols, and near misses: ONNX's
-    ``unk__N``, the short names of symbols.Encoding (``sN``), the renamed forms of
-    issue 21 (``unk__N@R[...]``), what fmt() prints for a made symbol (``<...>``,
-    ``?``), the old free-dim prefix, a call's tag."""
-    n = st.integers(0, 3).map(str)
-    tag = st.sampled_from(["0[]", "1[]", "2[]", "1[0, 1, 0]", "call1", "call1/1[]", "free"])
-    forms = st.one_of(
-        n.map(lambda i: f"unk__{i}"),
-        n.map(lambda i: f"s{i}"),
-        n.map(lambda i: f"__sonnx_free_{i}"),
-        st.tuples(n, tag).map(lambda p: f"unk__{p[0]}@{p[1]}"),
-        st.tuples(n, tag).map(lambda p: f"<unk__{p[0]}@{p[1]}>"),
-        st.sampled_from(["?", "free", "call1", "s", "unk__"]),
-    )
-    return forms
-
-
-def long_names() -> st.SearchStrategy[str]:
-    """A long symbol (up to 64 KiB): the memory class of issue 29 as a correctness case."""
-    return st.tuples(st.sampled_from("NMK"), st.integers(1000, 1 << 16)).map(lambda p: p[0] * p[1])
-
-
 @st.composite
 def spelled_models(draw: st.DrawFn) -> tuple[onnx.ModelProto, dict[str, Any]]:
     """A Mul of a size the checker makes up (Concat, Reshape to -1, a function's Concat,

@@ -6,7 +6,8 @@ else, no crash, no hang: every example is timed); ``sonnx-mul check`` exits
 0, 1 or 2, and exit 2 comes with exactly one error line (JSON under ``--format json``) on
 stderr and no traceback. The mutations are byte-level (bit flips, truncation,
 splices, insertions into valid serialized models) and structural (random
-attributes, dims, opsets, domains, op types and input counts).
+attributes, dims, opsets, domains, op types and input counts; declared dims
+include the names the checker makes up or writes and long symbols, issue 29).
 
 The default ("ci") profile keeps this under a few seconds; ``make fuzz``
 style runs use HYPOTHESIS_PROFILE=long.
@@ -32,6 +33,7 @@ from sonnx_mul.cli import main
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
 from sonnx_mul.models import ModelReadError, Violation, check_model
 from sonnx_mul.requirements import REGISTRY
+from spellings import internal_names, long_names
 
 TIME_LIMIT = 10.0  # seconds per example: far above the ~ms a check takes
 
@@ -52,6 +54,12 @@ def _sparse_model() -> onnx.ModelProto:
     return model(nodes, [vi("x", T.FLOAT, [2, 3])], sparse=[sp])
 
 
+def _long_list_model() -> onnx.ModelProto:
+    """A list over sanitize's limit: mutations then land in what wire.strip_lists removes."""
+    const = h.make_node("Constant", [], ["k"], value_ints=[1] * 70_000)
+    return model([const, h.make_node("Mul", ["x", "x"], ["z"])], [vi("x", T.FLOAT, [2, 3])])
+
+
 SEEDS: list[bytes] = [
     m.SerializeToString()
     for m in (
@@ -61,6 +69,7 @@ SEEDS: list[bytes] = [
         nested_if_in_loop(),
         _function_model(),
         _sparse_model(),
+        _long_list_model(),
     )
 ]
 
@@ -161,6 +170,8 @@ dims = st.one_of(
     st.sampled_from([2**31, 2**62, 2**63 - 1]),
     INT64,
     st.text(max_size=3),
+    internal_names(),  # issue 29: the checker's own spellings are the file's names
+    long_names(),  # issue 29: kilobytes of symbol
     st.none(),
 )
 shapes = st.none() | st.lists(dims, max_size=4)

@@ -4,6 +4,8 @@ Pipeline (each step in its own module):
 
 1. ``reading``: the file must be a regular file under a byte cap; it is
    parsed without its external data, so no file named by the model is opened.
+   ``wire``: before parsing, lists over sanitize's limit are dropped from the
+   bytes (their counts kept), so protobuf never expands them (issue 29).
 2. ``sanitize``: big payloads cleared (tensors, attribute lists, strings, in
    graphs, subgraphs and functions), recursive or duplicate functions and
    duplicate opset imports refused; ``validity``: whatever onnx.checker
@@ -45,6 +47,7 @@ from dataclasses import replace
 
 import onnx
 
+from . import sanitize
 from .declared import (
     Declared,
     GraphKey,
@@ -74,6 +77,7 @@ from .scope import Info, Scope
 from .shapes import Made, Shape
 from .symbols import Encoding, Renamer
 from .validity import check_structure
+from .wire import WireError, strip_lists
 
 __all__ = [
     "ModelReadError",
@@ -97,21 +101,44 @@ def load_model(source: ModelSource) -> onnx.ModelProto:
     A path must name a regular file of at most MAX_MODEL_BYTES (reading.py).
     """
     if isinstance(source, onnx.ModelProto):
-        model = source
-    else:
-        data = (
-            source
-            if isinstance(source, bytes)
-            else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
-        )
-        try:
-            model = onnx.ModelProto()
-            model.ParseFromString(data)
-        except Exception as exc:  # protobuf DecodeError, ...
-            raise ModelReadError(f"cannot read ONNX model: {exc}") from exc
+        return _has_graph(source)
+    if isinstance(source, bytes):
+        return _parse(source)
+    return _parse(read_limited(source, MAX_MODEL_BYTES, "ONNX model"))
+
+
+def _parse(data: bytes | bytearray) -> onnx.ModelProto:
+    try:
+        model = onnx.ModelProto()
+        model.ParseFromString(data)
+    except Exception as exc:  # protobuf DecodeError, ...
+        raise ModelReadError(f"cannot read ONNX model: {exc}") from exc
+    return _has_graph(model)
+
+
+def _has_graph(model: onnx.ModelProto) -> onnx.ModelProto:
     if not model.HasField("graph"):
         raise ModelReadError("not an ONNX model: it has no graph")
     return model
+
+
+def _load_for_check(source: ModelSource) -> tuple[onnx.ModelProto, bool]:
+    """The model to check, and whether it was parsed from wire.strip_lists' output.
+
+    Long attribute lists are dropped from the bytes before protobuf parses them
+    (memory bounded by the file, issue 29); bytes the walker cannot read are
+    parsed as they are (the same verdict, or the same ModelReadError)."""
+    if isinstance(source, onnx.ModelProto):
+        return load_model(source), False
+    data = (
+        source if isinstance(source, bytes) else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
+    )
+    try:
+        # the limit read now: a negative control raises it at run time
+        data = strip_lists(data, sanitize.PAYLOAD_LIMIT)
+    except WireError:
+        return _parse(data), False
+    return _parse(data), True
 
 
 def check_model(
@@ -148,7 +175,7 @@ def check_report(
 def _check(
     source: ModelSource, dims: dict[str, int], input_shapes: dict[str, Sequence[int]]
 ) -> Report:
-    model = load_model(source)
+    model, prepassed = _load_for_check(source)
     functions_by_key(model)  # a function defined twice: invalid
     cycle = function_cycle(model)
     if cycle is not None:
@@ -167,7 +194,7 @@ def _check(
     if source is model:  # the caller's: never modify it
         model = onnx.ModelProto()
         model.CopyFrom(source)
-    strip_payloads(model)
+    strip_payloads(model, prepassed=prepassed)
     bind(model.graph, dims, input_shapes)  # the user's names: before the encoding
     initializer_facts(model)
     # Before anything copies the model (the validity skeleton, onnx.checker, inference):

@@ -22,6 +22,7 @@ from types import MappingProxyType
 import onnx
 
 from .reading import ModelReadError
+from .wire import MARK
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -54,18 +55,34 @@ def _big(n: int) -> bool:
     return n > PAYLOAD_LIMIT
 
 
+TENSOR_PAYLOADS = (
+    "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data",
+)  # fmt: skip
+"""The repeated payload fields of a tensor (with ``raw_data``, what a big payload loses)."""
+
+
+def _removed(doc: str | bytes) -> int:
+    """How many list elements wire.strip_lists removed (its mark in a doc string); -1: none."""
+    return int(doc[len(MARK) :]) if isinstance(doc, str) and doc.startswith(MARK) else -1
+
+
 def stripped(t: onnx.TensorProto) -> bool:
     return t.doc_string == STRIPPED
 
 
-def _strip_tensor(t: onnx.TensorProto) -> bool:
-    """Clear a big payload (dims and type stay); True when it was cleared."""
+def _strip_tensor(t: onnx.TensorProto, prepassed: bool) -> bool:
+    """Clear a big payload (dims and type stay); True when it was cleared.
+
+    ``prepassed``: a tensor wire.strip_lists marked (it drops every tensor doc string
+    on these paths, so the mark is its own) had a list over the limit: big."""
+    marked = prepassed and _removed(t.doc_string) >= 0
     count = 1
     for d in t.dims:
         count *= max(int(d), 0)
-    fields = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
+    fields = TENSOR_PAYLOADS
     if (
-        _big(count)
+        marked
+        or _big(count)
         or _big(len(t.raw_data))
         or any(_big(len(getattr(t, f))) for f in fields)
         or _big(sum(len(x) for x in t.string_data))
@@ -78,11 +95,16 @@ def _strip_tensor(t: onnx.TensorProto) -> bool:
     return False
 
 
-def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto) -> bool:
-    """Clear the attribute's big payloads; True when the node's meaning changed."""
+def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto, prepassed: bool) -> bool:
+    """Clear the attribute's big payloads; True when the node's meaning changed.
+
+    ``prepassed``: the model was parsed from wire.strip_lists' output, which drops every
+    attribute doc string on these paths, so a mark there is its own (never the file's):
+    the lists it removed count as if they were still here."""
+    removed = max(_removed(attr.doc_string), 0) if prepassed else 0
     attr.ClearField("doc_string")
     changed = False
-    lists = len(attr.ints) + len(attr.floats) + len(attr.strings)
+    lists = removed + len(attr.ints) + len(attr.floats) + len(attr.strings)
     if _big(lists) or _big(sum(len(x) for x in attr.strings)):
         constant = node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS
         if constant and attr.name in _CONSTANT_LISTS:  # keep its shape: a data-less tensor
@@ -100,17 +122,19 @@ def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto) -> bool:
         changed = True
     tensors = [attr.t] if attr.HasField("t") else []
     for t in (*tensors, *attr.tensors):
-        changed |= _strip_tensor(t)
+        changed |= _strip_tensor(t, prepassed)
     sparse = [attr.sparse_tensor] if attr.HasField("sparse_tensor") else []
     for sp in (*sparse, *attr.sparse_tensors):
-        changed |= _strip_tensor(sp.values) | _strip_tensor(sp.indices)
+        changed |= _strip_tensor(sp.values, prepassed) | _strip_tensor(sp.indices, prepassed)
     return changed and node.op_type != "Constant"
 
 
-def strip_payloads(model: onnx.ModelProto) -> None:
+def strip_payloads(model: onnx.ModelProto, *, prepassed: bool = False) -> None:
     """Clear big payloads in place (iteratively, over functions and every nested graph):
     tensors, value_ints/value_floats/strings, doc strings. Nodes whose meaning
-    changed are marked STRIPPED; a Constant keeps its shape."""
+    changed are marked STRIPPED; a Constant keeps its shape. ``prepassed``: the model
+    was parsed from wire.strip_lists' output (its marks are honoured, see there); the
+    result is then the same as for the original bytes."""
     model.ClearField("doc_string")
     graphs: list[onnx.GraphProto] = [model.graph]
     node_lists: list[Iterable[onnx.NodeProto]] = []
@@ -122,17 +146,17 @@ def strip_payloads(model: onnx.ModelProto) -> None:
             g = graphs.pop()
             g.ClearField("doc_string")
             for t in g.initializer:
-                _strip_tensor(t)
+                _strip_tensor(t, prepassed)
             for sp in g.sparse_initializer:
-                _strip_tensor(sp.values)
-                _strip_tensor(sp.indices)
+                _strip_tensor(sp.values, prepassed)
+                _strip_tensor(sp.indices, prepassed)
             node_lists.append(g.node)
             continue
         for node in node_lists.pop():
             node.ClearField("doc_string")
             changed = False
             for attr in node.attribute:
-                changed |= _strip_attribute(node, attr)
+                changed |= _strip_attribute(node, attr, prepassed)
                 graphs.extend(subgraphs(attr))
             if changed:
                 node.doc_string = STRIPPED

@@ -1,0 +1,370 @@
+"""Wire-level pre-pass: long lists dropped before protobuf parses the file.
+
+protobuf's parse of a repeated field costs more than the file: an int64
+written as a 1-byte varint becomes 8 bytes, an empty string (2 bytes) a
+32-byte object, an unpacked float (5 bytes) 4 bytes plus the arena's
+doubling, and all of it is allocated before the checker can clear it
+(sanitize.py). This module walks the file's bytes along the paths
+sanitize.strip_payloads walks — ``ModelProto.graph`` and ``functions[].node``,
+``GraphProto.node``, ``initializer`` and ``sparse_initializer``,
+``NodeProto.attribute``, an attribute's tensors (``t``, ``tensors``,
+``sparse_tensor``, ``sparse_tensors``: values and indices) and nested graphs
+(``g`` when its type is GRAPH, ``graphs`` when GRAPHS) — and removes, fixing
+every enclosing length prefix:
+
+* in an attribute whose ``floats`` + ``ints`` + ``strings`` hold more than
+  ``limit`` elements, those three fields; the count goes into the attribute's
+  ``doc_string`` (:data:`MARK` + decimal count);
+* in a tensor one of whose repeated payload fields holds more than ``limit``
+  elements, every payload field (``raw_data`` too, as sanitize clears them);
+  the tensor's ``doc_string`` gets the mark.
+
+Every attribute and tensor ``doc_string`` on those paths is dropped, so a mark
+can only come from this pass (sanitize reads marks only when told the bytes
+went through here; it overwrites those doc strings anyway). A condition that
+merging could undo (``raw_data`` is last-wins, dims may be split over two
+occurrences of a singular tensor field) is left to sanitize: a count of
+repeated elements only grows when protobuf merges.
+
+Contract: for bytes ``data``, protobuf parses ``strip_lists(data, limit)``
+exactly when it parses ``data``, and sanitize.strip_payloads gives the same
+model from both (tests/checker/test_wire.py). The removed elements are
+validated as upb validates them (varints of at most 10 bytes, packed
+fixed-size values a multiple of their size, lengths in bounds). Anything the
+walker does not accept raises :class:`WireError`; the caller then parses the
+original bytes (today's path: the same verdict or the same read error).
+Fields with a wire type their schema does not give are unknown fields to
+protobuf: kept as they are. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType as Frozen  # module state stays immutable (test_concurrency)
+
+MARK = "sonnx-mul:lists-removed:"
+"""Prefix of the doc_string this pass gives an attribute or tensor whose lists it removed
+(followed by the number of elements removed from an attribute; 0 for a tensor)."""
+
+_Piece = bytes | memoryview
+_MAX_DEPTH = 200  # messages; protobuf refuses deeper files (its limit is 100) anyway
+
+# Field numbers of onnx.proto (pinned against onnx's descriptors in tests/checker/test_wire.py).
+MODEL_GRAPH, MODEL_FUNCTIONS = 7, 25
+GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_SPARSE_INITIALIZER = 1, 5, 15
+FUNCTION_NODE = 7
+NODE_ATTRIBUTE = 5
+ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS = 7, 8, 9
+ATTR_G, ATTR_GRAPHS, ATTR_DOC, ATTR_TYPE = 6, 11, 13, 20
+ATTR_T, ATTR_TENSORS, ATTR_SPARSE_TENSOR, ATTR_SPARSE_TENSORS = 5, 10, 22, 23
+TYPE_GRAPH, TYPE_GRAPHS = 5, 10
+TYPE_VALUES = range(15)  # AttributeType: proto2 closed enum, another value is an unknown field
+TENSOR_LISTS: Mapping[str, tuple[int, str]] = Frozen({
+    # field -> how its elements are written ("raw": removed with them, not counted)
+    "float_data": (4, "fixed32"), "int32_data": (5, "varint"), "string_data": (6, "bytes"),
+    "int64_data": (7, "varint"), "raw_data": (9, "raw"), "double_data": (10, "fixed64"),
+    "uint64_data": (11, "varint"),
+})  # fmt: skip
+TENSOR_DOC = 12
+SPARSE_VALUES, SPARSE_INDICES = 1, 2
+
+_CHUNK = 1 << 16
+_WIRE = Frozen({"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2})
+# Runs of unpacked varints with a one-byte tag, matched in C (possessive: no backtracking).
+_RUN = rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+"  # a tag byte, then a varint
+_UNPACKED = Frozen({
+    tag: re.compile(_RUN % (re.escape(bytes([tag])), _CHUNK))  # 0x28 is "(": escaped
+    for tag in (ATTR_INTS << 3, 5 << 3, 7 << 3, 11 << 3)
+})  # fmt: skip
+_LONG_VARINT = re.compile(rb"[\x80-\xff]{10}")
+
+_CHILDREN: Mapping[str, Mapping[int, str]] = Frozen({
+    # the message fields walked, by message: field number -> its message
+    "model": Frozen({MODEL_GRAPH: "graph", MODEL_FUNCTIONS: "function"}),
+    "graph": Frozen({GRAPH_NODE: "node", GRAPH_INITIALIZER: "tensor",
+                     GRAPH_SPARSE_INITIALIZER: "sparse"}),
+    "function": Frozen({FUNCTION_NODE: "node"}),
+    "node": Frozen({NODE_ATTRIBUTE: "attribute"}),
+    "sparse": Frozen({SPARSE_VALUES: "tensor", SPARSE_INDICES: "tensor"}),
+})  # fmt: skip
+_PAYLOADS: Mapping[str, tuple[Mapping[int, str], int, Mapping[int, str]]] = Frozen({
+    # kind -> (list fields and their forms, doc string field, nested messages)
+    "attribute": (
+        Frozen({ATTR_FLOATS: "fixed32", ATTR_INTS: "varint", ATTR_STRINGS: "bytes"}),
+        ATTR_DOC,
+        Frozen({ATTR_G: "graph", ATTR_GRAPHS: "graph", ATTR_T: "tensor", ATTR_TENSORS: "tensor",
+                ATTR_SPARSE_TENSOR: "sparse", ATTR_SPARSE_TENSORS: "sparse"}),
+    ),
+    "tensor": (Frozen(dict(TENSOR_LISTS.values())), TENSOR_DOC, Frozen({})),
+})  # fmt: skip
+
+
+class WireError(ValueError):
+    """The bytes are not a protobuf message this walker reads: parse them as they are."""
+
+
+def _varint(data: bytes | bytearray, pos: int, end: int) -> tuple[int, int]:
+    """A varint at ``pos`` (at most 10 bytes, as upb reads it): (value, next position)."""
+    if pos < end and data[pos] < 0x80:  # most tags and lengths: one byte
+        return data[pos], pos + 1
+    value = shift = 0
+    for i in range(pos, min(pos + 10, end)):
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value & 0xFFFFFFFFFFFFFFFF, i + 1
+        shift += 7
+    raise WireError("malformed varint")
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _low_bytes(data: bytes | bytearray, start: int, end: int) -> int:
+    """Bytes below 0x80 in data[start:end]: one per varint of a well-formed run."""
+    count = 0
+    for a in range(start, end, 1 << 20):
+        b = min(a + (1 << 20), end)
+        count += (b - a) - len(bytes(data[a:b]).translate(None, bytes(range(0x80))))
+    return count
+
+
+def _skip(data: bytes | bytearray, pos: int, end: int, tag: int, depth: int) -> int:
+    """The position after a field whose tag was read (upb's checks on unknown fields)."""
+    wire = tag & 7
+    if wire == 0:
+        return _varint(data, pos, end)[1]
+    if wire in (1, 5):
+        nxt = pos + (8 if wire == 1 else 4)
+    elif wire == 2:
+        length, pos = _varint(data, pos, end)
+        nxt = pos + length
+    elif wire == 3:  # a group: fields up to the matching end-group tag
+        if depth > _MAX_DEPTH:
+            raise WireError("nested too deeply")
+        while True:
+            inner, pos = _tag(data, pos, end)
+            if inner & 7 == 4:
+                if inner >> 3 != tag >> 3:
+                    raise WireError("unmatched end-group")
+                return pos
+            pos = _skip(data, pos, end, inner, depth + 1)
+    else:
+        raise WireError(f"wire type {wire}")
+    if nxt > end:
+        raise WireError("field past the end of its message")
+    return nxt
+
+
+def _tag(data: bytes | bytearray, pos: int, end: int) -> tuple[int, int]:
+    if pos >= end:
+        raise WireError("truncated message")
+    tag = data[pos]
+    if 8 <= tag < 0x80:  # fields 1 to 15: one byte, never field 0
+        return tag, pos + 1
+    tag, pos = _varint(data, pos, end)
+    if tag >> 3 == 0 or tag > 0xFFFFFFFF:
+        raise WireError("invalid tag")
+    return tag, pos
+
+
+class _Rewrite:
+    """Edits of one message: spans of the original replaced by pieces (sorted, disjoint)."""
+
+    def __init__(self) -> None:
+        self.edits: list[tuple[int, int, Sequence[_Piece]]] = []
+
+    def assemble(self, view: memoryview, start: int, end: int) -> tuple[list[_Piece], int]:
+        pieces: list[_Piece] = []
+        pos = start
+        for a, b, new in self.edits:
+            if a > pos:
+                pieces.append(view[pos:a])
+            pieces.extend(new)
+            pos = b
+        if end > pos:
+            pieces.append(view[pos:end])
+        return pieces, sum(len(p) for p in pieces)
+
+
+class _Walker:
+    def __init__(self, data: bytes | bytearray, limit: int) -> None:
+        self.data, self.limit, self.view = data, limit, memoryview(data)
+
+    def message(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
+        """The new pieces of the message at data[start:end], or None if unchanged."""
+        if depth > _MAX_DEPTH:
+            raise WireError("nested too deeply")
+        if kind in _PAYLOADS:
+            return self.payload(kind, start, end, depth)
+        children = _CHILDREN[kind]
+        edits = _Rewrite()
+        data, pos = self.data, start
+        while pos < end:
+            tag_at = pos
+            tag, pos = _tag(data, pos, end)
+            if tag & 7 != 2:
+                pos = _skip(data, pos, end, tag, depth)
+                continue
+            child = children.get(tag >> 3)
+            if child is not None:
+                pos = self.child(edits, child, tag_at, pos, end, depth)
+                continue
+            if pos < end and data[pos] < 0x80:  # a short field skipped inline (the hot path)
+                pos += 1 + data[pos]
+            else:
+                length, pos = _varint(data, pos, end)
+                pos += length
+            if pos > end:
+                raise WireError("field past the end of its message")
+        return self.finish(edits, start, end)
+
+    def child(self, edits: _Rewrite, kind: str, tag_at: int, pos: int, end: int, depth: int) -> int:
+        """Walk the length-delimited child at ``pos``; record its new bytes if changed."""
+        length, body = _varint(self.data, pos, end)
+        stop = body + length
+        if stop > end:
+            raise WireError("field past the end of its message")
+        new = self.message(kind, body, stop, depth + 1)
+        if new is not None:
+            size = sum(len(p) for p in new)
+            edits.edits.append((tag_at, stop, [self.view[tag_at:pos], _encode_varint(size), *new]))
+        return stop
+
+    def finish(self, edits: _Rewrite, start: int, end: int) -> list[_Piece] | None:
+        return edits.assemble(self.view, start, end)[0] if edits.edits else None
+
+    def payload(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
+        """An attribute or a tensor: its list fields counted (and dropped when over the
+        limit), its doc string dropped, its nested graphs and tensors walked."""
+        lists_of, doc_field, children = _PAYLOADS[kind]
+        data = self.data
+        lists: list[tuple[int, int]] = []  # spans of the list fields
+        dropped: list[tuple[int, int]] = []  # doc strings
+        nested: list[tuple[str, int, int, int]] = []  # (kind, field, tag at, length at)
+        counts: dict[int, int] = {}
+        attr_type, pos = 0, start
+        while pos < end:
+            tag_at = pos
+            tag, pos = _tag(data, pos, end)
+            field, wire = tag >> 3, tag & 7
+            form = lists_of.get(field)
+            if form is not None and (wire == 2 or wire == _WIRE[form]):
+                pos, n = self.elements(form, wire, tag_at, pos, end)
+                counts[field] = counts.get(field, 0) + n
+                if lists and lists[-1][1] == tag_at:
+                    lists[-1] = (lists[-1][0], pos)
+                else:
+                    lists.append((tag_at, pos))
+            elif (field, wire) == (doc_field, 2):
+                pos = _skip(data, pos, end, tag, depth)
+                dropped.append((tag_at, pos))
+            elif kind == "attribute" and (field, wire) == (ATTR_TYPE, 0):
+                value, pos = _varint(data, pos, end)
+                value &= 0xFFFFFFFF  # an int32 enum, as upb truncates it
+                if value in TYPE_VALUES:
+                    attr_type = value
+            elif wire == 2 and field in children:
+                nested.append((children[field], field, tag_at, pos))
+                pos = _skip(data, pos, end, tag, depth)
+            else:
+                pos = _skip(data, pos, end, tag, depth)
+        count = sum(counts.get(f, 0) for f in lists_of) if kind == "attribute" else 0
+        big = (
+            count > self.limit
+            if kind == "attribute"
+            else any(n > self.limit for f, n in counts.items() if lists_of[f] != "raw")
+        )
+        edits = _Rewrite()
+        edits.edits = [(a, b, ()) for a, b in dropped + (lists if big else [])]
+        graphs = {TYPE_GRAPH: ATTR_G, TYPE_GRAPHS: ATTR_GRAPHS}.get(attr_type)
+        for child, field, tag_at, at in nested:
+            # sanitize walks an attribute's graphs by its type, its tensors whatever the type
+            if child != "graph" or field == graphs:
+                self.child(edits, child, tag_at, at, end, depth)
+        edits.edits.sort(key=lambda e: e[0])
+        if big:
+            mark = f"{MARK}{count}".encode()
+            edits.edits.append(
+                (end, end, [_encode_varint(doc_field << 3 | 2), bytes([len(mark)]), mark])
+            )
+        return self.finish(edits, start, end)
+
+    def elements(self, form: str, wire: int, tag_at: int, pos: int, end: int) -> tuple[int, int]:
+        """The end of the list elements at tag_at (a run of unpacked ones when the tag is
+        one byte, else one field) and how many protobuf would read there."""
+        data = self.data
+        tag = data[tag_at]
+        single = pos == tag_at + 1
+        if wire == 2:
+            if form in ("bytes", "raw"):
+                if single:
+                    return self.bytes_run(tag, tag_at, end)
+                return _skip(data, pos, end, 2, 0), 1
+            length, body = _varint(data, pos, end)
+            stop = body + length
+            if stop > end:
+                raise WireError("field past the end of its message")
+            if form == "varint":  # packed: each varint ends with one byte < 0x80
+                if length and (data[stop - 1] >= 0x80 or _LONG_VARINT.search(data, body, stop)):
+                    raise WireError("malformed packed varint")
+                return stop, _low_bytes(data, body, stop)
+            size = 4 if form == "fixed32" else 8
+            if length % size:
+                raise WireError("packed fixed-size values not a multiple of their size")
+            return stop, length // size
+        if not single:  # a tag written in more than one byte: one element
+            return _skip(data, pos, end, wire, 0), 1
+        if form == "varint":
+            run = _UNPACKED[tag].match(data, tag_at, end)
+            if run is None:  # a varint longer than 10 bytes: upb refuses it too
+                raise WireError("malformed varint")
+            return run.end(), _low_bytes(data, tag_at, run.end()) // 2  # tag and last byte
+        return self.fixed_run(tag, 5 if form == "fixed32" else 9, tag_at, end)
+
+    def bytes_run(self, tag: int, start: int, end: int) -> tuple[int, int]:
+        """The end of the run of strings (one tag byte, a length, the bytes) starting at
+        start, and their number (a tight loop: a file may hold millions of empty strings)."""
+        data, pos, n = self.data, start, 0
+        while pos < end and data[pos] == tag:
+            if pos + 1 < end and data[pos + 1] < 0x80:
+                pos += 2 + data[pos + 1]
+            else:
+                length, body = _varint(data, pos + 1, end)
+                pos = body + length
+            n += 1
+        if pos > end:
+            raise WireError("field past the end of its message")
+        return pos, n
+
+    def fixed_run(self, tag: int, size: int, start: int, end: int) -> tuple[int, int]:
+        """The end of the run of fixed-size values (one tag byte and size - 1 bytes)
+        starting at start, and their number."""
+        pos, marker = start, bytes([tag])
+        while True:
+            k = min(_CHUNK, (end - pos) // size)
+            tags = bytes(self.view[pos : pos + size * k : size])
+            n = k - len(tags.lstrip(marker))
+            pos += size * n
+            if n < k or k == 0:
+                break
+        if pos == start:  # a value cut short by the end of the message
+            raise WireError("field past the end of its message")
+        return pos, (pos - start) // size
+
+
+def strip_lists(data: bytes | bytearray, limit: int) -> bytes | bytearray:
+    """``data`` with the lists longer than ``limit`` removed (module docstring);
+    ``data`` itself when nothing was removed. WireError when the walker cannot read it."""
+    try:
+        pieces = _Walker(data, limit).message("model", 0, len(data), 0)
+    except RecursionError:
+        raise WireError("nested too deeply") from None
+    return data if pieces is None else b"".join(pieces)

@@ -1,0 +1,410 @@
+"""The wire-level pre-pass (src/sonnx_mul/models/wire.py) changes memory, never a verdict.
+
+* Its field numbers are onnx.proto's (pinned against onnx's own descriptors).
+* Exactness: on random models written byte by byte (lists packed and unpacked,
+  in attributes of the main graph, nested graphs, functions and graphs the
+  checker does not walk, doc strings spelling the mark, unknown fields, groups,
+  closed-enum values protobuf keeps as unknown), optionally mutated, protobuf
+  parses the pre-pass's output exactly when it parses the input, and
+  sanitize.strip_payloads gives the same model, byte for byte, from both.
+* Verdicts: on the checker's corpus (checker_corpus.py and the test models)
+  with big lists planted anywhere, check_report gives the same report with the
+  pre-pass and without it (the walker made to fail: today's path).
+The memory it saves is measured in tests/checker/test_hostile_models.py.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import onnx
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from onnx import helper as h
+
+import checker_corpus
+from models import mul_model, nested_if_in_loop
+from sonnx_mul.models import ModelReadError, check_report, sanitize, wire
+from sonnx_mul.models import checker as checker_module
+
+
+def test_field_numbers_are_onnx_proto() -> None:
+    def number(message: type, field: str) -> int:
+        return int(message.DESCRIPTOR.fields_by_name[field].number)  # type: ignore[attr-defined]
+
+    assert number(onnx.ModelProto, "graph") == wire.MODEL_GRAPH
+    assert number(onnx.ModelProto, "functions") == wire.MODEL_FUNCTIONS
+    assert number(onnx.GraphProto, "node") == wire.GRAPH_NODE
+    assert number(onnx.FunctionProto, "node") == wire.FUNCTION_NODE
+    assert number(onnx.NodeProto, "attribute") == wire.NODE_ATTRIBUTE
+    a = onnx.AttributeProto
+    fields = ("floats", "ints", "strings", "g", "graphs", "doc_string", "type")
+    assert [number(a, f) for f in fields] == [
+        wire.ATTR_FLOATS, wire.ATTR_INTS, wire.ATTR_STRINGS,
+        wire.ATTR_G, wire.ATTR_GRAPHS, wire.ATTR_DOC, wire.ATTR_TYPE,
+    ]  # fmt: skip
+    tensors = ("t", "tensors", "sparse_tensor", "sparse_tensors")
+    assert [number(a, f) for f in tensors] == [
+        wire.ATTR_T, wire.ATTR_TENSORS, wire.ATTR_SPARSE_TENSOR, wire.ATTR_SPARSE_TENSORS,
+    ]  # fmt: skip
+    assert number(onnx.GraphProto, "initializer") == wire.GRAPH_INITIALIZER
+    assert number(onnx.GraphProto, "sparse_initializer") == wire.GRAPH_SPARSE_INITIALIZER
+    assert number(onnx.SparseTensorProto, "values") == wire.SPARSE_VALUES
+    assert number(onnx.SparseTensorProto, "indices") == wire.SPARSE_INDICES
+    assert number(onnx.TensorProto, "doc_string") == wire.TENSOR_DOC
+    for name, (num, form) in wire.TENSOR_LISTS.items():
+        descriptor = onnx.TensorProto.DESCRIPTOR.fields_by_name[name]
+        assert descriptor.number == num, name
+        kinds = {
+            "fixed32": ("FLOAT",),
+            "fixed64": ("DOUBLE",),
+            "bytes": ("BYTES",),
+            "raw": ("BYTES",),
+        }
+        expected = kinds.get(form, ("INT32", "INT64", "UINT64"))
+        assert descriptor.type in [getattr(descriptor, f"TYPE_{k}") for k in expected], name
+    # every payload field sanitize clears is one the pre-pass removes with the lists
+    assert set(wire.TENSOR_LISTS) == {"raw_data", *sanitize.TENSOR_PAYLOADS}
+    assert (a.GRAPH, a.GRAPHS) == (wire.TYPE_GRAPH, wire.TYPE_GRAPHS)
+    assert sorted(a.AttributeType.values()) == list(wire.TYPE_VALUES)
+    # A closed enum (proto2): a value outside it is an unknown field, the last valid one stays
+    # (the walker decides which graphs sanitize walks the same way).
+    closed = a()
+    closed.ParseFromString(field(20, 0, varint(5)) + field(20, 0, varint(99)))
+    assert closed.type == a.GRAPH
+    closed.ParseFromString(field(20, 0, varint(10 + (1 << 32))))  # truncated to int32
+    assert closed.type == a.GRAPHS
+
+
+# ------------------------------------------------------------ a byte-level writer
+def varint(value: int) -> bytes:
+    value &= (1 << 64) - 1
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def field(number: int, wire_type: int, payload: bytes) -> bytes:
+    key = varint(number << 3 | wire_type)
+    return key + (varint(len(payload)) + payload if wire_type == 2 else payload)
+
+
+def text(number: int, value: str | bytes) -> bytes:
+    return field(number, 2, value.encode() if isinstance(value, str) else value)
+
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+@st.composite
+def list_fields(draw: st.DrawFn) -> bytes:
+    """floats/ints/strings of an attribute, each packed or not, interleaved at random."""
+    parts: list[bytes] = []
+    for _ in range(draw(st.integers(0, 4))):
+        kind = draw(st.sampled_from(["ints", "packed ints", "floats", "packed floats", "strings"]))
+        n = draw(st.integers(0, 6))
+        if kind == "ints":
+            parts += [field(8, 0, varint(draw(INT64))) for _ in range(n)]
+        elif kind == "packed ints":
+            parts.append(field(8, 2, b"".join(varint(draw(INT64)) for _ in range(n))))
+        elif kind == "floats":
+            parts += [field(7, 5, draw(st.binary(min_size=4, max_size=4))) for _ in range(n)]
+        elif kind == "packed floats":
+            parts.append(field(7, 2, draw(st.binary(min_size=4 * n, max_size=4 * n))))
+        else:
+            parts += [text(9, draw(st.binary(max_size=3))) for _ in range(n)]
+    return b"".join(parts)
+
+
+@st.composite
+def tensor(draw: st.DrawFn) -> bytes:
+    """A TensorProto: dims, a type, payload fields in any encoding, a doc string."""
+    parts = [field(1, 0, varint(draw(st.integers(0, 9)))) for _ in range(draw(st.integers(0, 2)))]
+    parts.append(field(2, 0, varint(draw(st.integers(0, 16)))))
+    for _ in range(draw(st.integers(0, 3))):
+        number = draw(st.sampled_from([4, 5, 6, 7, 9, 10, 11]))
+        n = draw(st.integers(0, 6))
+        packed = draw(st.booleans())
+        if number in (5, 7, 11):
+            values = [varint(draw(INT64)) for _ in range(n)]
+            parts += (
+                [field(number, 2, b"".join(values))]
+                if packed
+                else [field(number, 0, v) for v in values]
+            )
+        elif number in (4, 10):
+            size = 4 if number == 4 else 8
+            values = [draw(st.binary(min_size=size, max_size=size)) for _ in range(n)]
+            parts += (
+                [field(number, 2, b"".join(values))]
+                if packed
+                else [field(number, 5 if size == 4 else 1, v) for v in values]
+            )
+        else:
+            parts += [text(number, draw(st.binary(max_size=3))) for _ in range(n)]
+    if draw(st.booleans()):
+        parts.append(text(12, draw(st.sampled_from(["d", wire.MARK + "0", "sonnx-mul:stripped"]))))
+    if draw(st.booleans()):
+        parts.append(draw(UNKNOWN))
+    return b"".join(draw(st.permutations(parts)))
+
+
+@st.composite
+def sparse(draw: st.DrawFn) -> bytes:
+    parts = [
+        field(draw(st.sampled_from([1, 2])), 2, draw(tensor()))
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    return b"".join(parts) + field(3, 0, varint(4))
+
+
+NAMES = st.sampled_from(["value_ints", "value_floats", "value_strings", "pads", "value", "junk"])
+OPS = st.sampled_from(["Constant", "Constant", "Identity", "If", "Loop", "f"])
+DOMAINS = st.sampled_from(["", "", "ai.onnx", "local"])
+UNKNOWN = st.sampled_from([
+    field(99, 0, varint(7)), field(98, 2, b"xyz"), field(97, 5, b"abcd"),
+    field(96, 1, b"12345678"), varint(95 << 3 | 3) + field(1, 0, b"\x01") + varint(95 << 3 | 4),
+    field(8, 5, b"abcd"), field(7, 0, varint(3)), field(9, 0, varint(1)),  # wrong wire types
+    field(20, 0, varint(99)), field(20, 0, varint(5 + (1 << 32))),  # unknown / truncated enum
+])  # fmt: skip
+
+
+@st.composite
+def attribute(draw: st.DrawFn, depth: int) -> bytes:
+    parts = [text(1, draw(NAMES)), draw(list_fields())]
+    if draw(st.booleans()):
+        parts.append(field(20, 0, varint(draw(st.sampled_from([5, 10, 7, 6, 4, 0])))))
+    if draw(st.booleans()):  # the file's own doc string, sometimes spelling the mark
+        parts.append(text(13, draw(st.sampled_from(["d", wire.MARK + "999999", wire.MARK]))))
+    if draw(st.booleans()):
+        parts.append(draw(UNKNOWN))
+    if depth < 2 and draw(st.booleans()):
+        parts.append(field(draw(st.sampled_from([6, 11])), 2, draw(graph(depth + 1))))
+    for _ in range(draw(st.integers(0, 2))):  # t and sparse_tensor twice: protobuf merges
+        number = draw(st.sampled_from([5, 10, 22, 23]))
+        parts.append(field(number, 2, draw(tensor() if number in (5, 10) else sparse())))
+    parts = draw(st.permutations(parts))
+    return b"".join(parts)
+
+
+@st.composite
+def node(draw: st.DrawFn, depth: int) -> bytes:
+    parts = [text(4, draw(OPS)), text(7, draw(DOMAINS)), text(1, "x"), text(2, "y")]
+    parts += [field(5, 2, draw(attribute(depth))) for _ in range(draw(st.integers(0, 3)))]
+    if draw(st.booleans()):
+        parts.append(text(6, wire.MARK + "5"))  # a node's doc string: sanitize clears it
+    return b"".join(draw(st.permutations(parts)))
+
+
+@st.composite
+def graph(draw: st.DrawFn, depth: int = 0) -> bytes:
+    parts = [field(1, 2, draw(node(depth))) for _ in range(draw(st.integers(0, 3)))]
+    parts += [field(5, 2, draw(tensor())) for _ in range(draw(st.integers(0, 2)))]
+    parts += [field(15, 2, draw(sparse())) for _ in range(draw(st.integers(0, 1)))]
+    return b"".join(draw(st.permutations(parts))) + text(2, "g")
+
+
+@st.composite
+def wire_models(draw: st.DrawFn) -> bytes:
+    parts = [field(1, 0, varint(10)), field(8, 2, text(1, "") + field(2, 0, varint(18)))]
+    parts.append(field(7, 2, draw(graph())))
+    if draw(st.booleans()):  # a second graph field: protobuf merges the two
+        parts.append(field(7, 2, draw(graph())))
+    for _ in range(draw(st.integers(0, 2))):
+        body = b"".join(field(7, 2, draw(node(0))) for _ in range(draw(st.integers(0, 2))))
+        parts.append(field(25, 2, text(1, "f") + text(10, "local") + body))
+    return b"".join(draw(st.permutations(parts)))
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> tuple[bytes, bool]:
+    """A model of wire_models, one time in four with byte-level mutations (and True)."""
+    data = bytearray(draw(wire_models()))
+    mutate = draw(st.integers(0, 3)) == 0
+    for _ in range(draw(st.integers(1, 3)) if mutate else 0):
+        pos = draw(st.integers(0, max(len(data) - 1, 0)))
+        kind = draw(st.sampled_from(["flip", "truncate", "insert"]))
+        event(f"mutation {kind}")
+        if kind == "flip" and data:
+            data[pos] ^= 1 << draw(st.integers(0, 7))
+        elif kind == "truncate":
+            del data[pos:]
+        else:
+            data[pos:pos] = draw(st.binary(min_size=1, max_size=4))
+    return bytes(data), mutate
+
+
+def parsed(data: bytes | bytearray) -> onnx.ModelProto | None:
+    m = onnx.ModelProto()
+    try:
+        m.ParseFromString(data)
+    except Exception:  # protobuf's DecodeError: what the checker reports as a read error
+        return None
+    return m
+
+
+def stripped(m: onnx.ModelProto, prepassed: bool) -> bytes:
+    sanitize.strip_payloads(m, prepassed=prepassed)
+    return m.SerializeToString(deterministic=True)
+
+
+def compare(data: bytes, limit: int) -> str:
+    """What the pre-pass did with ``data``; fails if parsing or sanitizing its output
+    differs from the original's."""
+    try:
+        out = wire.strip_lists(data, limit)
+    except wire.WireError:
+        return "refused"  # the checker then parses the original bytes: today's path
+    before, after = parsed(data), parsed(out)
+    assert (before is None) == (after is None), (data, out)
+    if before is None or after is None:
+        return "protobuf refuses both"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sanitize, "PAYLOAD_LIMIT", limit)
+        assert stripped(before, False) == stripped(after, True), (data, out)
+    return "unchanged" if out is data else "rewritten"
+
+
+LIMITS = st.sampled_from([0, 1, 2, 3, 5, 8, 1 << 16])
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(mutated(), LIMITS)
+def test_prepass_gives_the_model_sanitize_gives(generated: tuple[bytes, bool], limit: int) -> None:
+    data, was_mutated = generated
+    outcome = compare(data, limit)
+    event(outcome)
+    if not was_mutated:  # every well-formed file is read by the walker
+        assert outcome in ("unchanged", "rewritten"), data
+
+
+def test_a_file_protobuf_refuses_stays_refused() -> None:
+    """The walker skips what it does not walk (here a graph input cut short inside): the
+    rewritten bytes keep it, so protobuf refuses them as it refuses the file."""
+    bad_input = field(11, 2, b"\x0a\x05ab")
+    attr = text(1, "pads") + b"".join(field(8, 0, varint(1)) for _ in range(3))
+    node = text(4, "Identity") + field(5, 2, attr)
+    data = field(7, 2, field(1, 2, node) + bad_input)
+    assert parsed(data) is None
+    assert compare(data, 1) == "protobuf refuses both"
+
+
+def test_exactness_generator_reaches_every_outcome() -> None:
+    """Deterministic: rewritten and unchanged files, mutants the walker refuses."""
+    seen: set[str] = set()
+
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True)
+    @given(mutated(), LIMITS)
+    def collect(generated: tuple[bytes, bool], limit: int) -> None:
+        seen.add(compare(generated[0], limit))
+
+    collect()
+    assert {"refused", "unchanged", "rewritten"} <= seen, seen
+
+
+# ------------------------------------------------------------ verdicts on the corpus
+def corpus() -> dict[str, onnx.ModelProto]:
+    found = dict(checker_corpus.build_corpus())
+    found["mul_model"] = mul_model()
+    found["nested_if_in_loop"] = nested_if_in_loop()
+    found["broadcasting"] = mul_model((2, 3), (3,))
+    return found
+
+
+CORPUS = corpus()
+
+
+def _nodes(g: onnx.GraphProto) -> list[onnx.NodeProto]:
+    found = list(g.node)
+    for n in g.node:
+        for a in n.attribute:
+            for sub in [a.g] if a.type == a.GRAPH else list(a.graphs):
+                found += _nodes(sub)
+    return found
+
+
+@st.composite
+def planted(draw: st.DrawFn) -> tuple[str, bytes, int]:
+    """A corpus model, a limit (small: the corpus's own kernel_shape, pads, axes... then
+    count as big), and sometimes a list planted in a Constant of the main graph, in a
+    nested graph or in a function, or appended to an existing list attribute."""
+    name = draw(st.sampled_from(sorted(CORPUS)))
+    m = onnx.ModelProto()
+    m.CopyFrom(CORPUS[name])
+    limit = draw(st.sampled_from([0, 1, 2, 3, 4, 8, 1 << 16]))
+    n = draw(st.sampled_from([1, 3, 5, 9, (1 << 16) + 1]))
+    where = draw(st.sampled_from(["none", "constant", "existing"]))
+    graphs = [m.graph] + [a.g for nd in _nodes(m.graph) for a in nd.attribute if a.type == a.GRAPH]
+    if where == "constant":
+        kind = draw(st.sampled_from(["value_ints", "value_floats", "value_strings"]))
+        values = {"value_ints": [7] * n, "value_floats": [0.5] * n, "value_strings": [b"s"] * n}
+        g = draw(st.sampled_from(graphs))
+        g.node.insert(
+            0, h.make_node("Constant", [], [f"planted{len(g.node)}"], **{kind: values[kind]})
+        )
+    elif where == "existing":
+        lists = [
+            a for nd in [*_nodes(m.graph), *(x for f in m.functions for x in f.node)]
+            for a in nd.attribute if a.ints or a.floats
+        ]  # fmt: skip
+        if lists:
+            a = draw(st.sampled_from(lists))
+            if a.ints:
+                a.ints.extend([a.ints[-1]] * n)
+            else:
+                a.floats.extend([a.floats[-1]] * n)
+    event(f"planted {where}")
+    return name, m.SerializeToString(), limit
+
+
+def _report(data: bytes) -> object:
+    try:
+        return check_report(data)
+    except ModelReadError as exc:
+        return ("ModelReadError", str(exc))
+
+
+def _refuse(data: bytes | bytearray, limit: int) -> bytes:
+    raise wire.WireError("planted: the walker refuses")
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(planted())
+def test_verdicts_identical_with_and_without_the_prepass(case: tuple[str, bytes, int]) -> None:
+    name, data, limit = case
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sanitize, "PAYLOAD_LIMIT", limit)
+        prepassed = _report(data)
+        removed = wire.strip_lists(data, limit) is not data
+        mp.setattr(checker_module, "strip_lists", _refuse)  # today's path: parse as it is
+        plain = _report(data)
+    event("lists removed" if removed else "nothing removed")
+    event(f"verdict {getattr(plain, 'verdict', 'ModelReadError')}")
+    assert prepassed == plain, name
+
+
+def test_verdicts_identical_on_onnx_backend_node_models() -> None:
+    """Every model of onnx's backend node tests (in memory; their attributes as exporters
+    write them), at limits that make their own lists big: the same report, or the same
+    read error, with the pre-pass and without it."""
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = collect_testcases(None)
+    assert len(cases) > 1000
+    removed = 0
+    for limit in (1, 3):
+        for case in cases:
+            data = case.model.SerializeToString()
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(sanitize, "PAYLOAD_LIMIT", limit)
+                prepassed = _report(data)
+                removed += wire.strip_lists(data, limit) is not data
+                mp.setattr(checker_module, "strip_lists", _refuse)
+                assert prepassed == _report(data), (case.name, limit)
+    assert removed > 200, removed  # the pre-pass did remove lists in many of them
