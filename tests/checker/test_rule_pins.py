@@ -21,7 +21,9 @@ from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
 
+from models import external_initializer
 from sonnx_mul.models import ModelReadError, check_report
+from sonnx_mul.models.validity import skeleton
 
 
 def vi(name: str, shape: list[int | str | None] | None) -> onnx.ValueInfoProto:
@@ -94,6 +96,115 @@ def test_the_default_domain_spelled_ai_onnx_is_valid(where: str) -> None:
 def test_an_invalid_model_stays_invalid_after_normalisation() -> None:
     node = h.make_node("Mul", ["x", "undefined"], ["z"], domain="ai.onnx")
     assert verdict(build([node], [vi("x", [2])], domain="ai.onnx")) == "invalid"
+
+
+def _big_tensor(name: str) -> onnx.TensorProto:
+    """More elements than sanitize.PAYLOAD_LIMIT: its payload is cleared before the
+    validity check, so the skeleton must give it zero elements (else onnx.checker
+    says a tensor without data is malformed: a false "invalid")."""
+    return nh.from_array(np.ones(1 << 17, np.float32), name)
+
+
+def _constant_of_big(out: str) -> onnx.NodeProto:
+    return h.make_node("Constant", [], [out], value=_big_tensor("c"))
+
+
+def _big_sparse(name: str) -> onnx.SparseTensorProto:
+    n = 1 << 17
+    values = nh.from_array(np.ones(n, np.float32), name)
+    indices = nh.from_array(np.arange(n, dtype=np.int64), "i")
+    return h.make_sparse_tensor(values, indices, [n])
+
+
+def _mul_of(source: onnx.NodeProto | None, inits: list[onnx.TensorProto] = ()) -> onnx.ModelProto:  # type: ignore[assignment]
+    nodes = ([source] if source else []) + [h.make_node("Mul", ["x", "c"], ["z"])]
+    return build(nodes, [vi("x", [1 << 17])], inits)
+
+
+def test_valid_with_a_cleared_initializer() -> None:
+    assert verdict(_mul_of(None, [_big_tensor("c")])) == "conforms"
+
+
+def test_valid_with_a_cleared_tensor_attribute() -> None:
+    assert verdict(_mul_of(_constant_of_big("c"))) == "conforms"
+
+
+def test_valid_with_a_cleared_sparse_initializer_and_attribute() -> None:
+    # the verdict on a sparse operand is another rule's (R3); here: not "invalid"
+    m = _mul_of(h.make_node("Constant", [], ["c"], sparse_value=_big_sparse("v")))
+    assert verdict(m) != "invalid"
+    m = _mul_of(h.make_node("Identity", ["s"], ["c"]))
+    m.graph.sparse_initializer.append(_big_sparse("s"))
+    assert verdict(m) != "invalid"
+
+
+def test_valid_with_a_cleared_tensor_in_a_branch_and_in_a_function() -> None:
+    """The skeleton walks nested graphs and model-local function bodies too."""
+    branch = h.make_graph([_constant_of_big("k")], "then", [], [vi("k", [1 << 17])])
+    other = h.make_graph([_constant_of_big("k2")], "else", [], [vi("k2", [1 << 17])])
+    cond = nh.from_array(np.array(True), "cond")
+    node = h.make_node("If", ["cond"], ["c"], then_branch=branch, else_branch=other)
+    assert verdict(_mul_of(node, [cond])) != "invalid"
+    f = h.make_function(
+        "local", "big", ["a"], ["b"],
+        [_constant_of_big("k"), h.make_node("Mul", ["a", "k"], ["b"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+    m = build([h.make_node("big", ["x"], ["z"], domain="local")], [vi("x", [1 << 17])])
+    m.opset_import.append(h.make_opsetid("local", 1))
+    m.functions.append(f)
+    assert verdict(m) == "conforms"
+
+
+def test_valid_with_an_input_without_shape() -> None:
+    """A tensor type without shape gets a placeholder shape (onnx.checker wants one);
+    a sequence type is left as it is."""
+    x = h.make_tensor_value_info("x", T.FLOAT, None)
+    assert verdict(build([h.make_node("Mul", ["x", "x"], ["z"])], [x])) == "conforms"
+    seq = h.make_tensor_sequence_value_info("s", T.FLOAT, [2])
+    nodes = [h.make_node("SequenceAt", ["s", "i"], ["x"]), h.make_node("Mul", ["x", "x"], ["z"])]
+    i = nh.from_array(np.array(0, np.int64), "i")
+    assert verdict(build(nodes, [seq], [i])) != "invalid"
+
+
+@pytest.mark.parametrize("location", ["w.bin", "/etc/passwd", "../w.bin"])
+def test_valid_with_external_data_whatever_its_location(location: str) -> None:
+    """An external initializer gets zero elements in the skeleton: onnx.checker would
+    otherwise judge its file (absent, absolute, outside the folder) and call a model
+    invalid whose data the checker never reads (the location is run's business)."""
+    w = external_initializer(location)
+    nodes = [h.make_node("Mul", ["x", "w"], ["z"])]
+    assert verdict(build(nodes, [vi("x", [2, 3])], [w])) == "conforms"
+
+
+def test_a_default_opset_past_the_newest_is_r3_opset_not_invalid() -> None:
+    """onnx.checker cannot judge an opset it does not know: that model is left to
+    R3-OPSET (a definite violation), for the default domain spelled either way."""
+    newest = onnx.defs.onnx_opset_version()
+    for domain in ("", "ai.onnx"):
+        m = build([h.make_node("Mul", ["x", "x"], ["z"])], [vi("x", [2])], [], newest + 1, domain)
+        report = check_report(m)
+        assert [v.requirement for v in report.violations] == ["R3-OPSET"], domain
+
+
+@pytest.mark.parametrize("opset", [1, 7, onnx.defs.onnx_opset_version()])
+def test_an_invalid_model_is_invalid_at_the_first_and_the_newest_opset(opset: int) -> None:
+    """onnx.checker judges every default-domain opset in 1..newest (both ends included);
+    only outside it is the verdict left to R3-OPSET."""
+    node = h.make_node("Mul", ["x", "undefined"], ["z"])
+    assert verdict(build([node], [vi("x", [2])], opset=opset)) == "invalid"
+
+
+def test_the_refusal_carries_the_first_line_of_onnx_checkers_message() -> None:
+    node = h.make_node("Mul", ["x", "undefined"], ["z"])
+    m = build([node], [vi("x", [2])])
+    with pytest.raises(onnx.checker.ValidationError) as direct:
+        onnx.checker.check_model(skeleton(m))
+    lines = str(direct.value).strip().splitlines()
+    assert len(lines) > 1  # so that taking any other line would differ
+    with pytest.raises(ModelReadError) as refused:
+        check_report(m)
+    assert str(refused.value) == f"invalid ONNX model (onnx.checker): {lines[0]}"
 
 
 # ---------------------------------------------------------------- static-fact ownership
