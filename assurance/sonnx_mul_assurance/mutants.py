@@ -156,8 +156,8 @@ are listed with the product's core below), each against the tests that face it.
 ``models/__init__.py`` holds only re-exports (no mutant can be generated in it)."""
 
 _CONFORM_TESTS = (
-    "tests/assurance/test_conform_compare.py", "tests/assurance/test_conform.py",
-    "tests/assurance/test_conform_runtimes.py",
+    "tests/assurance/test_conform_compare.py", "tests/assurance/test_conform_pins.py",
+    "tests/assurance/test_conform.py", "tests/assurance/test_conform_runtimes.py",
 )  # fmt: skip
 _C = "assurance/sonnx_mul_assurance/conform"
 

@@ -195,6 +195,15 @@ def test_an_invalid_model_is_invalid_at_the_first_and_the_newest_opset(opset: in
     assert verdict(build([node], [vi("x", [2])], opset=opset)) == "invalid"
 
 
+def test_only_the_default_domains_opset_decides_whether_onnx_checker_runs() -> None:
+    """Another domain's version (here 1000) is no reason to skip onnx.checker: the
+    invalid model stays invalid."""
+    node = h.make_node("Mul", ["x", "undefined"], ["z"])
+    m = build([node], [vi("x", [2])])
+    m.opset_import.append(h.make_opsetid("com.example", 1000))
+    assert verdict(m) == "invalid"
+
+
 def test_the_refusal_carries_the_first_line_of_onnx_checkers_message() -> None:
     node = h.make_node("Mul", ["x", "undefined"], ["z"])
     m = build([node], [vi("x", [2])])
