@@ -135,6 +135,10 @@ def _float_cases() -> list[tuple[str, str, np.generic, np.generic, np.generic, s
         ("double-as-float32", f64, _f(f64, 1e30), _f(f64, 1e30), _f(f64, np.inf),
          "computed in float32 (operands and product rounded to float32)"),
         ("wrong-sign", f32, _f(f32, 2.0), one, _f(f32, -2.0), "wrong sign"),
+        # negative expected: the sign bits of both sides are read
+        ("wrong-sign-negative", f32, _f(f32, -2.0), one, _f(f32, 2.0), "wrong sign"),
+        ("ulp-away-negative", f32, -third, third, _f(f32, p11_bits + 1 | 1 << 31, raw=True),
+         "one ulp away from zero"),
         ("wrong-sign-of-zero", f32, _f(f32, 0.0), one, _f(f32, -0.0), "wrong sign of zero"),
         ("overflow-to-largest", f32, _f(f32, 3e38), _f(f32, 10.0), _f(f32, big),
          "overflow gave the largest finite value (rounding toward zero?)"),

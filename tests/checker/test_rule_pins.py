@@ -353,3 +353,181 @@ def test_R1_value_inputs_must_be_owned(op: str) -> None:
     """trusted.INFERRED's value_inputs: each entry's listed input pinned on both sides."""
     assert verdict(value_input_model(op, owned=True)) == "conforms"
     assert verdict(value_input_model(op, owned=False)) == "undecided"
+
+
+# ---------------------------------------------------------------- the scope's types
+def test_R3_a_call_argument_without_element_type_is_undecided() -> None:
+    """A graph input declared as a tensor with no element type (0) passed to a
+    model-local function: the call's own run gets no type for it (Scope.type_of),
+    so R3 cannot be shown inside; never a crash, never "conforms"."""
+    x = h.make_tensor_value_info("x", 0, [2])
+    f = h.make_function(
+        "local", "sq", ["a"], ["b"], [h.make_node("Mul", ["a", "a"], ["b"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+    m = build([h.make_node("sq", ["x"], ["z"], domain="local")], [x])
+    m.opset_import.append(h.make_opsetid("local", 1))
+    m.functions.append(f)
+    report = check_report(m)
+    assert report.verdict == "undecided"
+    assert {v.requirement for v in report.violations} == {"R3"}
+
+
+# ---------------------------------------------------------------- model-local functions
+def _call_model(
+    called: list[onnx.FunctionProto], node: onnx.NodeProto, x_shape: list[int | str | None]
+) -> onnx.ModelProto:
+    m = build([node], [vi("x", x_shape)])
+    m.opset_import.append(h.make_opsetid("local", 1))
+    m.functions.extend(called)
+    return m
+
+
+def _fn(name: str, nodes: list[onnx.NodeProto], inputs: list[str], opset: int = 14):  # type: ignore[no-untyped-def]
+    return h.make_function("local", name, inputs, ["b"], nodes, [h.make_opsetid("", opset),
+                           h.make_opsetid("local", 1)])  # fmt: skip
+
+
+def test_a_call_with_one_value_twice_is_followed() -> None:
+    """f(x, x): the call site's small model declares x once (a value named twice is
+    one input), and the Mul inside is checked with x's facts on both sides."""
+    f = _fn("two", [h.make_node("Mul", ["p", "q"], ["b"])], ["p", "q"])
+    m = _call_model([f], h.make_node("two", ["x", "x"], ["z"], domain="local"), [2, 3])
+    assert check_report(m).verdict == "conforms"
+
+
+def test_a_function_calling_another_is_checked_through_both() -> None:
+    """The functions a call's body may call go into its small model with it: the Mul
+    of the inner function is checked (here it broadcasts: R4, definite)."""
+    inner = _fn("inner", [h.make_node("Mul", ["p", "r"], ["b"])], ["p"])
+    inner.node.insert(0, h.make_node("ReduceSum", ["p"], ["r"], keepdims=1))
+    outer = _fn("outer", [h.make_node("inner", ["a"], ["b"], domain="local")], ["a"])
+    m = _call_model([outer, inner], h.make_node("outer", ["x"], ["z"], domain="local"), [2, 3])
+    report = check_report(m)
+    assert report.verdict == "violates", report
+    assert all("inner" in v.path for v in report.violations)
+
+
+def test_a_function_of_another_opset_that_is_not_called_does_not_matter() -> None:
+    """Only the functions whose imports agree with the call's go into its small model:
+    an unrelated function importing another version of a domain (com.example, which
+    the model does not import) leaves the verdict alone."""
+    f = _fn("sq", [h.make_node("Mul", ["a", "a"], ["b"])], ["a"])
+    f.opset_import.append(h.make_opsetid("com.example", 1))
+    other = _fn("old", [h.make_node("Relu", ["a"], ["b"])], ["a"])
+    other.opset_import.append(h.make_opsetid("com.example", 2))
+    m = _call_model([f, other], h.make_node("sq", ["x"], ["z"], domain="local"), [2, 3])
+    assert check_report(m).verdict == "conforms"
+
+
+def test_a_call_with_an_omitted_input_is_followed() -> None:
+    """f(x, ""): an omitted optional input is no input of the call site's model."""
+    f = _fn("opt", [h.make_node("Mul", ["p", "p"], ["b"])], ["p", "q"])
+    m = _call_model([f], h.make_node("opt", ["x", ""], ["z"], domain="local"), [2, 3])
+    assert check_report(m).verdict == "conforms"
+
+
+# ---------------------------------------------------------------- payload hygiene
+def _stripped_after(t: onnx.TensorProto) -> bool:
+    from sonnx_mul.models.sanitize import STRIPPED, strip_payloads
+
+    m = build([h.make_node("Mul", ["x", t.name], ["z"])], [vi("x", None)], [t])
+    strip_payloads(m)
+    return m.graph.initializer[0].doc_string == STRIPPED
+
+
+def test_payloads_above_64_ki_elements_are_cleared() -> None:
+    """sanitize.PAYLOAD_LIMIT: 2^16 elements kept, one more cleared (SECURITY's bound
+    on what shape inference copies); a zero dim makes an empty tensor, never big."""
+    assert not _stripped_after(nh.from_array(np.zeros(1 << 16, np.uint8), "w"))
+    assert _stripped_after(nh.from_array(np.zeros((1 << 16) + 1, np.uint8), "w"))
+    assert not _stripped_after(nh.from_array(np.zeros((0, 1 << 17), np.uint8), "w"))
+
+
+@pytest.mark.parametrize(
+    ("attr", "values", "field"),
+    [("value_ints", [1], "int64_data"), ("value_floats", [1.0], "float_data"),
+     ("value_strings", [b"s"], "string_data")],
+)  # fmt: skip
+def test_a_long_constant_list_becomes_a_data_less_tensor_of_its_shape(
+    attr: str, values: list[object], field: str
+) -> None:
+    from sonnx_mul.models.sanitize import STRIPPED, strip_payloads
+
+    n = (1 << 16) + 1
+    node = h.make_node("Constant", [], ["c"], **{attr: values * n})
+    m = build([node, h.make_node("Mul", ["x", "c"], ["z"])], [vi("x", [n])])
+    strip_payloads(m)
+    (kept,) = m.graph.node[0].attribute
+    assert kept.name == "value" and kept.t.doc_string == STRIPPED
+    assert list(kept.t.dims) == [n] and not getattr(kept.t, field)
+    assert m.graph.node[0].doc_string != STRIPPED  # a Constant keeps its meaning: its shape
+
+
+@pytest.mark.parametrize("kind", ["tensor", "ints"])
+def test_a_call_with_a_cleared_attribute_is_not_followed(kind: str) -> None:
+    """The call's meaning changed when its attribute was cleared: its Mul nodes are
+    not checked (R1 cannot be shown), never judged on what is left."""
+    f = _fn("sq", [h.make_node("Mul", ["a", "a"], ["b"])], ["a"])
+    w = _big_tensor("w") if kind == "tensor" else [0] * ((1 << 16) + 1)
+    call = h.make_node("sq", ["x"], ["z"], domain="local", w=w)
+    report = check_report(_call_model([f], call, [2, 3]))
+    assert report.verdict == "undecided"
+    assert [v.requirement for v in report.violations] == ["R1"]
+    assert "too large to keep" in report.violations[0].message
+
+
+def test_a_graphs_attribute_of_another_domain_is_walked() -> None:
+    """A list of graphs (GRAPHS, custom operators only) is walked like a graph: the
+    Mul inside is found and judged (a body's formal inputs: shapes unknown)."""
+    body = h.make_graph(
+        [h.make_node("Mul", ["p", "q"], ["r"])], "body",
+        [vi("p", [2, 3]), vi("q", [3])], [vi("r", [2, 3])],
+    )  # fmt: skip
+    node = h.make_node("Loopish", ["x"], ["z"], domain="com.example")
+    node.attribute.append(h.make_attribute("bodies", [body]))
+    m = build([node], [vi("x", [2, 3])])
+    m.opset_import.append(h.make_opsetid("com.example", 1))
+    report = check_report(m)
+    assert report.mul_nodes == 1 and report.verdict == "undecided"
+    assert {v.path for v in report.violations} == {"main/Loopish#0.bodies[0]"}
+
+
+def test_findings_are_immutable_values() -> None:
+    """A Violation is definite unless said otherwise; findings and reports are frozen
+    values (hashable, compared by value): a caller can keep and compare them."""
+    import dataclasses
+
+    from sonnx_mul.models import Report, Violation
+
+    v = Violation("R1", "n", "main", "m")
+    assert v.definite is True
+    assert len({v, Violation("R1", "n", "main", "m")}) == 1
+    r = Report((v,), 1)
+    assert hash(r) == hash(Report((v,), 1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.definite = False  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.mul_nodes = 2  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- inference
+def _graphs(n: int) -> onnx.GraphProto:
+    """A main graph holding exactly ``n`` nested graphs: one-graph nodes of a custom
+    domain (each a GRAPH attribute), the last ones nested in the first's body."""
+    leaf = h.make_graph([h.make_node("Identity", ["x"], ["o"])], "leaf", [], [vi("o", [2])])
+    nodes = [h.make_node("Op", ["x"], ["o"], domain="com.example", body=leaf)
+             for _ in range(n - 1)]  # fmt: skip
+    body = h.make_graph(nodes, "body", [], [vi("o", [2])])  # nested: counted as deep
+    top = h.make_node("Op", ["x"], ["o"], domain="com.example", body=body)
+    return h.make_graph([top], "main", [vi("x", [2])], [vi("o", [2])])
+
+
+def test_whole_model_inference_up_to_64_nested_graphs() -> None:
+    """README and SECURITY: above 64 nested graphs each graph is inferred on its own
+    (inference.many_subgraphs); exactly 64 is still one whole-model inference."""
+    from sonnx_mul.models.inference import many_subgraphs
+
+    assert many_subgraphs(_graphs(1)) is False
+    assert many_subgraphs(_graphs(64)) is False
+    assert many_subgraphs(_graphs(65)) is True
