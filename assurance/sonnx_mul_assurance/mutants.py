@@ -128,7 +128,8 @@ _RULE_TESTS = (
 _M = "src/sonnx_mul/models"
 _INFERENCE_TESTS = (*_RULE_TESTS, "tests/checker/test_trusted_inference.py")
 _READING_TESTS = (
-    "tests/checker/test_onnx_checker.py", "tests/cli/test_cli_hardening.py",
+    "tests/checker/test_rule_pins.py", "tests/checker/test_onnx_checker.py",
+    "tests/cli/test_cli_hardening.py",
     "tests/checker/test_hostile_models.py",
 )  # fmt: skip
 
@@ -139,9 +140,12 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     f"{_M}/validity.py": _RULE_TESTS,
     f"{_M}/scope.py": (*_RULE_TESTS, "tests/checker/test_onnx_executor.py"),
     f"{_M}/functions.py": (*_RULE_TESTS, "tests/checker/test_checker_corpus.py"),
-    f"{_M}/inference.py": _INFERENCE_TESTS,
+    f"{_M}/inference.py": (*_INFERENCE_TESTS, "tests/cli/test_hostile_files.py"),
     f"{_M}/sanitize.py": (*_RULE_TESTS, "tests/checker/test_hostile_models.py"),
-    f"{_M}/findings.py": ("tests/cli/test_cli_check.py", "tests/checker/test_onnx_checker.py"),
+    f"{_M}/findings.py": (
+        "tests/checker/test_rule_pins.py", "tests/cli/test_cli_check.py",
+        "tests/checker/test_onnx_checker.py",
+    ),
     f"{_M}/reading.py": _READING_TESTS,
     f"{_M}/external.py": (
         "tests/cli/test_cli_hardening.py", "tests/checker/test_hostile_models.py",

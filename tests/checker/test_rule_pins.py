@@ -371,6 +371,8 @@ def test_R3_a_call_argument_without_element_type_is_undecided() -> None:
     report = check_report(m)
     assert report.verdict == "undecided"
     assert {v.requirement for v in report.violations} == {"R3"}
+    # the reason is strict inference's (strict_mode: a type error is an error, not a gap)
+    assert all("strict shape inference failed" in v.message for v in report.violations)
 
 
 # ---------------------------------------------------------------- model-local functions
@@ -531,3 +533,60 @@ def test_whole_model_inference_up_to_64_nested_graphs() -> None:
     assert many_subgraphs(_graphs(1)) is False
     assert many_subgraphs(_graphs(64)) is False
     assert many_subgraphs(_graphs(65)) is True
+
+
+def _split(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx_mul.models import inference
+
+    monkeypatch.setattr(inference, "FULL_INFERENCE_SUBGRAPHS", 0)
+
+
+def _in_a_branch(nodes: list[onnx.NodeProto], inits: list[onnx.TensorProto]) -> onnx.ModelProto:
+    then_g = h.make_graph(nodes, "then", [], [vi("t", None)], inits)
+    else_g = h.make_graph([h.make_node("Identity", ["y"], ["e"])], "else", [], [vi("e", None)])
+    node = h.make_node("If", ["c"], ["z"], then_branch=then_g, else_branch=else_g)
+    c = h.make_tensor_value_info("c", T.BOOL, [])
+    return build([node], [vi("x", [6]), vi("y", [2, 3]), c])
+
+
+def test_graph_by_graph_a_branch_initializer_is_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inferred alone, a branch's initializers are defined in it (not free names to
+    look up outside): Reshape by an owned shape gives the Mul operand its shape."""
+    _split(monkeypatch)
+    shape = nh.from_array(np.array([2, 3], np.int64), "s")
+    nodes = [h.make_node("Reshape", ["x", "s"], ["r"]), h.make_node("Mul", ["r", "y"], ["t"])]
+    assert verdict(_in_a_branch(nodes, [shape])) == "conforms"
+
+
+def test_graph_by_graph_an_omitted_input_is_no_free_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An omitted optional input ("") is not an outer value of the branch."""
+    _split(monkeypatch)
+    nodes = [h.make_node("Clip", ["y", "", ""], ["k"]), h.make_node("Mul", ["k", "y"], ["t"])]
+    assert verdict(_in_a_branch(nodes, [])) == "conforms"
+
+
+# ---------------------------------------------------------------- reading
+def test_the_byte_caps_are_the_ones_security_states() -> None:
+    """SECURITY.md: "2 GiB − 1 for ONNX (protobuf cannot parse more), 256 MiB for IR
+    XML". A lower ONNX cap refuses models protobuf reads; a higher one reads bytes
+    that cannot parse; the IR cap bounds what expat is given."""
+    from pathlib import Path
+
+    from sonnx_mul.models import reading
+
+    security = (Path(__file__).parents[2] / "SECURITY.md").read_text()
+    assert "2 GiB − 1 for ONNX" in security and "256 MiB for IR" in security
+    assert reading.MAX_MODEL_BYTES == 2 * 2**30 - 1
+    assert reading.MAX_IR_BYTES == 256 * 2**20
+
+
+def test_a_file_of_the_cap_is_read_and_one_byte_more_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sonnx_mul.models.reading import read_limited
+
+    f = tmp_path / "m.onnx"
+    f.write_bytes(b"x" * 10)
+    assert read_limited(f, 10, "model") == b"x" * 10
+    with pytest.raises(ModelReadError, match=r"^cannot read model: "):
+        read_limited(f, 9, "model")
