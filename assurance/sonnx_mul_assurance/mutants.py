@@ -150,7 +150,9 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     f"{_M}/external.py": (
         "tests/cli/test_cli_hardening.py", "tests/checker/test_hostile_models.py",
     ),
-    f"{_M}/executor.py": ("tests/checker/test_onnx_executor.py",),
+    f"{_M}/executor.py": (
+        "tests/checker/test_executor_pins.py", "tests/checker/test_onnx_executor.py",
+    ),
     f"{_M}/openvino.py": (
         "tests/checker/test_openvino.py", "tests/checker/test_checker_issue21.py",
     ),
