@@ -143,3 +143,79 @@ def test_opset_1_is_a_valid_opset(
     assert main(argv) == 0, capsys.readouterr()
     assert main([*argv[:4], "0", *argv[5:]]) == 2
     assert "--opset must be at least 1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the pairs tried
+EDGE_SETS = {
+    "float16": (2300, "d930aca5c14bc5e4"),
+    "bfloat16": (5824, "5782a5baacb17f4d"),
+    "float": (6144, "f96e1bc1177ba8ff"),
+    "double": (35396, "3a589d9b1b18eb1f"),
+    "int8": (1587, "c82affb965609324"),
+    "int16": (7705, "63f19370e9944256"),
+    "int32": (33765, "e2ad99dce488b380"),
+    "int64": (141157, "d9bbdf42eaa6c539"),
+    "uint8": (549, "ece295a0b5f58187"),
+    "uint16": (2246, "858d6855f929c3fc"),
+    "uint32": (9096, "501be6cd55e6d5da"),
+    "uint64": (36616, "78a5de78cd42cd4e"),
+}
+"""Size and digest (sha256 of a's then b's bit patterns, little-endian uint64) of
+each type's edge set: the pairs every recorded conformance run tried first."""
+
+
+@pytest.mark.parametrize("name", list(EDGE_SETS))
+def test_the_edge_set_is_the_one_recorded_runs_tried(name: str) -> None:
+    """cases.py's contract: deterministic per type. The edge set (ties in every
+    binade, overflow and underflow thresholds, integer wrap limits) is evidence:
+    a run's pair count and reproducers refer to it, so a change to it must be a
+    deliberate one that updates this table, never a side effect."""
+    import hashlib
+
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import cases
+
+    t = by_onnx_name(name)
+    assert t is not None
+    e = cases.edge_pairs(t)
+    data = (
+        e.a.view(t.uint_view).astype("<u8").tobytes()
+        + e.b.view(t.uint_view).astype("<u8").tobytes()
+    )
+    assert (len(e), hashlib.sha256(data).hexdigest()[:16]) == EDGE_SETS[name]
+
+
+def test_half_the_random_float_pairs_aim_at_the_range_limits() -> None:
+    """random_pairs: half the float pairs have exponents summing near overflow or
+    near underflow. Seed 0, float32: of the 2048 aimed pairs 459 products fall below
+    the smallest normal (uniform bit patterns, the other half: 255; aimed at the
+    wrong side of the threshold, emin + m instead of emin - m: 9)."""
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import cases
+
+    t = by_onnx_name("float")
+    assert t is not None
+    c = cases.random_pairs(t, 4096, 0)
+    with np.errstate(all="ignore"):
+        aimed = c.a[:2048].astype(np.float64) * c.b[:2048].astype(np.float64)
+    nonzero = aimed[np.isfinite(aimed) & (aimed != 0)]
+    assert (np.abs(nonzero) < np.finfo(np.float32).tiny).sum() > 350
+
+
+def test_an_unknown_type_name_is_named_as_unknown() -> None:
+    with pytest.raises(UsageError, match=r"^unknown element type 'complex64'"):
+        cli.parse_types("complex64", 14)
+    # a known type the opset's Mul lacks is said differently
+    with pytest.raises(UsageError, match=r"^int8 is not a type of Mul at opset 5$"):
+        cli.parse_types("int8", 5)
+
+
+def test_a_runtime_that_cannot_start_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx_mul_assurance.conform.runtimes import RuntimeUnavailable
+
+    def missing(**_: object) -> None:
+        raise RuntimeUnavailable("onnxruntime is not installed")
+
+    monkeypatch.setattr(cli, "OnnxRuntime", missing)
+    with pytest.raises(UsageError, match=r"^runtime unavailable: onnxruntime is not installed$"):
+        cli.make_runtime(_args("onnxruntime"))
