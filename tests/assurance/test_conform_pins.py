@@ -219,3 +219,67 @@ def test_a_runtime_that_cannot_start_is_a_usage_error(monkeypatch: pytest.Monkey
     monkeypatch.setattr(cli, "OnnxRuntime", missing)
     with pytest.raises(UsageError, match=r"^runtime unavailable: onnxruntime is not installed$"):
         cli.make_runtime(_args("onnxruntime"))
+
+
+# ------------------------------------------------------------------ renderings
+def test_the_text_summary_shows_the_first_example_no_acceptance_and_unsupported_types(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pathlib import Path
+
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import CallableRuntime, run_conformance
+    from sonnx_mul_assurance.conform.output import render_text
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    import conform_fakes
+
+    result = run_conformance(
+        CallableRuntime(conform_fakes.saturating), types=[by_onnx_name("int8")],
+        budget=1 << 16, random=1 << 12, variants=("single",),
+    )  # fmt: skip
+    text = render_text(result)
+    first, second = result["types"][0]["variants"][0]["examples"][:2]
+    shown = "first: {a} * {b} = {got} ({got_bits})"
+    assert shown.format(**first) in text and shown.format(**second) not in text
+    # the saturating fake refuses every forbidden input: none accepted, said so
+    assert "accepted: none" in text
+    unsupported = {"type": "float16", "requirement": "F-FLOAT", "status": "not supported",
+                   "seconds": 0.25, "reason": "no kernel"}  # fmt: skip
+    result["types"].append(unsupported)
+    lines = render_text(result).splitlines()
+    at = lines.index("F-FLOAT  float16   not supported   - pairs, - mismatches, 0.2 s")
+    assert lines[at + 1].strip() == "no kernel"
+    # JUnit: the unsupported type is one skipped test; a failure's text is indent=1 JSON
+    import xml.etree.ElementTree as ET
+
+    from sonnx_mul_assurance.conform.output import render_junit
+
+    suite = ET.fromstring(render_junit(result)).find("testsuite")
+    assert suite is not None
+    cases = suite.findall("testcase")
+    assert (suite.get("tests"), suite.get("skipped")) == (str(len(cases)), "1")
+    failure = suite.find("testcase/failure")
+    assert failure is not None and failure.text is not None
+    assert failure.text.startswith('{\n "diagnoses": {\n  "')
+
+
+def test_a_second_run_into_the_same_folder_rewrites_its_reproducers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import CallableRuntime, run_conformance
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    import conform_fakes
+
+    for _ in range(2):
+        result = run_conformance(
+            CallableRuntime(conform_fakes.saturating), types=[by_onnx_name("uint8")],
+            budget=1 << 16, random=1 << 12, variants=("single",), refusals=False,
+            out_dir=Path(str(tmp_path)),
+        )  # fmt: skip
+        repro = Path(result["types"][0]["variants"][0]["reproducer"])
+        assert (repro / "a_bits.npy").is_file()
