@@ -283,3 +283,109 @@ def test_a_second_run_into_the_same_folder_rewrites_its_reproducers(
         )  # fmt: skip
         repro = Path(result["types"][0]["variants"][0]["reproducer"])
         assert (repro / "a_bits.npy").is_file()
+
+
+# ------------------------------------------------------------------ runtime adapters
+def test_runtime_options_outside_their_lists_are_refused() -> None:
+    from sonnx_mul_assurance.conform import OnnxRuntime, OpenVinoRuntime
+
+    with pytest.raises(ValueError, match="graph optimisation level must be one of"):
+        OnnxRuntime(graph_optimization="everything")
+    with pytest.raises(ValueError, match="execution mode must be one of"):
+        OpenVinoRuntime(execution_mode="fastest")
+    with pytest.raises(ValueError, match="inference precision must be one of"):
+        OpenVinoRuntime(inference_precision="f8")
+
+
+@pytest.mark.parametrize("module", ["onnxruntime", "openvino"])
+def test_a_runtime_not_installed_is_runtime_unavailable(
+    monkeypatch: pytest.MonkeyPatch, module: str
+) -> None:
+    import sys
+
+    from sonnx_mul_assurance.conform import OnnxRuntime, OpenVinoRuntime
+    from sonnx_mul_assurance.conform.runtimes import RuntimeUnavailable
+
+    monkeypatch.setitem(sys.modules, module, None)  # import then raises ImportError
+    runtime = OnnxRuntime if module == "onnxruntime" else OpenVinoRuntime
+    with pytest.raises(RuntimeUnavailable, match=f"^{module} is not installed"):
+        runtime()
+
+
+def test_the_model_runtimes_run_the_graph_variant_and_a_callable_does_not() -> None:
+    """uses_models: a runtime that takes models is given the graph variant too; a
+    bare callable sees only arrays, so that variant would test nothing new."""
+    from sonnx_mul_assurance.conform import CallableRuntime, OnnxRuntime, OpenVinoRuntime
+
+    assert OnnxRuntime.uses_models is True and OpenVinoRuntime.uses_models is True
+    assert CallableRuntime.uses_models is False
+
+
+def test_a_plugin_spec_without_module_or_name_is_a_value_error() -> None:
+    from sonnx_mul_assurance.conform.runtimes import load_plugin
+
+    for spec in ("conform_fakes", "conform_fakes:", ":conforming"):
+        with pytest.raises(ValueError, match="a plug-in runtime is MODULE:NAME"):
+            load_plugin(spec)
+
+
+def test_openvino_results_are_copies_that_the_next_call_does_not_overwrite() -> None:
+    """An infer request reuses its output tensor: each result is copied out."""
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import OpenVinoRuntime, models
+
+    t = by_onnx_name("float")
+    assert t is not None
+    run = OpenVinoRuntime(inference_precision="f32").prepare(models.build("single", t, 14))
+    first = run(np.full(8, 2.0, np.float32), np.full(8, 3.0, np.float32))
+    run(np.full(8, 5.0, np.float32), np.full(8, 7.0, np.float32))
+    assert first.tobytes() == np.full(8, 6.0, np.float32).tobytes()
+
+
+# ------------------------------------------------------------------ the run
+def test_every_tail_length_leaves_a_scalar_tail() -> None:
+    """run.TAIL_LENGTHS: past 3, each length is 2^k - 1 or 2^k + 1, never a multiple
+    of a vector width (4, 8, 16 or 32 lanes), so every slice ends in a scalar tail."""
+    from sonnx_mul_assurance.conform import run
+
+    assert run.TAIL_LENGTHS[:3] == (1, 2, 3)
+    for n in run.TAIL_LENGTHS[3:]:
+        assert (n - 1) & (n - 2) == 0 or (n + 1) & n == 0, n
+        assert all(n % w for w in (4, 8, 16, 32)), n
+    assert max(run.TAIL_LENGTHS) == 65
+
+
+def test_one_kind_of_mismatch_shows_two_examples_and_the_default_opset_is_14(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Examples: the first two mismatches, then one per new diagnosis (here every
+    mismatch is 'saturated': two). The run records its opset: 14 unless told."""
+    from pathlib import Path
+
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import CallableRuntime, run_conformance
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    import conform_fakes
+
+    result = run_conformance(
+        CallableRuntime(conform_fakes.saturating), types=[by_onnx_name("int8")],
+        budget=1 << 16, random=1 << 12, variants=("single",), refusals=False,
+    )  # fmt: skip
+    variant = result["types"][0]["variants"][0]
+    assert list(variant["diagnoses"]) == [
+        "saturated to the type's range instead of wrapping modulo 2^n"
+    ]
+    assert len(variant["examples"]) == 2
+    assert result["opset"] == 14
+
+
+def test_the_progress_line_says_time_spent_and_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from sonnx_mul_assurance.conform import run
+
+    monkeypatch.setattr(run.time, "monotonic", lambda: 110.0)  # a fixed clock
+    out = io.StringIO()
+    run.Progress(out).show("int8 single", 50, 100, start=100.0, final=True)
+    assert out.getvalue().endswith(" 50.0% 50/100 pairs     10 s,    10 s left\n")
