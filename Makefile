@@ -8,7 +8,7 @@ NATIVE := $(VENV)/.native-built
 # VERIFY_TESTS: the install-check tests, run again under Debian's own python3.
 VERIFY_TESTS := tests/cli/test_verify_install.py tests/cli/test_verify_attacks.py tests/cli/test_verify_outside.py
 
-.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report mutants-models bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,14 @@ mutants-report: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
 	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
 	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
+
+# The checker's modules and conform's (issue 29): every module of
+# src/sonnx_mul/models/ and assurance/sonnx_mul_assurance/conform/, 12 mutants
+# per file (25 for checker, rules, shapes, declared); writes
+# proofs/out/mutants-models.json.
+mutants-models: $(NATIVE)
+	$(PY) -m sonnx_mul_assurance.mutants --under src/sonnx_mul/models \
+	  --under assurance/sonnx_mul_assurance/conform --out proofs/out/mutants-models.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)
