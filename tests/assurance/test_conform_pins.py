@@ -389,3 +389,58 @@ def test_the_progress_line_says_time_spent_and_left(monkeypatch: pytest.MonkeyPa
     out = io.StringIO()
     run.Progress(out).show("int8 single", 50, 100, start=100.0, final=True)
     assert out.getvalue().endswith(" 50.0% 50/100 pairs     10 s,    10 s left\n")
+
+
+def test_short_tensors_take_the_tail_lengths_in_turn() -> None:
+    """docs/conformance.md: ``tails`` feeds lengths 1, 2, 3, 5, 7, 15, 17, 31, 33,
+    63, 65 in turn (the last slice holds what is left)."""
+    from sonnx_mul_assurance.conform import run
+
+    seen: list[int] = []
+
+    def session(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        seen.append(a.size)
+        return a * b
+
+    a = np.arange(300, dtype=np.float32)
+    out = run._in_pieces(session, a, a)
+    assert seen == [1, 2, 3, 5, 7, 15, 17, 31, 33, 63, 65, 1, 2, 3, 5, 7, 15, 17, 8]
+    assert out.tobytes() == (a * a).tobytes()
+
+
+def test_the_graph_model_of_a_16_bit_float_gets_the_edges_and_2_20_pairs() -> None:
+    """docs/conformance.md: 16-bit floats run exhaustively on ``single``; ``graph``
+    gets their edge set and 2^20 random pairs."""
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import cases, run
+
+    t = by_onnx_name("float16")
+    assert t is not None
+    plan = cases.plan(t)
+    assert plan.mode == "exhaustive"
+    _, count = run._variant_chunks("graph", plan)
+    assert count == len(cases.edge_pairs(t)) + 2**20
+
+
+def test_times_are_recorded_to_the_millisecond(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ``seconds`` of a result is rounded to 3 decimals (a clock that ticks
+    0.1234567 s per reading would show its fourth decimal otherwise)."""
+    import itertools
+    import time
+    from pathlib import Path
+
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import CallableRuntime, run_conformance
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    import conform_fakes
+
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: next(ticks) * 0.1234567)
+    result = run_conformance(
+        CallableRuntime(conform_fakes.saturating), types=[by_onnx_name("int8")],
+        budget=1 << 16, random=1 << 12, variants=("single",), refusals=False,
+    )  # fmt: skip
+    variant = result["types"][0]["variants"][0]
+    for value in (variant["seconds"], variant["runtime_seconds"], result["seconds"]):
+        assert value == round(value, 3), value
