@@ -154,7 +154,8 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_executor_pins.py", "tests/checker/test_onnx_executor.py",
     ),
     f"{_M}/openvino.py": (
-        "tests/checker/test_openvino.py", "tests/checker/test_checker_issue21.py",
+        "tests/checker/test_openvino_pins.py", "tests/checker/test_openvino.py",
+        "tests/checker/test_checker_issue21.py",
     ),
 })  # fmt: skip
 """The rest of ``models/`` (``checker``, ``rules``, ``shapes`` and ``declared``
