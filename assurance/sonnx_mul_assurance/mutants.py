@@ -148,7 +148,8 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
     f"{_M}/reading.py": _READING_TESTS,
     f"{_M}/external.py": (
-        "tests/cli/test_cli_hardening.py", "tests/checker/test_hostile_models.py",
+        "tests/checker/test_executor_pins.py", "tests/cli/test_cli_hardening.py",
+        "tests/checker/test_hostile_models.py",
     ),
     f"{_M}/executor.py": (
         "tests/checker/test_executor_pins.py", "tests/checker/test_onnx_executor.py",

@@ -6,6 +6,7 @@ that fails when that rule alone is changed (``make mutants`` left them unnoticed
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -16,7 +17,7 @@ from onnx import numpy_helper as nh
 
 from sonnx_mul import ProfileError
 from sonnx_mul.errors import ShapeError
-from sonnx_mul.models import Backend
+from sonnx_mul.models import Backend, ModelReadError
 from sonnx_mul.models.executor import CertifiedEvaluator, Mul, find_profile_error
 
 
@@ -99,3 +100,33 @@ def test_only_the_cpu_device() -> None:
     with pytest.raises(ValueError, match="not supported"):
         Backend.prepare(_mul_model(["n"]), device="CUDA")
     assert Backend.supports_device("cpu") and not Backend.supports_device("CUDA")
+
+
+def test_external_data_leaving_the_folder_by_a_symlink_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """external.load_external_data: a location whose target resolves outside the
+    model's folder is not opened by the pre-check (it exists, but leaves the folder);
+    onnx's loader then refuses it."""
+    import sonnx_mul.models.external as external
+    from models import external_initializer
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(bytes(24))
+    (folder / "w.bin").symlink_to(outside)
+    opened: list[Path] = []
+    real = external.open_regular
+
+    def spy(path: Path) -> object:
+        opened.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(external, "open_regular", spy)
+    m = _mul_model([2, 3])
+    m.graph.initializer.append(external_initializer("w.bin"))
+    m.graph.node[0].input[1] = "w"
+    with pytest.raises(ModelReadError, match=r"^cannot load the model's external data"):
+        external.load_external_data(m, folder)
+    assert all(p.resolve().is_relative_to(folder.resolve()) for p in opened), opened
