@@ -444,3 +444,29 @@ def test_times_are_recorded_to_the_millisecond(monkeypatch: pytest.MonkeyPatch) 
     variant = result["types"][0]["variants"][0]
     for value in (variant["seconds"], variant["runtime_seconds"], result["seconds"]):
         assert value == round(value, 3), value
+
+
+def test_past_the_diagnosis_budget_256_mismatches_per_chunk_and_spread_reproducers() -> None:
+    """run._diagnose_chunk: past DIAGNOSED_TOTAL, 256 spread mismatches per chunk are
+    still diagnosed; the reproducer's pairs are spread over the chunk's mismatches,
+    from the first to the last."""
+    from sonnx_mul.dtypes import by_onnx_name
+    from sonnx_mul_assurance.conform import run
+
+    t = by_onnx_name("int8")
+    assert t is not None
+    a = np.arange(-128, 128, dtype=np.int8).repeat(2)
+    b = np.tile(np.array([3, 5], np.int8), 256)  # neighbours differ: each pair is its own
+    exact = a.astype(np.int32) * b.astype(np.int32)
+    expected = exact.astype(np.int8)  # wraps
+    got = np.clip(exact, -128, 127).astype(np.int8)  # saturating
+    idx = np.flatnonzero(expected != got)
+    assert idx.size > 300
+    tally = run._Variant("single")
+    tally.diagnosed = run.DIAGNOSED_TOTAL
+    run._diagnose_chunk(t, tally, "random", a, b, expected, got, idx)
+    assert tally.diagnosed - run.DIAGNOSED_TOTAL == 256
+    pa, pb = np.concatenate(tally.found_a), np.concatenate(tally.found_b)
+    assert (pa[0], pb[0]) == (a[idx[0]], b[idx[0]])
+    assert (pa[-1], pb[-1]) == (a[idx[-1]], b[idx[-1]])
+    assert pa.size == run.REPRO_PAIRS // 2
