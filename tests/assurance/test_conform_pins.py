@@ -470,3 +470,18 @@ def test_past_the_diagnosis_budget_256_mismatches_per_chunk_and_spread_reproduce
     assert (pa[0], pb[0]) == (a[idx[0]], b[idx[0]])
     assert (pa[-1], pb[-1]) == (a[idx[-1]], b[idx[-1]])
     assert pa.size == run.REPRO_PAIRS // 2
+
+
+def test_out_may_name_a_folder_whose_parents_do_not_exist_yet(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from sonnx_mul.cli import main
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    out = Path(str(tmp_path)) / "runs" / "today"
+    argv = ["conform", "--runtime", "conform_fakes:conforming", "--types", "int8",
+            "--variants", "single", "--no-refusals", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr()
+    assert (out / "conformance.json").is_file()
