@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report mutants-models bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -86,6 +86,14 @@ mutants-report: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
 	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
 	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
+
+# The checker's modules and conform's (issue 29): every module of
+# src/sonnx_mul/models/ and assurance/sonnx_mul_assurance/conform/, 12 mutants
+# per file (25 for checker, rules, shapes, declared); writes
+# proofs/out/mutants-models.json.
+mutants-models: $(NATIVE)
+	$(PY) -m sonnx_mul_assurance.mutants --under src/sonnx_mul/models \
+	  --under assurance/sonnx_mul_assurance/conform --out proofs/out/mutants-models.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)

@@ -129,6 +129,67 @@ _RULE_TESTS = (
     "tests/checker/test_checker_mutants.py",
 )  # fmt: skip
 
+_M = "src/sonnx_mul/models"
+_INFERENCE_TESTS = (*_RULE_TESTS, "tests/checker/test_trusted_inference.py")
+_READING_TESTS = (
+    "tests/checker/test_rule_pins.py", "tests/checker/test_onnx_checker.py",
+    "tests/cli/test_cli_hardening.py",
+    "tests/checker/test_hostile_models.py",
+)  # fmt: skip
+
+MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    f"{_M}/facts.py": _RULE_TESTS,
+    f"{_M}/trusted.py": _INFERENCE_TESTS,
+    f"{_M}/symbols.py": _RULE_TESTS,
+    f"{_M}/validity.py": _RULE_TESTS,
+    f"{_M}/scope.py": (*_RULE_TESTS, "tests/checker/test_onnx_executor.py"),
+    f"{_M}/functions.py": (*_RULE_TESTS, "tests/checker/test_checker_corpus.py"),
+    f"{_M}/inference.py": (*_INFERENCE_TESTS, "tests/cli/test_hostile_files.py"),
+    f"{_M}/sanitize.py": (*_RULE_TESTS, "tests/checker/test_hostile_models.py"),
+    f"{_M}/findings.py": (
+        "tests/checker/test_rule_pins.py", "tests/cli/test_cli_check.py",
+        "tests/checker/test_onnx_checker.py",
+    ),
+    f"{_M}/reading.py": _READING_TESTS,
+    f"{_M}/external.py": (
+        "tests/checker/test_executor_pins.py", "tests/cli/test_cli_hardening.py",
+        "tests/checker/test_hostile_models.py",
+    ),
+    f"{_M}/executor.py": (
+        "tests/checker/test_executor_pins.py", "tests/checker/test_onnx_executor.py",
+    ),
+    f"{_M}/openvino.py": (
+        "tests/checker/test_openvino_pins.py", "tests/checker/test_openvino.py",
+        "tests/checker/test_checker_issue21.py",
+    ),
+})  # fmt: skip
+"""The rest of ``models/`` (``checker``, ``rules``, ``shapes`` and ``declared``
+are listed with the product's core below), each against the tests that face it.
+``models/__init__.py`` holds only re-exports (no mutant can be generated in it)."""
+
+_CONFORM_TESTS = (
+    "tests/assurance/test_conform_compare.py", "tests/assurance/test_conform_pins.py",
+    "tests/assurance/test_conform.py", "tests/assurance/test_conform_runtimes.py",
+)  # fmt: skip
+_C = "assurance/sonnx_mul_assurance/conform"
+
+CONFORM_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    f"{_C}/{name}.py": _CONFORM_TESTS
+    for name in (
+        "compare", "cases", "cli", "fpu", "models", "output", "reproduce", "run", "runtimes",
+    )
+})  # fmt: skip
+"""Every module of ``conform/`` against conform's tests (``conform/__init__.py``
+holds only re-exports)."""
+
+MAX_PY_OF: Mapping[str, int] = MappingProxyType(
+    {file: 12 for file in (*MODELS_TARGETS, *CONFORM_TARGETS)}
+)
+"""Mutants per file where not the ``--max-py`` default (25): 12 for the files of
+``models/`` and ``conform/`` added for issue 29, so that the whole of ``make
+mutants`` stays within the hour on two cores. An explicit ``--max-py`` applies
+to every file."""
+
 PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "src/sonnx_mul/oracle/integers.py": (
         "tests/assurance/test_kernel_contracts.py", "tests/operator/test_semantics_int.py",
@@ -178,13 +239,8 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
     # by tests/checker/test_rule_pins.py, tests/checker/test_checker_issue29.py and
     # tests/assurance/test_conform_compare.py.
-    "src/sonnx_mul/models/facts.py": _RULE_TESTS,
-    "src/sonnx_mul/models/trusted.py": _RULE_TESTS,
-    "src/sonnx_mul/models/symbols.py": _RULE_TESTS,
-    "src/sonnx_mul/models/validity.py": _RULE_TESTS,
-    "assurance/sonnx_mul_assurance/conform/compare.py": (
-        "tests/assurance/test_conform_compare.py", "tests/assurance/test_conform.py",
-    ),
+    **MODELS_TARGETS,
+    **CONFORM_TARGETS,
     **REPORT_TARGETS,
 })  # fmt: skip
 """Each Python target and the tests that check it (fast, targeted).
@@ -488,9 +544,14 @@ def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcom
 
 
 def generate(
-    root: Path, max_py: int, max_mlw: int, only: list[str] | None, under: list[str] | None = None
+    root: Path,
+    max_py: int | None,
+    max_mlw: int,
+    only: list[str] | None,
+    under: list[str] | None = None,
 ) -> list[Mutant]:
-    """Mutants of every target, or of the ``only`` files and the targets ``under`` folders."""
+    """Mutants of every target, or of the ``only`` files and the targets ``under`` folders;
+    ``max_py`` None: each file's :data:`MAX_PY_OF` (default 25)."""
 
     def wanted(file: str) -> bool:
         if only is None and under is None:
@@ -501,7 +562,8 @@ def generate(
     mutants: list[Mutant] = []
     for file in PY_TESTS:
         if wanted(file):
-            mutants += spread(python_mutants(file, (root / file).read_text()), max_py)
+            limit = max_py if max_py is not None else MAX_PY_OF.get(file, 25)
+            mutants += spread(python_mutants(file, (root / file).read_text()), limit)
     for mlw in sorted((root / "why3").glob("*.mlw")):
         file = f"why3/{mlw.name}"
         if wanted(file):
@@ -512,7 +574,10 @@ def generate(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sonnx_mul_assurance.mutants")
     parser.add_argument("--root", type=Path, default=Path.cwd())
-    parser.add_argument("--max-py", type=int, default=25, help="mutants per Python file")
+    parser.add_argument(
+        "--max-py", type=int, default=None,
+        help="mutants per Python file (default: 25, 12 for models/ and conform/ files)",
+    )  # fmt: skip
     parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--file", action="append", help="only these files (repeatable)")

@@ -110,3 +110,18 @@ def test_report_targets_are_the_audit_modules_that_exist_with_existing_tests() -
     assert set(mutants.REPORT_TESTS) == {
         p.relative_to(REPO).as_posix() for p in (REPO / "tests/report").glob("test_*.py")
     }
+
+
+def test_models_and_conform_targets_are_every_module_with_existing_tests() -> None:
+    """Issue 29: every module of models/ and conform/ is a mutation target (each
+    ``__init__.py`` holds only re-exports: no mutant can be generated in it), with
+    tests that exist; a module added later must be added to the table."""
+    for folder in ("src/sonnx_mul/models", "assurance/sonnx_mul_assurance/conform"):
+        modules = {p.relative_to(REPO).as_posix() for p in (REPO / folder).glob("*.py")}
+        init = f"{folder}/__init__.py"
+        assert python_mutants(init, (REPO / init).read_text()) == []
+        assert {t for t in mutants.PY_TESTS if t.startswith(folder + "/")} == modules - {init}
+    for target in (*mutants.MODELS_TARGETS, *mutants.CONFORM_TARGETS):
+        tests = mutants.PY_TESTS[target]
+        assert tests and all((REPO / t).is_file() for t in tests), target
+        assert mutants.MAX_PY_OF[target] == 12
