@@ -236,6 +236,10 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_checker_symbolic.py", "tests/checker/test_checker_corpus.py",
         "tests/checker/test_checker_mutants.py",
     ),
+    "src/sonnx_mul/models/wire.py": (
+        "tests/checker/test_fuzz_models.py", "tests/checker/test_wire.py",
+        "tests/checker/test_hostile_models.py",
+    ),
     # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
     # by tests/checker/test_rule_pins.py, tests/checker/test_checker_issue29.py and
     # tests/assurance/test_conform_compare.py.

@@ -293,6 +293,105 @@ def test_a_file_protobuf_refuses_stays_refused() -> None:
     assert compare(data, 1) == "protobuf refuses both"
 
 
+def in_node(attr: bytes, op: str = "Identity") -> bytes:
+    """A model whose graph holds one node with one attribute, each the last field of the
+    enclosing message: the attribute's last byte is the file's last byte."""
+    return field(7, 2, field(1, 2, text(4, op) + field(5, 2, attr)))
+
+
+PADS = text(1, "pads")
+LONG_VARINT = b"\xff" * 10 + b"\x01"  # 11 bytes: upb reads at most 10
+MALFORMED = {
+    # upb refuses these lists; dropping them (over the limit) would make the file readable
+    "packed varints, the last one unfinished": in_node(PADS + field(8, 2, b"\x01\x02\x03\x80")),
+    "packed varints, one of 11 bytes": in_node(PADS + field(8, 2, b"\x01" + LONG_VARINT)),
+    # the walker's own reads: any exception but WireError would escape check_report
+    "unpacked varints, one of 11 bytes": in_node(
+        PADS + field(8, 0, b"\x01") + field(8, 0, LONG_VARINT)
+    ),
+    "an unknown group closed by another field's end-group": in_node(
+        PADS + varint(95 << 3 | 3) + varint(94 << 3 | 4)
+    ),
+    "a skipped field's tag, then the end of the file": in_node(PADS) + varint(2 << 3 | 2),
+    "a string's tag, then the end of the file": in_node(PADS + varint(9 << 3 | 2)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("data", MALFORMED.values(), ids=list(MALFORMED))
+def test_malformed_lists_and_fields_are_refused(data: bytes) -> None:
+    """What protobuf refuses in a walked message, the walker refuses with WireError (the
+    only error the checker catches), at a limit that makes the list big: the checker then
+    parses the original bytes and reports a read error, never a verdict or a crash."""
+    assert parsed(data) is None
+    with pytest.raises(wire.WireError):
+        wire.strip_lists(data, 1)
+    with pytest.raises(ModelReadError):
+        check_report(data)
+
+
+def test_strings_with_multibyte_lengths_are_counted() -> None:
+    """Strings of 200 bytes (a two-byte length: the run's slow path) are counted one each
+    and removed together; sanitize then keeps the Constant's shape from the mark."""
+    attr = text(1, "value_strings") + b"".join(text(9, b"x" * 200) for _ in range(3))
+    data = in_node(attr, "Constant")
+    assert compare(data, 2) == "rewritten"
+    out = parsed(wire.strip_lists(data, 2))
+    assert out is not None
+    [stripped_attr] = out.graph.node[0].attribute
+    assert (stripped_attr.doc_string, len(stripped_attr.strings)) == (wire.MARK + "3", 0)
+
+
+@pytest.mark.parametrize("n", [127, 128, 300])
+def test_skipped_fields_with_multibyte_lengths_are_stepped_over(n: int) -> None:
+    """Fields the walker skips (names, doc strings) of 128 bytes or more have a length of
+    two bytes, the first >= 0x80 (the inline one-byte path must not take it): the walk
+    stays aligned and reaches the big list behind them."""
+    ints = b"".join(field(8, 0, varint(7)) for _ in range(3))
+    node = text(3, "n" * n) + text(6, "d" * n) + text(4, "Constant")
+    node += field(5, 2, text(1, "value_ints") + ints)
+    data = field(2, 2, b"p" * n) + field(7, 2, text(2, "g" * n) + field(1, 2, node))
+    assert compare(data, 1) == "rewritten"
+    out = parsed(wire.strip_lists(data, 1))
+    assert out is not None
+    assert (len(out.producer_name), len(out.graph.name), len(out.graph.node[0].name)) == (n, n, n)
+    [attr] = out.graph.node[0].attribute
+    assert (attr.doc_string, len(attr.ints)) == (wire.MARK + "3", 0)
+
+
+def unknown_groups(n: int) -> bytes:
+    """An unknown field of the model: ``n`` groups nested in one another."""
+    body = b""
+    for _ in range(n):
+        body = varint(95 << 3 | 3) + body + varint(95 << 3 | 4)
+    return body
+
+
+def nested_graphs(levels: int, innermost: bytes) -> bytes:
+    """A model whose graph nests ``levels`` If bodies (model 0, graph 1, node 2, attribute
+    3, graph 4...): its innermost node is at depth 3 * levels + 2, ``innermost`` in it."""
+    node = text(4, "Identity") + innermost
+    for _ in range(levels):
+        attr = text(1, "then_branch") + field(20, 0, varint(5)) + field(6, 2, field(1, 2, node))
+        node = text(4, "If") + field(5, 2, attr)
+    return field(7, 2, field(1, 2, node))
+
+
+def test_nesting_up_to_the_walkers_depth_limit_is_read() -> None:
+    """The documented bound (_MAX_DEPTH) is exact, for groups and for walked messages:
+    nested to it, the walker reads the file (protobuf's own limit is lower: it refuses
+    both, this pins the walker's); one deeper, WireError (not Python's recursion limit)."""
+    at_limit = unknown_groups(wire._MAX_DEPTH + 1)  # depths 0 .. _MAX_DEPTH
+    assert wire.strip_lists(at_limit, 0) is at_limit
+    with pytest.raises(wire.WireError, match="nested too deeply"):
+        wire.strip_lists(unknown_groups(wire._MAX_DEPTH + 2), 0)
+    levels, rest = divmod(wire._MAX_DEPTH - 2, 3)
+    assert rest == 0  # a node at exactly _MAX_DEPTH: the attribute inside it is one deeper
+    at_limit = nested_graphs(levels, b"")
+    assert wire.strip_lists(at_limit, 0) is at_limit
+    with pytest.raises(wire.WireError, match="nested too deeply"):
+        wire.strip_lists(nested_graphs(levels, field(5, 2, PADS)), 0)
+
+
 def test_exactness_generator_reaches_every_outcome() -> None:
     """Deterministic: rewritten and unchanged files, mutants the walker refuses."""
     seen: set[str] = set()
