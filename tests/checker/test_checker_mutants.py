@@ -14,7 +14,7 @@ from onnx import helper as h
 
 from models import model, mul_model, vi
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.models import ModelReadError, check_model, checker, inference
+from sonnx_mul.models import ModelReadError, check_model, checker, inference, rules
 
 
 def test_R3_OPSET_first_and_newest_known_opsets_are_accepted_and_the_next_refused() -> None:
@@ -331,3 +331,56 @@ def test_R1_R4_a_size_one_dim_on_either_side_broadcasts(
 def test_R1_unknown_dims_print_as_a_question_mark() -> None:
     (found,) = check_model(mul_model((None, 3), (2, 3)))
     assert found.message.startswith("A has shape (?, 3) and B (2, 3): equal shapes cannot")
+
+
+def test_R1_call_depth_limit_is_the_stated_64() -> None:
+    """The limit itself (not only its logic): a chain of 64 nested calls is followed,
+    65 is not (SECURITY.md's bound on the calls followed)."""
+    assert checker.MAX_CALL_DEPTH == 64
+    within = checker.check_report(_nested_calls(64))
+    assert (within.violations, within.mul_nodes) == ((), 1)
+    beyond = checker.check_report(_nested_calls(65))
+    assert [(v.requirement, v.definite) for v in beyond.violations] == [("R1", False)]
+
+
+@pytest.mark.parametrize(
+    ("raised", "message"),
+    [(RecursionError, "nested too deeply"), (MemoryError, "out of memory")],
+)
+def test_exhaustion_anywhere_in_a_check_is_a_model_read_error(
+    monkeypatch: pytest.MonkeyPatch, raised: type[BaseException], message: str
+) -> None:
+    """A check that runs out of stack or memory (a hostile file's depth or size reaching
+    code no bound covers, onnx's own included) refuses the file: ModelReadError, exit 2
+    at the CLI, never a crash and never a report."""
+
+    def exhausted(*_args: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(checker, "_check", exhausted)
+    with pytest.raises(ModelReadError, match=message):
+        checker.check_report(_nested_calls(1))
+
+
+def test_no_default_opset_and_a_zero_size_dim_are_definite_violations() -> None:
+    """Both are decided by the file alone, whatever binding is given later: R3-OPSET for a
+    Mul with no ai.onnx opset in reach (a model without one is refused by onnx.checker
+    before the rules run, so the rule is asked directly), R1-DIMS for a declared
+    zero-size dimension."""
+    assert rules._element_types(["a", "b"], [], None, "") == [
+        ("R3-OPSET", "the model imports no default-domain (ai.onnx) opset", True)
+    ]
+    zero = checker.check_report(mul_model((2, 0), (2, 0))).violations
+    assert [(v.requirement, v.definite) for v in zero] == [("R1-DIMS", True)]
+
+
+def test_R1_an_empty_dim_param_is_an_unknown_dim_not_a_symbol() -> None:
+    """``dim_param: ""`` set explicitly on both operands names nothing (IR.md: a dim_param
+    is a non-empty identifier): the two dims are unknown, not one symbol "", so R1 stays
+    undecided instead of conforming."""
+    m = mul_model((2, "n"), (2, "n"))
+    for value in m.graph.input:
+        value.type.tensor_type.shape.dim[1].dim_param = ""
+        assert value.type.tensor_type.shape.dim[1].HasField("dim_param")
+    found = checker.check_report(m).violations
+    assert [(v.requirement, v.definite) for v in found] == [("R1", False)]

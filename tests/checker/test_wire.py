@@ -507,3 +507,28 @@ def test_verdicts_identical_on_onnx_backend_node_models() -> None:
                 mp.setattr(checker_module, "strip_lists", _refuse)
                 assert prepassed == _report(data), (case.name, limit)
     assert removed > 200, removed  # the pre-pass did remove lists in many of them
+
+
+def test_a_forged_mark_counts_nothing_when_the_walker_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When the walker refuses a file, the original bytes are parsed and their doc strings
+    are the file's own: a mark spelled there must not count elements (else a 3-element
+    Constant would take the shape the file claims, 10^6 + 3, and R1 would be decided
+    on it). Only the pre-pass's own output is read for marks."""
+    const = h.make_node("Constant", [], ["c"], value_ints=[1, 2, 3])
+    const.attribute[0].doc_string = f"{wire.MARK}1000000"
+    mul = h.make_node("Mul", ["c", "x"], ["z"])
+    x = h.make_tensor_value_info("x", onnx.TensorProto.INT64, [3])
+    z = h.make_tensor_value_info("z", onnx.TensorProto.INT64, [3])
+    graph = h.make_graph([const, mul], "g", [x], [z])
+    data = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)]).SerializeToString()
+    assert _report(data) == _report_refused(monkeypatch, data)
+    report = _report_refused(monkeypatch, data)
+    assert getattr(report, "violations", None) == () and getattr(report, "mul_nodes", 0) == 1
+
+
+def _report_refused(monkeypatch: pytest.MonkeyPatch, data: bytes) -> object:
+    with monkeypatch.context() as mp:
+        mp.setattr(checker_module, "strip_lists", _refuse)
+        return _report(data)

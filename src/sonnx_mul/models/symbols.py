@@ -55,10 +55,15 @@ class Encoding:
         return self._back.get(name)
 
     def encode(self, tp: onnx.TypeProto) -> None:
-        """Every ``dim_param`` in ``tp`` (nested types too) replaced by its short name."""
+        """Every ``dim_param`` in ``tp`` (nested types too) replaced by its short name; an
+        empty one cleared: it names nothing (an unknown dim, as onnxruntime reads it), and
+        two of them must not become one symbol."""
         for dim in _dims(tp):
             if dim.HasField("dim_param"):
-                dim.dim_param = self.param(str(dim.dim_param))
+                if dim.dim_param:
+                    dim.dim_param = self.param(str(dim.dim_param))
+                else:
+                    dim.ClearField("dim_param")
 
     def encode_model(self, model: onnx.ModelProto, free: bool, main_inputs: bool) -> None:
         """Encode every type of ``model`` in place: graph inputs, outputs and value_info
