@@ -14,7 +14,7 @@ from onnx import helper as h
 
 from models import model, mul_model, vi
 from sonnx_mul.dtypes import MAX_KNOWN_OPSET
-from sonnx_mul.models import ModelReadError, check_model, checker, inference, rules
+from sonnx_mul.models import ModelReadError, check_model, checker, inference, rules, shapes
 
 
 def test_R3_OPSET_first_and_newest_known_opsets_are_accepted_and_the_next_refused() -> None:
@@ -384,3 +384,11 @@ def test_R1_an_empty_dim_param_is_an_unknown_dim_not_a_symbol() -> None:
         assert value.type.tensor_type.shape.dim[1].HasField("dim_param")
     found = checker.check_report(m).violations
     assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
+
+
+def test_a_symbol_is_shown_whole_up_to_64_characters() -> None:
+    """Messages abbreviate a symbol only past SHOWN_SYMBOL (64) characters: one of exactly
+    64 is shown whole, one of 65 as its first 32 and its length."""
+    assert shapes.SHOWN_SYMBOL == 64
+    assert shapes.fmt(("S" * 64, 3)) == f"({'S' * 64}, 3)"
+    assert "...(65 characters)" in shapes.fmt(("S" * 65, 3))

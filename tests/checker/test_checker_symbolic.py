@@ -97,6 +97,13 @@ def test_R1_input_shape_binds_the_symbol_everywhere() -> None:
         ({}, {"x": (5, 4)}, "contradicts"),
         ({"N": 2}, {"x": (3, 3)}, "bound to both"),
         ({"N": -1}, {}, "negative"),
+        ({"N": 2**63}, {}, "int64"),
+        ({}, {"x": (2**63, 3)}, "int64"),
+        ({"N": True}, {}, "a size is an integer, not True"),
+        ({"N": 2.0}, {}, "a size is an integer, not 2.0"),
+        ({}, {"x": (2, "3")}, "a size is an integer, not '3'"),
+        ({}, {"x": "23"}, "a sequence of sizes, not '23'"),
+        ({}, {"x": 23}, "a sequence of sizes, not 23"),
     ],
 )
 def test_bad_bindings_raise(
