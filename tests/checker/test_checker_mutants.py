@@ -392,3 +392,16 @@ def test_a_symbol_is_shown_whole_up_to_64_characters() -> None:
     assert shapes.SHOWN_SYMBOL == 64
     assert shapes.fmt(("S" * 64, 3)) == f"({'S' * 64}, 3)"
     assert "...(65 characters)" in shapes.fmt(("S" * 65, 3))
+
+
+def test_R1_an_unknown_input_dim_is_one_size_wherever_inference_carries_it() -> None:
+    """An unknown dim of a main-graph input is some size, the same wherever shape inference
+    carries it: x [?, 3] transposed twice has x's shape, so Mul(x, b) conforms (the free
+    dim gets a symbol of its own before inference; left unknown, R1 would be undecided)."""
+    nodes = [
+        h.make_node("Transpose", ["x"], ["a"], perm=[1, 0]),
+        h.make_node("Transpose", ["a"], ["b"], perm=[1, 0]),
+        h.make_node("Mul", ["x", "b"], ["z"]),
+    ]
+    report = checker.check_report(model(nodes, [vi("x", T.FLOAT, [None, 3])], ["z"]))
+    assert (report.violations, report.mul_nodes) == ((), 1)
