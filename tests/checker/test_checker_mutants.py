@@ -405,3 +405,16 @@ def test_R1_an_unknown_input_dim_is_one_size_wherever_inference_carries_it() -> 
     ]
     report = checker.check_report(model(nodes, [vi("x", T.FLOAT, [None, 3])], ["z"]))
     assert (report.violations, report.mul_nodes) == ((), 1)
+
+
+def test_dim_of_reads_an_empty_dim_param_as_unknown() -> None:
+    """dim_of's own contract, for callers that read types the encoding has not seen: a
+    dim_param set to "" names nothing (unknown, None), like a dim with neither field."""
+    dim = onnx.TensorShapeProto.Dimension()
+    assert shapes.dim_of(dim) is None
+    dim.dim_param = ""
+    assert dim.HasField("dim_param") and shapes.dim_of(dim) is None
+    dim.dim_param = "N"
+    assert shapes.dim_of(dim) == "N"
+    dim.dim_value = 4
+    assert shapes.dim_of(dim) == 4
