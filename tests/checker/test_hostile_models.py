@@ -561,15 +561,6 @@ def test_negative_control_long_symbols_given_to_inference(tmp_path: Path) -> Non
 
 
 # ------------------------------------------------------------ attribute lists (issue 29)
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _field(number: int, payload: bytes) -> bytes:
     """A length-delimited field."""
     return _varint(number << 3 | 2) + _varint(len(payload)) + payload
