@@ -28,14 +28,15 @@ test: provers $(NATIVE)
 # interpreter is not the one asked for.
 DEBIAN_PYTHON ?= /usr/bin/python3
 DEBIAN_TREE   ?= build/debian-python
+DEBIAN_FIRST  := PATH="$(dir $(DEBIAN_PYTHON)):$$PATH"
 test-debian-python:
 	sh tools/debian-python-prereqs.sh $(DEBIAN_PYTHON)
 	rm -rf $(DEBIAN_TREE)
 	mkdir -p $(DEBIAN_TREE)
 	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t $(DEBIAN_TREE)
-	cd $(DEBIAN_TREE) && PATH="$(dir $(DEBIAN_PYTHON)):$$PATH" $(MAKE) --no-print-directory $(VENV)/.installed
+	cd $(DEBIAN_TREE) && $(DEBIAN_FIRST) $(MAKE) --no-print-directory $(VENV)/.installed
 	cd $(DEBIAN_TREE) && $(VENV)/bin/python -c 'import os, sys; base = os.path.realpath(sys._base_executable); want = os.path.realpath(sys.argv[1]); print("python", sys.version.split()[0], "from", base); sys.exit(0 if base == want else f"venv interpreter {base} is not {want}")' $(DEBIAN_PYTHON)
-	cd $(DEBIAN_TREE) && PATH="$(dir $(DEBIAN_PYTHON)):$$PATH" $(MAKE) --no-print-directory test
+	cd $(DEBIAN_TREE) && $(DEBIAN_FIRST) $(MAKE) --no-print-directory test
 
 lint: $(NATIVE)
 	$(VENV)/bin/ruff check src assurance tests benchmarks examples

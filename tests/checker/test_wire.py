@@ -66,6 +66,13 @@ def test_field_numbers_are_onnx_proto() -> None:
         assert descriptor.type in [getattr(descriptor, f"TYPE_{k}") for k in expected], name
     # every payload field sanitize clears is one the pre-pass removes with the lists
     assert set(wire.TENSOR_LISTS) == {"raw_data", *sanitize.TENSOR_PAYLOADS}
+    # ... and they are every repeated scalar field onnx's TensorProto has but its dims
+    repeated_scalars = {
+        f.name
+        for f in onnx.TensorProto.DESCRIPTOR.fields
+        if f.is_repeated and f.type != f.TYPE_MESSAGE
+    }
+    assert repeated_scalars - {"dims"} == set(sanitize.TENSOR_PAYLOADS)
     assert (a.GRAPH, a.GRAPHS) == (wire.TYPE_GRAPH, wire.TYPE_GRAPHS)
     assert sorted(a.AttributeType.values()) == list(wire.TYPE_VALUES)
     # A closed enum (proto2): a value outside it is an unknown field, the last valid one stays

@@ -43,8 +43,10 @@ def _compile(
     source: str, extra: list[str], pinned: bool = True
 ) -> subprocess.CompletedProcess[str]:
     flags = native_exhaustive.read_flags(ROOT / "native/flags.mk")
-    cflags = flags["SONNX_CFLAGS"] if pinned else ["-std=c99", "-O2"]
-    cflags = cflags + flags["SONNX_CFLAGS_X86_64"] + flags["SONNX_WARNFLAGS"]
+    cflags = native_exhaustive.compile_flags(ROOT)  # this machine's, as every build takes them
+    if not pinned:  # the same without the pinned float semantics
+        cflags = ["-std=c99", "-O2", *(f for f in cflags if f not in flags["SONNX_CFLAGS"])]
+    cflags += flags["SONNX_WARNFLAGS"]
     if source.endswith("f16c.c"):
         cflags += flags["SONNX_CFLAGS_F16C"]
     command = ["gcc", *cflags, *extra, "-I", str(ROOT / "native/include"), "-fsyntax-only"]

@@ -102,9 +102,14 @@ def load_model(source: ModelSource) -> onnx.ModelProto:
     """
     if isinstance(source, onnx.ModelProto):
         return _has_graph(source)
+    return _parse(_read(source))
+
+
+def _read(source: str | os.PathLike[str] | bytes) -> bytes | bytearray:
+    """The model's bytes: given as they are, or read from a regular file under the cap."""
     if isinstance(source, bytes):
-        return _parse(source)
-    return _parse(read_limited(source, MAX_MODEL_BYTES, "ONNX model"))
+        return source
+    return read_limited(source, MAX_MODEL_BYTES, "ONNX model")
 
 
 def _parse(data: bytes | bytearray) -> onnx.ModelProto:
@@ -130,9 +135,7 @@ def _load_for_check(source: ModelSource) -> tuple[onnx.ModelProto, bool]:
     parsed as they are (the same verdict, or the same ModelReadError)."""
     if isinstance(source, onnx.ModelProto):
         return load_model(source), False
-    data = (
-        source if isinstance(source, bytes) else read_limited(source, MAX_MODEL_BYTES, "ONNX model")
-    )
+    data = _read(source)
     try:
         # the limit read now: a negative control raises it at run time
         data = strip_lists(data, sanitize.PAYLOAD_LIMIT)

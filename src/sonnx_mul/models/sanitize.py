@@ -22,7 +22,7 @@ from types import MappingProxyType
 import onnx
 
 from .reading import ModelReadError
-from .wire import MARK
+from .wire import MARK, TENSOR_LISTS
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -55,10 +55,9 @@ def _big(n: int) -> bool:
     return n > PAYLOAD_LIMIT
 
 
-TENSOR_PAYLOADS = (
-    "float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data",
-)  # fmt: skip
-"""The repeated payload fields of a tensor (with ``raw_data``, what a big payload loses)."""
+TENSOR_PAYLOADS = tuple(name for name, (_, form) in TENSOR_LISTS.items() if form != "raw")
+"""The repeated payload fields of a tensor (with ``raw_data``, what a big payload loses):
+wire.TENSOR_LISTS' elements, the one table of them."""
 
 
 def _removed(doc: str | bytes) -> int:
@@ -79,15 +78,14 @@ def _strip_tensor(t: onnx.TensorProto, prepassed: bool) -> bool:
     count = 1
     for d in t.dims:
         count *= max(int(d), 0)
-    fields = TENSOR_PAYLOADS
     if (
         marked
         or _big(count)
         or _big(len(t.raw_data))
-        or any(_big(len(getattr(t, f))) for f in fields)
+        or any(_big(len(getattr(t, f))) for f in TENSOR_PAYLOADS)
         or _big(sum(len(x) for x in t.string_data))
     ):
-        for field in ("raw_data", *fields):
+        for field in ("raw_data", *TENSOR_PAYLOADS):
             t.ClearField(field)
         t.doc_string = STRIPPED
         return True

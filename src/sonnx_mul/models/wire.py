@@ -181,7 +181,7 @@ class _Rewrite:
     def __init__(self) -> None:
         self.edits: list[tuple[int, int, Sequence[_Piece]]] = []
 
-    def assemble(self, view: memoryview, start: int, end: int) -> tuple[list[_Piece], int]:
+    def assemble(self, view: memoryview, start: int, end: int) -> list[_Piece]:
         pieces: list[_Piece] = []
         pos = start
         for a, b, new in self.edits:
@@ -191,7 +191,7 @@ class _Rewrite:
             pos = b
         if end > pos:
             pieces.append(view[pos:end])
-        return pieces, sum(len(p) for p in pieces)
+        return pieces
 
 
 class _Walker:
@@ -239,7 +239,7 @@ class _Walker:
         return stop
 
     def finish(self, edits: _Rewrite, start: int, end: int) -> list[_Piece] | None:
-        return edits.assemble(self.view, start, end)[0] if edits.edits else None
+        return edits.assemble(self.view, start, end) if edits.edits else None
 
     def payload(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
         """An attribute or a tensor: its list fields counted (and dropped when over the
