@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers prove verify-exhaustive report-release report-screenshot mutants mutants-report mutants-models bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-report mutants-models bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 install: $(NATIVE)
 
 # The negative controls of the proofs need why3 and the provers too.
-test: provers $(NATIVE)
+test: provers toolchains $(NATIVE)
 	$(PY) -m pytest -n 2 --dist loadfile -q
 
 # The whole `make test` again with Debian's own python3 first on PATH (any
@@ -110,19 +110,40 @@ STRICTDOC ?= strictdoc
 trace-html: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report strictdoc --out build/strictdoc --strictdoc $(STRICTDOC)
 
-# The native kernel (C99 + ACSL, native/): a static library and an example
-# program that runs without Python (known answers, exit 0).  The flags live
-# in native/flags.mk, which the Python build reads too.
+# The native kernel (C99 + ACSL, native/) without Python: a static library,
+# the example (known answers) and the portable harness (every float type's
+# edge rows x every 16-bit pattern and the integer edges against an
+# integer-only oracle, native/verify/portable.c), both run.  KERNEL_CC may be
+# gcc, clang or a cross compiler (aarch64-linux-gnu-gcc, arm-linux-gnueabihf-
+# gcc, riscv64-linux-gnu-gcc, i686-linux-gnu-gcc): native/flags.py picks its
+# rows of native/flags.mk from what the compiler says of itself (the Python
+# build takes the same); a target that is not the host's is linked statically
+# and run under qemu-user.  KERNEL_EXTRA_CFLAGS adds flags (-mfpu=neon);
+# PORTABLE_ARGS the harness's (--full f16).  make toolchains installs them.
 include native/flags.mk
-KERNEL_DIR  := build/c-kernel
+KERNEL_CC   ?= gcc
+KERNEL_DIR  ?= build/c-kernel/$(notdir $(KERNEL_CC))
 KERNEL_SRC  := $(wildcard native/src/*.c)
 KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
 KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
-KERNEL_CC   ?= gcc
-KERNEL_CFLAGS := $(SONNX_CFLAGS) $(if $(filter x86_64,$(shell uname -m)),$(SONNX_CFLAGS_X86_64)) $(SONNX_WARNFLAGS) -Inative/include
+KERNEL_CFLAGS = $$(cat $(KERNEL_DIR)/cflags) $(KERNEL_EXTRA_CFLAGS) $(SONNX_WARNFLAGS) -Inative/include
+HOST_ARCH   := $(shell uname -m)
+KERNEL_ARCH  = $(shell $(PYTHON) native/flags.py --target $(KERNEL_CC))
+QEMU_aarch64 = qemu-aarch64
+QEMU_arm     = qemu-arm
+QEMU_riscv64 = qemu-riscv64
+QEMU_i686    = $(if $(filter x86_64,$(HOST_ARCH)),,qemu-i386)
+KERNEL_CROSS = $(filter-out $(HOST_ARCH),$(KERNEL_ARCH))
+KERNEL_RUN   = $(if $(KERNEL_CROSS),$(QEMU_$(KERNEL_ARCH)))
+KERNEL_LINK  = $(if $(KERNEL_CROSS),-static)
 
-$(KERNEL_DIR)/%.o: native/src/%.c $(KERNEL_HDR) native/flags.mk
+# The selected flags, written once: a compiler flags.mk has no row for stops here.
+$(KERNEL_DIR)/cflags: native/flags.mk native/flags.py
 	@mkdir -p $(KERNEL_DIR)
+	$(PYTHON) native/flags.py $(KERNEL_CC) > $@.tmp
+	mv $@.tmp $@
+
+$(KERNEL_DIR)/%.o: native/src/%.c $(KERNEL_HDR) $(KERNEL_DIR)/cflags
 	$(KERNEL_CC) $(KERNEL_CFLAGS) -c $< -o $@
 
 $(KERNEL_DIR)/libsonnx_mul_kernel.a: $(KERNEL_OBJ)
@@ -130,15 +151,34 @@ $(KERNEL_DIR)/libsonnx_mul_kernel.a: $(KERNEL_OBJ)
 	ar rcs $@ $^
 
 $(KERNEL_DIR)/example: native/example/example.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
-	$(KERNEL_CC) $(KERNEL_CFLAGS) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -o $@
+	$(KERNEL_CC) $(KERNEL_CFLAGS) $(KERNEL_LINK) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -lm -o $@
 
-c-kernel: $(KERNEL_DIR)/example
-	./$(KERNEL_DIR)/example
+$(KERNEL_DIR)/portable: native/verify/portable.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
+	$(KERNEL_CC) $(KERNEL_CFLAGS) $(KERNEL_LINK) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -lm -o $@
+
+c-kernel: $(KERNEL_DIR)/example $(KERNEL_DIR)/portable
+	$(KERNEL_RUN) $(abspath $(KERNEL_DIR))/example
+	$(KERNEL_RUN) $(abspath $(KERNEL_DIR))/portable $(PORTABLE_ARGS) > $(KERNEL_DIR)/portable.jsonl
+	cat $(KERNEL_DIR)/portable.jsonl
+
+# Debian's cross compilers, clang and qemu-user (apt-get as root; otherwise
+# it prints the command).
+toolchains:
+	sh tools/install-toolchains.sh
+
+# Every target of native/flags.mk built and checked bit for bit against
+# x86-64 gcc (sonnx_mul_assurance.c.targets; proofs/out/targets.json);
+# verify-targets adds all 2^32 float16 and bfloat16 pairs on each target.
+check-targets: toolchains $(STAMP)
+	$(PY) -m sonnx_mul_assurance.c.targets
+
+verify-targets: toolchains $(STAMP)
+	$(PY) -m sonnx_mul_assurance.c.targets --full
 
 # sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
 # in place whenever the kernel, its flags or the glue change.
-$(NATIVE): $(STAMP) setup.py src/sonnx_mul/_native.c $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk \
-  native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h \
+$(NATIVE): $(STAMP) setup.py src/sonnx_mul/_native.c $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py \
+  native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h native/include/sonnx_mul_fpenv.h \
   native/hw/sonnx_mul_stream8.c native/include/sonnx_mul_stream8.h
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@

@@ -11,10 +11,10 @@ pinned IEEE flags. Both compile commands are recorded in the module as
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import platform
-import shlex
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 from setuptools import Extension, setup
@@ -22,34 +22,43 @@ from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 NATIVE = ROOT / "native"
-FLAGS_FILE = NATIVE / "flags.mk"
 GLUE = "src/sonnx_mul/_native.c"
+
+
+def _flag_table() -> ModuleType:
+    """native/flags.py: flags.mk's rows selected for a compiler (the Makefile's too)."""
+    spec = importlib.util.spec_from_file_location("sonnx_mul_native_flags", NATIVE / "flags.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+FLAGS = _flag_table()
 
 
 def pinned(name: str) -> list[str]:
     """The words of ``NAME = words`` in native/flags.mk (its only syntax)."""
-    for line in FLAGS_FILE.read_text(encoding="utf-8").splitlines():
-        key, sep, value = line.partition("=")
-        if sep and not line.lstrip().startswith("#") and key.strip() == name:
-            return shlex.split(value)
-    raise SystemExit(f"{FLAGS_FILE}: no {name} = ... line (the pinned kernel flags)")
+    rows: dict[str, list[str]] = FLAGS.table()
+    if name not in rows:
+        raise SystemExit(f"{FLAGS.FLAGS_FILE}: no {name} = ... line (the pinned kernel flags)")
+    return rows[name]
 
 
-X86_64 = platform.machine().lower() in ("x86_64", "amd64")
-
-
-def ieee_flags() -> list[str]:
-    flags = pinned("SONNX_CFLAGS")
-    if X86_64:
-        flags += pinned("SONNX_CFLAGS_X86_64")
+def ieee_flags(cc: str) -> list[str]:
+    """The kernel's pinned flags for the compiler ``cc`` (its target's and its own rows)."""
+    try:
+        flags: list[str] = FLAGS.cflags(cc)
+    except FLAGS.UnsupportedTarget as error:
+        raise SystemExit(f"native/flags.py: {error}") from None
     return flags
 
 
-def variants() -> list[tuple[str, list[str]]]:
+def variants(cc: str) -> list[tuple[str, list[str]]]:
     """The ISA variants selected at run time (x86-64 only): the same proved
     sources compiled again with the variant's extra flags, their symbols renamed
     (native/include/sonnx_mul_rename.h)."""
-    if not X86_64:
+    if FLAGS.target(cc) != "x86_64":
         return []
     return [(v, pinned(f"SONNX_CFLAGS_{v.upper()}")) for v in ("avx2", "avx512")]
 
@@ -79,14 +88,14 @@ class BuildExt(build_ext):
         cc = self.compiler.compiler_so[0]
         build = Path(self.build_temp) / "native"
         build.mkdir(parents=True, exist_ok=True)
-        kernel_flags = ["-fPIC", *ieee_flags(), *pinned("SONNX_WARNFLAGS"), "-I", "native/include"]
+        kernel_flags = ["-fPIC", *ieee_flags(cc), *pinned("SONNX_WARNFLAGS"), "-I", "native/include"]
         objects = []
         for source in sorted(NATIVE.glob("src/*.c")):
             obj = build / (source.stem + ".o")
             self.compiler.spawn([cc, *kernel_flags, "-c", str(source), "-o", str(obj)])
             objects.append(str(obj))
         recorded = f"kernel: {cc} {' '.join(kernel_flags)}"
-        for name, extra in variants():
+        for name, extra in variants(cc):
             rename = [f"-DSONNX_MUL_VARIANT=sonnx_mul_{name}", "-include", "sonnx_mul_rename.h"]
             for source in sorted(NATIVE.glob("src/*.c")):
                 obj = build / f"{source.stem}.{name}.o"
@@ -95,7 +104,7 @@ class BuildExt(build_ext):
                 )
                 objects.append(str(obj))
             recorded += f"; {name}: + {' '.join(extra)}"
-        if variants():
+        if variants(cc):
             for source, stem, extra in hardware_loops():
                 obj = build / f"sonnx_mul_{stem}.o"
                 self.compiler.spawn(
@@ -106,6 +115,7 @@ class BuildExt(build_ext):
             ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]
         else:
             ext.define_macros = []
+        ext.extra_compile_args = [*ieee_flags(cc), *ext.extra_compile_args]
         glue = [*self.compiler.compiler_so, *ext.extra_compile_args]
         recorded += f"; glue: {' '.join(glue)}"
         if '"' in recorded or "\\" in recorded:
@@ -125,7 +135,8 @@ setup(
             # -g0: no debug info, which would record the paths of the build
             # (numpy's headers in an isolated build environment) and make two
             # builds of the same sources differ: verify-install compares bytes.
-            extra_compile_args=[*ieee_flags(), "-g0", "-Wall", "-Wextra"],
+            # (the pinned IEEE flags go first, chosen for the compiler: BuildExt)
+            extra_compile_args=["-g0", "-Wall", "-Wextra"],
             language="c",
         )
     ],

@@ -17,11 +17,5 @@ if [ -z "$missing" ]; then
     echo "why3, z3, cvc4, cvc5, gappa, frama-c and cppcheck are installed"
     exit 0
 fi
-cmd="apt-get update && apt-get install -y --no-install-recommends$missing"
-if [ "$(id -u)" -ne 0 ]; then
-    echo "missing:$missing; run as root: $cmd" >&2
-    exit 1
-fi
-apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $missing
+exec sh "$(dirname "$0")/../tools/apt-install.sh" $missing

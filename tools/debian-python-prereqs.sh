@@ -18,11 +18,5 @@ if [ -z "$missing" ]; then
     echo "$python has venv, ensurepip and Python.h; gcc is installed"
     exit 0
 fi
-cmd="apt-get update && apt-get install -y --no-install-recommends$missing"
-if [ "$(id -u)" -ne 0 ]; then
-    echo "missing:$missing; run as root: $cmd" >&2
-    exit 1
-fi
-apt-get update
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+exec sh "$(dirname "$0")/apt-install.sh" $missing

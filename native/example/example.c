@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <fenv.h>
 #include "sonnx_mul_kernel.h"
+#include "sonnx_mul_fpenv.h"
 
 static int failures = 0;
 
@@ -15,6 +17,16 @@ static void check(const char *what, unsigned long long got, unsigned long long w
     if (!ok) {
         failures++;
     }
+}
+
+/* A foreign floating-point environment, as another library may leave it:
+   rounding toward zero and, on x86, flush-to-zero and denormals-are-zero. */
+static void set_foreign_environment(void)
+{
+    (void)fesetround(FE_TOWARDZERO);
+#if defined(__SSE2__)
+    _mm_setcsr(_mm_getcsr() | 0x8040U); /* FTZ (bit 15), DAZ (bit 6) */
+#endif
 }
 
 static uint32_t bits_of(float x)
@@ -65,7 +77,22 @@ int main(void)
     sonnx_mul_f32(fa, fb, fc, 3U);
     check("f32 0.1f*3", bits_of(fc[0]), 0x3E99999AU);
     check("f32 -0*5", bits_of(fc[1]), 0x80000000U);
-    check("f32 0*inf is NaN", (bits_of(fc[2]) & 0x7FFFFFFFU) > 0x7F800000U, 1U);
+    check("f32 0*inf is the canonical NaN", bits_of(fc[2]), 0x7FC00000U);
+
+    /* The NaN rule: every NaN product is the canonical quiet NaN, whatever
+       the operands' signs and payloads (signalling NaNs included). */
+    const uint64_t nan_a[2] = {0xFFF0000000000001ULL, 0x0000000000000000ULL};
+    const uint64_t nan_b[2] = {0x4000000000000000ULL, 0xFFF0000000000000ULL};
+    double da[2];
+    double db[2];
+    double dc[2];
+    uint64_t dbits[2];
+    (void)memcpy(da, nan_a, sizeof da);
+    (void)memcpy(db, nan_b, sizeof db);
+    sonnx_mul_f64(da, db, dc, 2U);
+    (void)memcpy(dbits, dc, sizeof dbits);
+    check("f64 -sNaN*2 is the canonical NaN", dbits[0], 0x7FF8000000000000ULL);
+    check("f64 0*-inf is the canonical NaN", dbits[1], 0x7FF8000000000000ULL);
 
     /* float16: 1.0009765625 (0x3C01)^2 = 1.00195... rounds to 0x3C02;
        the least subnormal 0x0001 * 0.5 (0x3800) is a tie: to even, +0;
@@ -78,17 +105,45 @@ int main(void)
     check("f16 least subnormal * 0.5 (tie to +0)", hc[1], 0x0000U);
     check("f16 65504*2 = inf", hc[2], 0x7C00U);
     check("f16 -least subnormal * 1.5 (tie to -2^-23)", hc[3], 0x8002U);
+    const uint16_t hn[2] = {0xFC01U, 0x7C00U};
+    const uint16_t hm[2] = {0x3C00U, 0x8000U};
+    sonnx_mul_f16(hn, hm, hc, 2U);
+    check("f16 -sNaN*1 is the canonical NaN", hc[0], 0x7E00U);
+    check("f16 inf*-0 is the canonical NaN", hc[1], 0x7E00U);
 
-    /* bfloat16: 1.0078125 (0x3F81)^2 = 1.0157 rounds to 0x3F82; a NaN stays NaN */
-    const uint16_t ba[2] = {0x3F81U, 0x7FC1U};
-    const uint16_t bb[2] = {0x3F81U, 0x3F80U};
-    uint16_t bc[2];
-    sonnx_mul_bf16(ba, bb, bc, 2U);
+    /* bfloat16: 1.0078125 (0x3F81)^2 = 1.0157 rounds to 0x3F82 */
+    const uint16_t ba[3] = {0x3F81U, 0x7FC1U, 0x3F80U};
+    const uint16_t bb[3] = {0x3F81U, 0x3F80U, 0xFF81U};
+    uint16_t bc[3];
+    sonnx_mul_bf16(ba, bb, bc, 3U);
     check("bf16 0x3F81^2", bc[0], 0x3F82U);
-    check("bf16 NaN*1 is NaN", (bc[1] & 0x7FFFU) > 0x7F80U, 1U);
+    check("bf16 NaN(payload)*1 is the canonical NaN", bc[1], 0x7FC0U);
+    check("bf16 1*-sNaN is the canonical NaN", bc[2], 0x7FC0U);
     check("f32->f16 65519 (rounds down)", sonnx_mul_f32_to_f16_bits(65519.0F), 0x7BFFU);
     check("f32->f16 65520 (rounds to inf)", sonnx_mul_f32_to_f16_bits(65520.0F), 0x7C00U);
     check("f16->f32 0x0001 = 2^-24", bits_of(sonnx_mul_f16_bits_to_f32(0x0001U)), 0x33800000U);
+
+    /* The environment bracket (sonnx_mul_fpenv.h): under a foreign
+       environment the bracketed call gives the known answers, the bare call
+       does not (0.1f*3 rounded toward zero; 2^-126 * 0.5 flushed). */
+    const float ea[2] = {0.1F, 1.17549435e-38F};
+    const float eb[2] = {3.0F, 0.5F};
+    float bare[2];
+    float bracketed[2];
+    set_foreign_environment();
+    sonnx_mul_f32(ea, eb, bare, 2U);
+    sonnx_mul_fpenv saved = sonnx_mul_fpenv_enter();
+    sonnx_mul_f32(ea, eb, bracketed, 2U);
+    sonnx_mul_fpenv_leave(&saved);
+    const int still_foreign = fegetround() == FE_TOWARDZERO;
+    (void)fesetround(FE_TONEAREST);
+#if defined(__SSE2__)
+    _mm_setcsr(0x1F80U);
+#endif
+    check("f32 0.1f*3, bracketed, foreign environment", bits_of(bracketed[0]), 0x3E99999AU);
+    check("f32 2^-126*0.5, bracketed, foreign environment", bits_of(bracketed[1]), 0x00400000U);
+    check("f32 0.1f*3, bare call, foreign environment differs", bits_of(bare[0]) != 0x3E99999AU, 1U);
+    check("the caller's environment restored", (unsigned long long)still_foreign, 1U);
 
     (void)printf("%s\n", failures == 0 ? "all known answers agree" : "KNOWN ANSWER FAILURES");
     return (failures == 0) ? 0 : 1;

@@ -9,19 +9,16 @@
  *
  * The algorithm is exactly the proved portable loop's (sonnx_mul_f16 in
  * native/src/sonnx_mul_float.c), step for step:
- *   - when a is a NaN, its magnitude stands for b's too (then the product
- *     of two NaNs is a's, whichever operand vmulps keeps);
  *   - the magnitudes |a|, |b| (sign bits cleared) are widened exactly to
  *     binary32 (vcvtph2ps: every float16 is a binary32, subnormals
  *     included; the process never sets DAZ -- the self-test would see it);
  *   - one binary32 product (vmulps, round to nearest even);
  *   - narrowed to float16 with round to nearest even given in the
  *     instruction (vcvtps2ph, imm _MM_FROUND_TO_NEAREST_INT: independent of
- *     MXCSR.RC), which overflows to infinity and keeps subnormals; a NaN
- *     becomes the quiet NaN with the leading payload bits, as in the
- *     portable narrowing;
+ *     MXCSR.RC), which overflows to infinity and keeps subnormals;
  *   - the sign of the result is replaced by the exclusive or of the
- *     operands' signs (IEEE 754 6.3; for a NaN as the portable loop does).
+ *     operands' signs (IEEE 754 6.3), and a NaN result by the canonical
+ *     NaN 0x7E00 (the kernel's NaN rule).
  * Not WP-proved: verified by exhaustion on the compiled code (sonnx_mul_f16c.h).
  *
  * Every element, the last n % WIDTH included, goes through the same vector
@@ -78,27 +75,27 @@ typedef __m256 wide;
 
 /* WIDTH float16 products.  `fault` is 0 in the extension; the planted
  * faults of the exhaustive harness's negative control only: 1 keeps the
- * hardware's sign of a NaN product, 2 rounds toward zero. */
+ * hardware's NaN (payload) with the product's sign, 2 rounds toward zero. */
 static inline vec mul_vec(vec a, vec b, const int fault)
 {
     const vec magnitude = SET16(0x7FFF);
     const vec sign = ANDNOT(magnitude, XOR(a, b));
-    const vec ma = AND(a, magnitude);
-    /* A NaN a stands for b too (as in the portable loop): 16-bit signed
-     * compare, exact since magnitudes are below 0x8000. */
-    const vec a_nan = GT16(ma, SET16(0x7C00));
-    const vec mb = BLEND(AND(b, magnitude), ma, a_nan);
-    const wide p = MUL(WIDEN(ma), WIDEN(mb));
+    const wide p = MUL(WIDEN(AND(a, magnitude)), WIDEN(AND(b, magnitude)));
     vec h;
     if (fault == 2) {
         h = NARROW(p, ROUND_TRUNCATE);
     } else {
         h = NARROW(p, ROUND_NEAREST);
     }
+    const vec mh = AND(h, magnitude);
     if (fault == 1) {
-        return OR(h, sign);
+        return OR(mh, sign);
     }
-    return OR(AND(h, magnitude), sign);
+    /* The NaN rule (as in the portable loop): a NaN product is the
+     * canonical NaN 0x7E00; 16-bit signed compare, exact since magnitudes
+     * are below 0x8000. */
+    const vec nan = GT16(mh, SET16(0x7C00));
+    return BLEND(OR(mh, sign), SET16(0x7E00), nan);
 }
 
 static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n,

@@ -21,9 +21,22 @@
  * (the build pins IEEE semantics: native/flags.mk).  float16 and bfloat16
  * travel as their bit patterns (uint16_t): each operand is widened exactly
  * to binary32, multiplied once, and the product is narrowed with
- * round-to-nearest-even on the bits; a NaN stays a NaN (quieted, sign and
- * leading payload bits kept), which is the correctly rounded float16 or
- * bfloat16 product (why3/widen.mlw).
+ * round-to-nearest-even on the bits, which is the correctly rounded float16
+ * or bfloat16 product (why3/widen.mlw).  NaN rule, all four types: every
+ * NaN product is the format's canonical quiet NaN (sign 0, quiet bit set,
+ * payload 0: float16 0x7E00, bfloat16 0x7FC0, binary32 0x7FC00000, binary64
+ * 0x7FF8000000000000), whatever the operands' signs and payloads, on every
+ * target and compiler.  The conversions sonnx_mul_f32_to_*_bits keep a
+ * NaN's sign and leading payload bits (quieted); they are conversions, not
+ * products.
+ *
+ * What the caller guarantees (the C user; the Python glue does it itself):
+ * the default floating-point environment -- round to nearest even, no
+ * flush-to-zero, no denormals-are-zero (x86 MXCSR 0x1F80; ARM FPSCR with
+ * FZ, DN and the rounding mode clear; RISC-V frm = RNE).  On i686 a float
+ * returned by value travels through the x87 stack, which quiets a
+ * signalling NaN: sonnx_mul_*_bits_to_f32 are exact there for every other
+ * pattern (the loops pass data through memory only).
  */
 #ifndef SONNX_MUL_KERNEL_H
 #define SONNX_MUL_KERNEL_H
@@ -424,13 +437,18 @@ void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n);
 void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
 
 /* float16 / bfloat16 on bit patterns: widen exactly to binary32, one
- * binary32 product, round-to-nearest-even narrowing on the bits. */
+ * binary32 product, round-to-nearest-even narrowing on the bits.  The NaN
+ * rule: every NaN written is the canonical quiet NaN (0x7E00, 0x7FC0). */
+/*@ predicate sonnx_f16_nan_canonical(integer h) = h % 32768 <= 31744 || h == 32256;
+    predicate sonnx_bf16_nan_canonical(integer h) = h % 32768 <= 32640 || h == 32704;
+*/
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
     requires valid_c: \valid(c + (0 .. n - 1));
     requires alias_a: c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
+    ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);
 */
 void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
@@ -440,6 +458,7 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
     requires alias_a: c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
+    ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_bf16_nan_canonical(c[k]);
 */
 void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 

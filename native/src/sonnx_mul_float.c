@@ -42,6 +42,30 @@ static inline float f32_from_bits(uint32_t u)
     return v.f;
 }
 
+/* The binary64 bits of a double and back, as for binary32 above. */
+typedef union {
+    double f;
+    uint64_t u;
+} sonnx_f64_view;
+
+/*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
+static inline uint64_t f64_bits(double x)
+{
+    sonnx_f64_view v;
+    v.f = x;
+    return v.u;
+}
+
+/*@ assigns \nothing; */
+/* @relation(F-FLOAT, scope=function) */
+static inline double f64_from_bits(uint64_t u)
+{
+    sonnx_f64_view v;
+    v.u = u;
+    return v.f;
+}
+
 /* ---- bfloat16 <-> binary32: pure integer operations on the bits -------- */
 
 /*@ assigns \nothing; */
@@ -161,6 +185,70 @@ static inline uint16_t f32_to_f16(float x)
 
 /* ---- the loops -------------------------------------------------------- */
 
+/* The NaN rule of every product (docs/native-kernel.md): a NaN result is the
+ * format's canonical quiet NaN -- sign 0, quiet bit set, payload 0 --
+ * whatever the operands' signs and payloads.  The hardware's NaN differs by
+ * target and compiler (x86 keeps an operand's payload and gives 0 * inf a
+ * negative NaN, ARM's default-NaN mode and RISC-V give the canonical one,
+ * clang's vector loop swaps operands), so the loops replace it with integer
+ * selects, and every target gives the same bits.  Unsigned `%` by a power
+ * of two (gcc emits the mask), as in f32_bits_to_bf16, for WP. */
+/*@ assigns \nothing;
+    ensures nan: u % 2147483648 > 2139095040 ==> \result == 2143289344;
+    ensures other: u % 2147483648 <= 2139095040 ==> \result == u;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint32_t f32_canonical(uint32_t u)
+{
+    uint32_t r = u;
+    if ((u % 2147483648U) > 2139095040U) {     /* |u| above infinity's */
+        r = 0x7FC00000U;
+    }
+    return r;
+}
+
+/*@ assigns \nothing;
+    ensures nan: u % 9223372036854775808 > 9218868437227405312 ==> \result == 9221120237041090560;
+    ensures other: u % 9223372036854775808 <= 9218868437227405312 ==> \result == u;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint64_t f64_canonical(uint64_t u)
+{
+    uint64_t r = u;
+    if ((u % 9223372036854775808U) > 9218868437227405312U) {
+        r = 0x7FF8000000000000U;
+    }
+    return r;
+}
+
+/*@ assigns \nothing;
+    ensures nan: h % 32768 > 31744 ==> \result == 32256;
+    ensures other: h % 32768 <= 31744 ==> \result == h;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t f16_canonical(uint16_t h)
+{
+    uint16_t r = h;
+    if (((uint32_t)h % 32768U) > 31744U) {
+        r = 0x7E00U;
+    }
+    return r;
+}
+
+/*@ assigns \nothing;
+    ensures nan: h % 32768 > 32640 ==> \result == 32704;
+    ensures other: h % 32768 <= 32640 ==> \result == h;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t bf16_canonical(uint16_t h)
+{
+    uint16_t r = h;
+    if (((uint32_t)h % 32768U) > 32640U) {
+        r = 0x7FC0U;
+    }
+    return r;
+}
+
 /* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
 {
@@ -170,7 +258,7 @@ void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = a[i] * b[i];
+        c[i] = f32_from_bits(f32_canonical(f32_bits(a[i] * b[i])));
     }
 }
 
@@ -183,7 +271,7 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = a[i] * b[i];
+        c[i] = f64_from_bits(f64_canonical(f64_bits(a[i] * b[i])));
     }
 }
 
@@ -192,25 +280,22 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
     /*@ loop invariant 0 <= i <= n;
+        loop invariant nan_rule: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
         /* The sign of a product that is not a NaN is the exclusive or of
            the operands' signs (IEEE 754 6.3), so the magnitudes are
-           multiplied and the sign put back once; a NaN stays a NaN.  When
-           a is a NaN it stands for b too: the product of two NaNs is then
-           a's whichever operand the compiled multiply keeps (x86 keeps its
-           first source, and gcc orders the operands differently in the
-           vector and scalar loops and the ISA variants). */
+           multiplied and the sign put back once; a NaN product becomes the
+           canonical NaN, whatever the operands' payloads and signs. */
         const uint16_t ha = a[i];
-        uint16_t hb = b[i];
+        const uint16_t hb = b[i];
         const uint32_t sign = ((uint32_t)ha ^ (uint32_t)hb) & 0x8000U;
-        if (((uint32_t)ha & 0x7FFFU) > 0x7C00U) {
-            hb = ha;
-        }
         const float p = f32_from_bits(f16_mag_to_f32_bits(ha)) * f32_from_bits(f16_mag_to_f32_bits(hb));
-        c[i] = f32_bits_to_f16(f32_bits(p), sign);
+        const uint16_t r = f16_canonical(f32_bits_to_f16(f32_bits(p), sign));
+        /*@ assert nan_rule: sonnx_f16_nan_canonical(r); */
+        c[i] = r;
     }
 }
 
@@ -219,20 +304,15 @@ void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
     /*@ loop invariant 0 <= i <= n;
+        loop invariant nan_rule: \forall integer k; 0 <= k < i ==> sonnx_bf16_nan_canonical(c[k]);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        /* When a is a NaN it stands for b too: the product of two NaNs is
-           a's whichever operand the compiled multiply keeps (as in
-           sonnx_mul_f16). */
-        const uint16_t ha = a[i];
-        uint16_t hb = b[i];
-        if (((uint32_t)ha & 0x7FFFU) > 0x7F80U) {
-            hb = ha;
-        }
-        const float p = f32_from_bits(bf16_to_f32_bits(ha)) * f32_from_bits(bf16_to_f32_bits(hb));
-        c[i] = f32_bits_to_bf16(f32_bits(p));
+        const float p = f32_from_bits(bf16_to_f32_bits(a[i])) * f32_from_bits(bf16_to_f32_bits(b[i]));
+        const uint16_t r = bf16_canonical(f32_bits_to_bf16(f32_bits(p)));
+        /*@ assert nan_rule: sonnx_bf16_nan_canonical(r); */
+        c[i] = r;
     }
 }
 

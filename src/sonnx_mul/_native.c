@@ -50,6 +50,7 @@
 #include <stdlib.h>
 
 #include "sonnx_mul_kernel.h"
+#include "sonnx_mul_fpenv.h"
 
 /* The float kernels are IEEE binary32/binary64 operations only when C
  * evaluates float expressions in their own type (SSE2, not x87). */
@@ -574,9 +575,8 @@ static const struct isa *isa_named(PyObject *name)
     return &ISAS[v];
 }
 
-static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *multiply_in_env(PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)self;
     if (nargs != 4 && nargs != 5) {
         PyErr_SetString(PyExc_TypeError,
                         "multiply(a, b, out, checked[, isa]) takes 4 or 5 arguments");
@@ -663,6 +663,19 @@ static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t narg
         Py_INCREF(out);
     }
     return (PyObject *)c;
+}
+
+/* The kernel runs in the environment it assumes (sonnx_mul_fpenv.h: round
+ * to nearest even, no FTZ/DAZ), whatever another library in the process
+ * left in MXCSR; the caller's is restored, status flags included.  Two
+ * register writes per call, cheaper than integer-exact float loops. */
+static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    sonnx_mul_fpenv saved = sonnx_mul_fpenv_enter();
+    PyObject *result = multiply_in_env(args, nargs);
+    sonnx_mul_fpenv_leave(&saved);
+    return result;
 }
 
 PyDoc_STRVAR(kind_doc,

@@ -26,7 +26,7 @@ from .dtypes import ElementType, element_type
 def multiply(
     a: np.ndarray, b: np.ndarray, out: np.ndarray | None, checked: bool
 ) -> np.ndarray | int:
-    """C = A * B with numpy's loops (IEEE exceptions ignored, whatever ``np.seterr`` says)."""
+    """C = A * B with numpy's loops, whatever ``np.seterr`` says; NaN products canonical."""
     etype = element_type(a.dtype)
     if etype is None:
         raise TypeError(f"sonnx_mul.numpy_loops: no loop for {a.dtype}")
@@ -34,12 +34,19 @@ def multiply(
         index = first_overflow_index(a, b, etype)
         if index >= 0:
             return index
+    result: np.ndarray = np.empty(a.shape, etype.dtype) if out is None else out
     with np.errstate(all="ignore"):
-        if out is None:
-            result: np.ndarray = np.multiply(a, b, out=np.empty(a.shape, etype.dtype))
-            return result
-        np.multiply(a, b, out=out)
-    return out
+        np.multiply(a, b, out=result)
+    if etype.is_float:
+        _canonical_nans(result, etype)
+    return result
+
+
+def _canonical_nans(result: np.ndarray, etype: ElementType) -> None:
+    """Every NaN of ``result`` becomes the canonical NaN (the kernel's NaN rule)."""
+    nan = np.isnan(result)
+    if nan.any():
+        result[nan] = np.array(etype.canonical_nan, etype.uint_view).view(etype.dtype)
 
 
 OVERFLOW_CHUNK = 1 << 15

@@ -74,6 +74,16 @@ def test_F_FLOAT_onnxruntime_denormal_as_zero_is_non_conforming() -> None:
     assert ex["expected"] != "0.0" and ex["got"] == "0.0"  # values decoded without flushing
 
 
+SATURATED = "saturated to the type's range instead of wrapping modulo 2^n"
+# Which of OpenVINO's loops serves the 65,536 pairs depends on the CPU (on an
+# AVX-512 EPYC its scalar tail loop serves some of them too): every differing
+# pair must carry one of these two diagnoses, and saturation must be among them.
+OPENVINO_INT8_DIAGNOSES = {
+    SATURATED,
+    "wrapped to 16 bits then saturated (products of 2^15 or more give 0): a scalar tail loop",
+}
+
+
 def test_F_WRAP_openvino_saturates_int8_and_uint8(tmp_path: Path) -> None:
     pytest.importorskip("openvino")
     result = run_conformance(
@@ -88,9 +98,7 @@ def test_F_WRAP_openvino_saturates_int8_and_uint8(tmp_path: Path) -> None:
     for name in ("int8", "uint8"):
         v = t[name]["variants"][0]
         assert v["pairs"] == 65536
-        assert set(v["diagnoses"]) == {
-            "saturated to the type's range instead of wrapping modulo 2^n"
-        }
+        assert SATURATED in v["diagnoses"] and set(v["diagnoses"]) <= OPENVINO_INT8_DIAGNOSES
     u8 = t["uint8"]["variants"][0]
     assert u8["examples"][0]["a"] == "2" and u8["examples"][0]["b"] == "128"
     assert u8["examples"][0]["got"] == "255" and u8["examples"][0]["expected"] == "0"
@@ -108,7 +116,5 @@ def test_F_WRAP_openvino_uint8_tail_differs_from_its_vector_body() -> None:
         OpenVinoRuntime(), types=_types("uint8"), refusals=False, variants=("single", "tails")
     )
     single, tails = result["types"][0]["variants"]
-    assert set(single["diagnoses"]) == {
-        "saturated to the type's range instead of wrapping modulo 2^n"
-    }
+    assert SATURATED in single["diagnoses"] and set(single["diagnoses"]) <= OPENVINO_INT8_DIAGNOSES
     assert any(d.startswith("wrapped to 16 bits then saturated") for d in tails["diagnoses"])

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul import dtypes
-from sonnx_mul_assurance.c import native_exhaustive
+from sonnx_mul_assurance.c import flags
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "native/include/sonnx_mul_kernel.h"
@@ -106,16 +106,24 @@ def test_generated_kernel_files_are_current() -> None:
 
 
 def test_F_FLOAT_pinned_flags_keep_ieee_semantics() -> None:
-    flags = native_exhaustive.read_flags(ROOT / "native/flags.mk")
-    cflags = flags["SONNX_CFLAGS"]
-    for needed in (
-        "-std=c99",
-        "-fno-fast-math",
-        "-ffp-contract=off",
-        "-fexcess-precision=standard",
-    ):
+    rows = flags.table(ROOT)
+    cflags = rows["SONNX_CFLAGS"]
+    for needed in ("-std=c99", "-fno-fast-math", "-ffp-contract=off"):
         assert needed in cflags
-    assert not any(f in cflags for f in ("-ffast-math", "-Ofast", "-funsafe-math-optimizations"))
-    assert flags["SONNX_CFLAGS_X86_64"] == ["-msse2", "-mfpmath=sse"]
+    assert "-fexcess-precision=standard" in rows["SONNX_CFLAGS_GCC"]
+    everything = [
+        flag for key, row in rows.items() if key.startswith("SONNX_CFLAGS") for flag in row
+    ]
+    assert not any(
+        f in everything for f in ("-ffast-math", "-Ofast", "-funsafe-math-optimizations")
+    )
+    for arch in ("X86_64", "I686"):  # SSE2 arithmetic, never the x87
+        assert rows[f"SONNX_CFLAGS_ARCH_{arch}"] == ["-msse2", "-mfpmath=sse"]
+    arch = flags.target(ROOT, "gcc").upper()
+    assert flags.cflags(ROOT, "gcc") == [
+        *cflags,
+        *rows["SONNX_CFLAGS_GCC"],
+        *rows[f"SONNX_CFLAGS_ARCH_{arch}"],
+    ]
     config = (ROOT / "native/include/sonnx_mul_config.h").read_text()
     assert "FLT_EVAL_METHOD != 0" in config and "#error" in config

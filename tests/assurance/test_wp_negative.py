@@ -180,3 +180,30 @@ def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> N
     assert _failed(run, "typed_f32_bits_to_bf16_assert_bit6") or _failed(
         run, "typed_f32_bits_to_bf16_ensures_nan"
     ), run.goals
+
+
+def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
+    # the NaN rule's float16 constant off by one payload bit: the helper's
+    # contract and the loop's nan_rule assertion both refuse it
+    run, errors = _planted(
+        tmp_path,
+        FLOAT_C,
+        "        r = 0x7E00U;\n",
+        "        r = 0x7E01U;\n",
+        ["f16_canonical", "sonnx_mul_f16"],
+    )
+    assert errors
+    assert _failed(run, "typed_f16_canonical_ensures_nan"), run.goals
+
+
+def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
+    # the bfloat16 loop writing the narrowed product without the NaN rule
+    run, errors = _planted(
+        tmp_path,
+        FLOAT_C,
+        "const uint16_t r = bf16_canonical(f32_bits_to_bf16(f32_bits(p)));",
+        "const uint16_t r = f32_bits_to_bf16(f32_bits(p));",
+        ["sonnx_mul_bf16"],
+    )
+    assert errors
+    assert _failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals

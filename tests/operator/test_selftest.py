@@ -1,5 +1,7 @@
-"""The runtime self-test: literal vectors are right, and an FTZ/DAZ process fails it."""
+"""The runtime self-test: literal vectors are right; an FTZ/DAZ process cannot change ``mul``
+and fails the self-test of a kernel that does not establish its environment."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -34,15 +36,23 @@ def test_F_FLOAT_selftest_passes_in_a_normal_process():
     assert report.checked == len(VECTORS) >= 60
 
 
-def _run_selftest_after_loading(library: Path | None) -> subprocess.CompletedProcess:
+def _run_selftest_after_loading(
+    library: Path | None, kernel: str = "native", vectors: str = ""
+) -> subprocess.CompletedProcess:
     load = f"ctypes.CDLL({str(library)!r}); " if library else ""
     code = (
-        "import ctypes, sonnx_mul; "
+        "import ctypes, numpy, sonnx_mul, sonnx_mul.known_answers as s; "
         + load
-        + "r = sonnx_mul.selftest(); print(*r.failures, sep='\\n'); "
+        + vectors
+        # is the process's FPU flushing? (the least float32 subnormal times one)
+        + "print('ftz', numpy.float32(1.4e-45) * numpy.float32(1.0) == 0); "
+        + "r = s.selftest(); print(*r.failures, sep='\\n'); "
         + "raise SystemExit(0 if r.ok else 1)"
     )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    env = {**os.environ, "SONNX_MUL_KERNEL": kernel}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,30 +67,37 @@ def ftz_library(tmp_path_factory) -> Path:
     return library
 
 
-def test_F_FLOAT_selftest_fails_in_a_process_with_flush_to_zero(ftz_library):
+def test_F_FLOAT_mul_is_immune_to_a_library_that_sets_flush_to_zero(ftz_library):
     result = _run_selftest_after_loading(ftz_library)
+    assert "ftz True" in result.stdout  # the library did flush the process's FPU
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_F_FLOAT_selftest_of_an_unbracketed_kernel_fails_with_flush_to_zero(ftz_library):
+    # numpy's loops (the diagnosis kernel) do not establish the environment:
+    # the subnormal vectors catch the flushing process.
+    result = _run_selftest_after_loading(ftz_library, kernel="numpy")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "subnormal" in result.stdout
     for type_name in ("float", "double"):
         assert f"{type_name}: subnormal" in result.stdout
 
 
 def test_F_FLOAT_same_subprocess_without_the_library_passes():
-    result = _run_selftest_after_loading(None)
+    result = _run_selftest_after_loading(None, kernel="numpy")
+    assert "ftz False" in result.stdout
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_negative_control_a_selftest_without_subnormal_vectors_misses_ftz(ftz_library, tmp_path):
-    # The FTZ test depends on the subnormal vectors: with them removed, the
-    # same poisoned process passes, so the vectors are what catches FTZ.
-    code = (
-        f"import ctypes, sonnx_mul.known_answers as s; ctypes.CDLL({str(ftz_library)!r}); "
+def test_negative_control_a_selftest_without_subnormal_vectors_misses_ftz(ftz_library):
+    # The FTZ catch depends on the subnormal vectors: with them removed, the
+    # same poisoned process passes the unbracketed kernel, so the vectors are
+    # what catches FTZ.
+    vectors = (
         "s.VECTORS = tuple(v for v in s.VECTORS if 'subnormal' not in v.what "
-        "and 'underflow' not in v.what); r = s.selftest(); raise SystemExit(0 if r.ok else 1)"
+        "and 'underflow' not in v.what); "
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
-    )
+    result = _run_selftest_after_loading(ftz_library, kernel="numpy", vectors=vectors)
+    assert "ftz True" in result.stdout
     assert result.returncode == 0, result.stdout + result.stderr
 
 

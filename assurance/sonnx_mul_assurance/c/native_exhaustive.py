@@ -30,18 +30,17 @@ from __future__ import annotations
 
 import argparse
 import platform
-import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul_assurance.c import flags
 from sonnx_mul_assurance.evidence import schema
 
-FLAGS = Path("native/flags.mk")
 HARNESS = Path("native/verify/exhaustive.c")
-BUILD = Path("build/c-kernel")
+BUILD = Path("build/c-kernel/gcc")
 OUT = Path("proofs/out/native-exhaustive.json")
 HW_CHECKS = (
     "mul-f16-f16c",
@@ -65,26 +64,11 @@ HW_NEEDS = {
     "wrap8-stream8512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
     "wrap8-stream8512-layouts": ("avx2", "avx512f", "avx512bw", "avx512vl"),
 }
-_ASSIGN_RE = re.compile(r"^([A-Z0-9_]+)\s*=\s*(.*)$")
-
-
-def read_flags(path: Path) -> dict[str, list[str]]:
-    """The ``NAME = words`` lines of native/flags.mk (the one place the flags live)."""
-    flags: dict[str, list[str]] = {}
-    for line in path.read_text().splitlines():
-        match = _ASSIGN_RE.match(line.strip())
-        if match is not None:
-            flags[match.group(1)] = match.group(2).split()
-    return flags
 
 
 def compile_flags(root: Path) -> list[str]:
-    """The kernel's compile flags for this machine (x86-64 adds SSE2)."""
-    flags = read_flags(root / FLAGS)
-    result = list(flags["SONNX_CFLAGS"])
-    if platform.machine() in ("x86_64", "AMD64"):
-        result += flags["SONNX_CFLAGS_X86_64"]
-    return result
+    """The kernel's compile flags for gcc on this machine (native/flags.py)."""
+    return flags.cflags(root, "gcc")
 
 
 def is_x86_64() -> bool:
@@ -112,13 +96,13 @@ def hw_objects(root: Path) -> list[Path]:
     extension's commands (setup.py: -fPIC, the pinned and warning flags, the
     variant's flags): the F16C loop, the streaming int8/uint8 loop, the planted
     faults (a second build of each), and the float unit of both ISA variants."""
-    flags = read_flags(root / FLAGS)
-    base = ["gcc", "-fPIC", *compile_flags(root), *flags["SONNX_WARNFLAGS"], "-I", "native/include"]
+    rows = flags.table(root)
+    base = ["gcc", "-fPIC", *compile_flags(root), *rows["SONNX_WARNFLAGS"], "-I", "native/include"]
     out = root / BUILD / "hw"
     out.mkdir(parents=True, exist_ok=True)
     hw = "native/hw/sonnx_mul_f16c.c"
-    f16c = flags["SONNX_CFLAGS_F16C"]
-    f16c512 = [*flags["SONNX_CFLAGS_AVX512"], *f16c]
+    f16c = rows["SONNX_CFLAGS_F16C"]
+    f16c512 = [*rows["SONNX_CFLAGS_AVX512"], *f16c]
     planted = "-DSONNX_MUL_F16C_PLANTED_FAULTS"
     commands = {
         out / "sonnx_mul_f16c.o": [*f16c, hw],
@@ -129,14 +113,14 @@ def hw_objects(root: Path) -> list[Path]:
     stream8 = "native/hw/sonnx_mul_stream8.c"
     planted8 = "-DSONNX_MUL_STREAM8_PLANTED_FAULTS"
     for stem, extra in (
-        ("stream8", flags["SONNX_CFLAGS_AVX2"]),
-        ("stream8512", flags["SONNX_CFLAGS_AVX512"]),
+        ("stream8", rows["SONNX_CFLAGS_AVX2"]),
+        ("stream8512", rows["SONNX_CFLAGS_AVX512"]),
     ):
         commands[out / f"sonnx_mul_{stem}.o"] = [*extra, stream8]
         commands[out / f"sonnx_mul_{stem}_planted.o"] = [*extra, planted8, stream8]
     for variant in ("avx2", "avx512"):
         commands[out / f"sonnx_mul_float.{variant}.o"] = [
-            *flags[f"SONNX_CFLAGS_{variant.upper()}"],
+            *rows[f"SONNX_CFLAGS_{variant.upper()}"],
             f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant}",
             "-include",
             "sonnx_mul_rename.h",
@@ -184,6 +168,21 @@ def skipped_checks(checks: tuple[str, ...]) -> dict[str, str]:
     return reasons
 
 
+def planted_faults() -> int:
+    """How many planted faults the harness's selftest runs on this CPU: the
+    two narrowings everywhere, and the hardware loops the CPU can execute
+    (four 256-bit ones with AVX2 and F16C, four 512-bit ones with AVX-512)."""
+    if not is_x86_64():
+        return 2
+    have = cpu_flags()
+    count = 2
+    if {"avx2", "f16c"} <= have:
+        count += 4
+        if set(HW_NEEDS["mul-f16-f16c512"]) <= have:
+            count += 4
+    return count
+
+
 def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     """Run the negative control then the checks; write the evidence file."""
     exe = build(root)
@@ -201,7 +200,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     for line in proc.stdout.splitlines():
         name, caught, _, seconds = line.split()
         record["selftest"][name] = {"caught": int(caught), "seconds": float(seconds)}
-    planted = 10 if is_x86_64() else 2
+    planted = planted_faults()
     if proc.returncode != 0 or len(record["selftest"]) != planted:
         errors.append(f"negative control failed: a planted fault was not caught\n{proc.stdout}")
     for check, reason in skipped.items():

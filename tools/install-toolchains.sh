@@ -1,0 +1,22 @@
+#!/bin/sh
+# The compilers and emulators of the kernel's targets (native/flags.mk,
+# make check-targets): clang, Debian's cross gcc with each target's C
+# library (static linking: the binaries run under qemu-user with no sysroot)
+# and qemu-user.  i686 static binaries run on the x86-64 host itself.
+set -eu
+missing=""
+need() { # command package
+    command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
+}
+need clang clang
+need aarch64-linux-gnu-gcc "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+need arm-linux-gnueabihf-gcc "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+need riscv64-linux-gnu-gcc "gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"
+need i686-linux-gnu-gcc "gcc-i686-linux-gnu libc6-dev-i386-cross"
+need qemu-aarch64 qemu-user
+if [ -z "$missing" ]; then
+    echo "clang, the cross compilers and qemu-user are installed"
+    exit 0
+fi
+# shellcheck disable=SC2086
+exec sh "$(dirname "$0")/apt-install.sh" $missing
