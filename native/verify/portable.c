@@ -15,11 +15,12 @@
  *   formats, else p in the top 16 bits and splitmix64(p) in the bits below.
  *   Each row is one kernel call with a = the row repeated and b = the
  *   columns, and one with a and b swapped.
- *   int8 ... uint64: every ordered pair of an edge set (0, +-1, +-2, min,
- *   min + 1, max, max - 1, +-isqrt(max), +-(isqrt(max) + 1), +-2^(bits/2),
- *   +-2^(bits/2 - 1), 4 xorshift64 values) through wrap (one call on all
- *   pairs), and first_overflow and checked on all pairs in one call, on each
- *   pair alone (n = 1) and on the pairs whose product fits in one call.
+ *   int8 ... uint64: every ordered pair of an edge set (0, 1, 2, max,
+ *   max - 1, isqrt(max), isqrt(max) + 1, 2^(bits/2), 2^(bits/2 - 1), each
+ *   also as -p and -p - 1 for the signed types, so min and min + 1 too; 4
+ *   xorshift64 values) through wrap (one call on all pairs), and
+ *   first_overflow and checked on all pairs in one call, on each pair alone
+ *   (n = 1) and on the pairs whose product fits in one call.
  *   checked's output buffer starts as the complement of the product, so
  *   that "writes nothing" is seen.
  *
@@ -54,14 +55,16 @@
  * FNV-1a over every kernel output in the order checked, each fed least
  * significant byte first in the type's width (returned indices in 8 bytes),
  * so that it does not depend on the target's endianness or word size;
- * seconds is processor time (clock()).  For a returned index, a and b are
+ * seconds is processor time (clock(), which wraps after about 36 minutes
+ * where clock_t has 32 bits: i686, armhf).  For a returned index, a and b are
  * the operands at the first index where kernel and oracle disagree.  The
  * first mismatches go to stderr.  Exit status 0 when nothing mismatched, 1
  * otherwise, 2 on bad arguments.
  *
- * Build: native/flags.mk's flags and warnings, e.g.
- *   gcc -std=c99 -O2 ... -Inative/include native/verify/portable.c
- *       native/src/sonnx_mul_float.c native/src/sonnx_mul_int.c
+ * Build and run: `make c-kernel KERNEL_CC=cc` (the kernel's pinned flags for
+ * that compiler, native/flags.py; static and under qemu-user for a target
+ * that is not the host); every target at once: `make check-targets`, with
+ * the 2^32 pairs: `make verify-targets`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -72,8 +75,8 @@
 #include "sonnx_mul_kernel.h"
 
 #define COLUMNS 65536U     /* one column per 16-bit pattern */
-#define MAX_ROWS 64U
-#define MAX_INT_EDGES 32U
+#define MAX_ROWS 64U       /* room for the float edge rows (47) */
+#define MAX_INT_EDGES 32U  /* room for the integer edge set (at most 31) */
 #define MAX_PAIRS (MAX_INT_EDGES * MAX_INT_EDGES)
 #define SHOWN 10U          /* mismatches printed to stderr per type */
 #define SEED UINT64_C(0x9E3779B97F4A7C15)
@@ -293,9 +296,10 @@ typedef struct {
     char type[16];
     unsigned long long pairs, mismatches;
     uint64_t hash;
-    unsigned digits; /* hex digits of an operand */
-    char op[32];     /* the first mismatch */
+    unsigned digits;        /* hex digits of an operand */
+    char op[32];            /* the first mismatch */
     uint64_t a, b, got, want;
+    unsigned result_digits; /* of got and want */
     clock_t start;
 } tally;
 
@@ -320,25 +324,34 @@ static void hash_feed(tally *t, uint64_t v, unsigned bytes)
     }
 }
 
-/* Hashes a kernel output (bytes wide) and counts it if it is not want. */
+/* Hashes a kernel output (bytes wide: an element or, in 8 bytes, an index)
+ * and counts it if it is not want.  Shown in their widths: the operands in
+ * the type's (a signed pattern without its sign extension), the results in
+ * bytes. */
 static void check(tally *t, const char *op, uint64_t a, uint64_t b, uint64_t got, uint64_t want,
                   unsigned bytes)
 {
     const int d = (int)t->digits;
+    const int r = (int)(2U * bytes);
     hash_feed(t, got, bytes);
     if (got == want) {
         return;
     }
+    a &= low_mask(4U * t->digits);
+    b &= low_mask(4U * t->digits);
+    got &= low_mask(8U * bytes);
+    want &= low_mask(8U * bytes);
     if (t->mismatches == 0U) {
         (void)snprintf(t->op, sizeof t->op, "%s", op);
         t->a = a;
         t->b = b;
         t->got = got;
         t->want = want;
+        t->result_digits = 2U * bytes;
     }
     if (t->mismatches < SHOWN) {
         fprintf(stderr, "%s %s: a=0x%0*llx b=0x%0*llx got=0x%0*llx want=0x%0*llx\n", t->type, op,
-                d, (unsigned long long)a, d, (unsigned long long)b, d, (unsigned long long)got, d,
+                d, (unsigned long long)a, d, (unsigned long long)b, r, (unsigned long long)got, r,
                 (unsigned long long)want);
     }
     t->mismatches++;
@@ -347,6 +360,7 @@ static void check(tally *t, const char *op, uint64_t a, uint64_t b, uint64_t got
 static unsigned long long tally_print(const tally *t)
 {
     const int d = (int)t->digits;
+    const int r = (int)t->result_digits;
     printf("{\"type\": \"%s\", \"pairs\": %llu, \"mismatches\": %llu, \"hash\": \"%016llx\", "
            "\"first_mismatch\": ",
            t->type, t->pairs, t->mismatches, (unsigned long long)t->hash);
@@ -355,8 +369,8 @@ static unsigned long long tally_print(const tally *t)
     } else {
         printf("{\"op\": \"%s\", \"a\": \"0x%0*llx\", \"b\": \"0x%0*llx\", \"got\": \"0x%0*llx\", "
                "\"want\": \"0x%0*llx\"}",
-               t->op, d, (unsigned long long)t->a, d, (unsigned long long)t->b, d,
-               (unsigned long long)t->got, d, (unsigned long long)t->want);
+               t->op, d, (unsigned long long)t->a, d, (unsigned long long)t->b, r,
+               (unsigned long long)t->got, r, (unsigned long long)t->want);
     }
     printf(", \"seconds\": %.2f}\n", (double)(clock() - t->start) / (double)CLOCKS_PER_SEC);
     fflush(stdout);
@@ -536,7 +550,7 @@ static unsigned long long run_float(const float_type *ft, size_t max_rows, size_
     uint64_t rows[MAX_ROWS];
     char name[16];
     size_t n = 0U;
-    size_t nrows = float_rows(ft->f, rows);
+    size_t nrows;
     size_t i;
     tally t;
     (void)snprintf(name, sizeof name, "%s%s", ft->name, full ? "-full" : "");
@@ -550,6 +564,7 @@ static unsigned long long run_float(const float_type *ft, size_t max_rows, size_
         }
         return tally_print(&t);
     }
+    nrows = float_rows(ft->f, rows);
     nrows = nrows < max_rows ? nrows : max_rows;
     for (i = 0U; i < nrows; i++) {
         float_row(&t, ft, rows[i], cols, n, 1);
@@ -763,7 +778,7 @@ static int parse_count(const char *s, size_t max, size_t *out)
 static int parse_one(options *o, const char *flag, const char *arg)
 {
     if (strcmp(flag, "--rows") == 0) {
-        return parse_count(arg, MAX_ROWS, &o->rows);
+        return parse_count(arg, COLUMNS, &o->rows);
     }
     if (strcmp(flag, "--stride") == 0) {
         return parse_count(arg, COLUMNS, &o->stride);

@@ -374,3 +374,83 @@ def test_gate_fails_when_native_exhaustive_is_off_its_schema(tree: Path) -> None
     assert len(found) == 1 and found[0].startswith(
         "cannot read proofs/out/native-exhaustive.json: "
     ), found
+
+
+# ---------------------------------------------------------------- targets.json
+def target_run(f32_hash: str = "aa", mismatches: int = 0, exit: int = 0) -> dict[str, Any]:
+    """One target's make c-kernel, as sonnx_mul_assurance.c.targets records it."""
+
+    def row(name: str, value: str) -> dict[str, Any]:
+        bad = mismatches if name == "f32" else 0
+        return {
+            "type": name,
+            "pairs": 10,
+            "mismatches": bad,
+            "hash": value,
+            "first_mismatch": None,
+            "seconds": 0.1,
+        }
+
+    return {
+        "cc": "cc",
+        "flags": ["-O2"],
+        "exit": exit,
+        "known_answers": exit == 0,
+        "types": {"f32": row("f32", f32_hash), "int8": row("int8", "bb")},
+        "seconds": 1.0,
+        "log": "",
+    }
+
+
+def targets_record(**runs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "reference": "ref",
+        "runs": {"sample": {"ref": target_run(), **runs}},
+        "verdict": "pass",
+        "errors": [],
+    }
+
+
+def test_targets_map_each_target_to_float_and_integer_requirements(tmp_path: Path) -> None:
+    from sonnx_mul_assurance.report.native_evidence import targets_items
+
+    path = tmp_path / "targets.json"
+    path.write_text(json.dumps(targets_record(arm=target_run())))
+    mapped, unmapped = targets_items(path, tmp_path, {"F-FLOAT", "F-WRAP", "F-CHECKED"})
+    assert unmapped == [] and all(item.ok for item in mapped)
+    assert sorted((item.name.split(" ")[0], item.ids) for item in mapped) == [
+        ("arm", ("F-CHECKED",)),
+        ("arm", ("F-FLOAT",)),
+        ("arm", ("F-WRAP",)),
+        ("ref", ("F-CHECKED",)),
+        ("ref", ("F-FLOAT",)),
+        ("ref", ("F-WRAP",)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "arm",
+    [target_run(f32_hash="other"), target_run(mismatches=2), target_run(exit=2)],
+    ids=["another hash", "mismatches", "build failed"],
+)
+def test_a_target_that_differs_fails_its_item(tmp_path: Path, arm: dict[str, Any]) -> None:
+    from sonnx_mul_assurance.report.native_evidence import targets_items
+
+    path = tmp_path / "targets.json"
+    path.write_text(json.dumps(targets_record(arm=arm)))
+    mapped, _ = targets_items(path, tmp_path, {"F-FLOAT", "F-WRAP", "F-CHECKED"})
+    failed = sorted((item.name.split(" ")[0], item.ids) for item in mapped if not item.ok)
+    expected = [("arm", ("F-FLOAT",))]
+    if arm["exit"]:
+        expected = [("arm", ("F-CHECKED",)), ("arm", ("F-FLOAT",)), ("arm", ("F-WRAP",))]
+    assert failed == expected
+
+
+def test_gate_fails_on_a_failed_targets_run(tree: Path) -> None:
+    record = targets_record(arm=target_run(f32_hash="other"))
+    record["verdict"], record["errors"] = "fail", ["[sample] arm f32: hash other is not ref's aa"]
+    evidence(tree, "targets.json").write_text(json.dumps(record))
+    found = problems(tree)
+    assert len(found) == 2, found
+    assert "hash other is not ref's aa" in found[0] and "arm (cc), sample" in found[1]
+    assert "differs or failed" in found[1]

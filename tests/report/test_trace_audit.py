@@ -154,6 +154,7 @@ def test_synthetic_evidence_links_to_test_and_goal_lines(tmp_path: Path) -> None
 
 
 NATIVE = "proofs/out/native-exhaustive.json"
+TARGETS = "proofs/out/targets.json"
 
 
 def _formats(out: Path) -> tuple[dict[str, Any], str, str]:
@@ -173,7 +174,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     # With exhaustive.json present, only the compiled kernel's own runs are absent.
     (ev / "exhaustive.json").write_text(exhaustive_json(*every_pair(["R1"])))
     present = build_report(root, registry=registry, probe_tools=False)
-    assert present["evidence_absent"] == [NATIVE] and present["gate"]["passed"]
+    assert present["evidence_absent"] == [NATIVE, TARGETS] and present["gate"]["passed"]
     assert present["evidence_files"]["exhaustive"]["status"] == "present"
     # Removed: absent in the three formats, the development gate still passes.
     (ev / "exhaustive.json").unlink()
@@ -183,7 +184,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     assert data["gate"]["passed"] is True
     assert data["evidence_files"]["exhaustive"]["status"] == "absent"
     assert "verify-exhaustive" in data["evidence_files"]["exhaustive"]["meaning"]
-    assert data["evidence_absent"] == ["proofs/out/exhaustive.json", NATIVE]
+    assert data["evidence_absent"] == ["proofs/out/exhaustive.json", NATIVE, TARGETS]
     assert "| exhaustive | proofs/out/exhaustive.json | ABSENT | no |" in md
     assert "**Absent evidence**: proofs/out/exhaustive.json" in md
     assert '<span class="absent">ABSENT</span>' in html
@@ -211,9 +212,10 @@ def test_absent_exhaustive_is_shown_on_the_ids_it_would_cover(
     expected = report["evidence_files"]["exhaustive"]["path"]
     assert expected.endswith("no-evidence/exhaustive.json")
     native = expected.replace("exhaustive.json", "native-exhaustive.json")
+    targets = expected.replace("exhaustive.json", "targets.json")
     for rid in ("F-FLOAT", "F-WRAP"):
-        assert report["requirements"][rid]["absent_evidence"] == [expected, native]
-    assert report["requirements"]["F-CHECKED"]["absent_evidence"] == [expected]
+        assert report["requirements"][rid]["absent_evidence"] == [expected, native, targets]
+    assert report["requirements"]["F-CHECKED"]["absent_evidence"] == [expected, targets]
     assert report["requirements"]["R1"]["absent_evidence"] == []
     assert f"**Expected evidence absent:** {expected}" in md
     assert f"Expected evidence absent:</strong> {expected}" in html
@@ -402,7 +404,7 @@ def test_producer_layout_maps_both_integer_modes_and_a_partial_run_is_not_comple
     ev.write_text(_exhaustive(complete=False))
     part = build_report(root, registry=registry, probe_tools=False, require=["exhaustive"])
     assert part["evidence_files"]["exhaustive"]["status"] == "partial"
-    assert part["evidence_absent"] == ["proofs/out/exhaustive.json (partial)", NATIVE]
+    assert part["evidence_absent"] == ["proofs/out/exhaustive.json (partial)", NATIVE, TARGETS]
     assert any("partial run" in p for p in part["gate"]["problems"])
     item = part["requirements"]["F-FLOAT"]["evidence"]["proof"][0]
     assert item["complete"] is False and "partial run" in item["name"]

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul_assurance.evidence import schema
+
 OUT = Path("proofs/out/targets.json")
 BUILD = Path("build/targets")
 
@@ -125,7 +127,7 @@ def run(root: Path, targets: tuple[Target, ...], full: bool) -> int:
     record["verdict"] = "pass" if not errors else "fail"
     record["errors"] = errors
     (root / OUT).parent.mkdir(parents=True, exist_ok=True)
-    (root / OUT).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    schema.dump(schema.from_json(schema.TargetsEvidence, record, OUT.name), root / OUT)
     for error in errors:
         print(f"targets: FAIL {error}", file=sys.stderr)
     return 0 if not errors else 1

@@ -280,6 +280,42 @@ class NativeExhaustiveEvidence:
     errors: list[str]
 
 
+# --- targets.json (the C kernel on every target, make check-targets) ---------------
+
+
+@dataclass
+class TargetType:
+    """One element type's outputs on one target: the portable harness's line."""
+
+    type: str
+    pairs: int
+    mismatches: int
+    hash: str  # FNV-1a of the outputs: equal on every target, NaNs included
+    first_mismatch: dict[str, Any] | None
+    seconds: float
+
+
+@dataclass
+class TargetRun:
+    """``make c-kernel`` for one target: its compiler, flags, verdicts and time."""
+
+    cc: str
+    flags: list[str]
+    exit: int
+    known_answers: bool
+    types: dict[str, TargetType]
+    seconds: float
+    log: str
+
+
+@dataclass
+class TargetsEvidence:
+    reference: str  # the target every other's hashes must equal (x86-64 gcc)
+    runs: dict[str, dict[str, TargetRun]]  # "sample" / "--full f16" -> target -> run
+    verdict: Literal["pass", "fail"]
+    errors: list[str]
+
+
 # --- misra.json (cppcheck's MISRA C:2012 addon on native/src/*.c) ----------------
 
 

@@ -183,3 +183,52 @@ def native_exhaustive_items(
         )
         (mapped if found else unmapped).append(item)
     return mapped, unmapped
+
+
+TARGET_TYPE_IDS: dict[str, tuple[str, ...]] = {
+    "f16": ("F-FLOAT",),
+    "bf16": ("F-FLOAT",),
+    "f32": ("F-FLOAT",),
+    "f64": ("F-FLOAT",),
+}
+"""The ids a type of ``targets.json`` gives evidence for; every integer type
+runs wrap, first-overflow and checked (F-WRAP and F-CHECKED)."""
+
+
+def targets_items(path: Path, root: Path, ids: Collection[str]) -> tuple[list[Item], list[Item]]:
+    """(mapped, unmapped) proof items of a ``targets.json``: one per target and
+    requirement, passing when every type of it agrees with the oracle and has
+    the reference target's hash, NaNs included."""
+    data = schema.load(schema.TargetsEvidence, path)
+    evidence_file = _rel(path, root)
+    mapped: list[Item] = []
+    unmapped = _failures("targets", evidence_file, data.errors, data.verdict)
+    for label, runs in sorted(data.runs.items()):
+        want = runs[data.reference].types if data.reference in runs else {}
+        for name, run in sorted(runs.items()):
+            by_id: dict[str, list[schema.TargetType]] = {}
+            for type_name, row in run.types.items():
+                for rid in TARGET_TYPE_IDS.get(type_name, ("F-WRAP", "F-CHECKED")):
+                    by_id.setdefault(rid, []).append(row)
+            for rid, rows in sorted(by_id.items()):
+                ok = (
+                    run.exit == 0
+                    and run.known_answers
+                    and all(
+                        r.mismatches == 0 and r.type in want and r.hash == want[r.type].hash
+                        for r in rows
+                    )
+                )
+                item = Item(
+                    "proof",
+                    "targets",
+                    evidence_file,
+                    (rid,) if rid in ids else (),
+                    "same bits as the reference" if ok else "differs or failed",
+                    ok,
+                    name=f"{name} ({run.cc}), {label}",
+                    detail={"inputs": sum(r.pairs for r in rows), "time": run.seconds},
+                    files=(evidence_file,),
+                )
+                (mapped if item.ids else unmapped).append(item)
+    return mapped, unmapped

@@ -30,6 +30,7 @@ from sonnx_mul_assurance.report.markers import Marker
 from sonnx_mul_assurance.report.native_evidence import (
     misra_items,
     native_exhaustive_items,
+    targets_items,
     wp_items,
 )
 
@@ -99,6 +100,10 @@ def _exhaustive(path: Path, ctx: Context) -> Reading:
 
 def _native_exhaustive(path: Path, ctx: Context) -> Reading:
     return Reading(*native_exhaustive_items(path, ctx.root, ctx.ids))
+
+
+def _targets(path: Path, ctx: Context) -> Reading:
+    return Reading(*targets_items(path, ctx.root, ctx.ids))
 
 
 def _pytest(path: Path, ctx: Context) -> Reading:
@@ -207,6 +212,21 @@ SOURCES: tuple[Source, ...] = (
         "(`--require native-exhaustive`) fails. Produce it with `make verify-exhaustive`.",
         claims=("native/verify", "native/hw", "native/flags.mk"),
         expected_by=("F-FLOAT", "F-WRAP"),
+        subject="native-tested",
+    ),
+    Source(
+        "targets",
+        "targets.json",
+        schema.TargetsEvidence,
+        _targets,
+        "every type on every target agrees with the oracle and has x86-64 gcc's hash",
+        required=False,
+        absent="the C kernel was not built and checked on the other targets (x86-64 clang, "
+        "i686, aarch64, armhf, riscv64): the evidence is about the x86-64 gcc build only. "
+        "A development gate passes without it; a release gate (`--require targets`) fails. "
+        "Produce it with `make check-targets`.",
+        claims=("native/verify/portable.c", "native/flags.py"),
+        expected_by=_NATIVE_IDS,
         subject="native-tested",
     ),
     Source(
