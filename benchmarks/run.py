@@ -11,6 +11,7 @@ same loop. Writes BENCHMARKS.md and benchmarks/results.json.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -408,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     from checker_hostile import memory_rows  # the hostile-file table (issue 29)
 
     hostile = memory_rows(args.quick)
+    from value_classes import measure as measure_classes  # time by value class (issue 28)
+
+    classes = [dataclasses.asdict(row) for row in measure_classes(3 if args.quick else 11)]
     goals = targets(args.quick)
     for goal in goals:
         print(goal["name"], "/", goal["base"], goal["ratio"])
@@ -418,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows": rows,
         "peak_memory_bytes": memory,
         "hostile_files": hostile,
+        "value_classes": classes,
         "targets": goals,
         "prove_seconds": prove_seconds(),
         "bench_seconds": time.perf_counter() - started,
@@ -530,6 +535,18 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             "",
         ]
         lines += render_memory(results["hostile_files"])
+    if results.get("value_classes"):
+        from value_classes import Row
+        from value_classes import render as render_classes
+
+        lines += ["", "## Time by value class at 1e6 elements, `out=` (issue 28)", ""]
+        lines += [
+            "Medians of this process's CPU time, mul and np.copyto of the same arrays",
+            "interleaved. Targets: every class within 1.25x of the type's fastest,",
+            "checked within 2x of wrap, the slowest class within 2x of the copy.",
+            "",
+        ]
+        lines += render_classes([Row(**row) for row in results["value_classes"]])
     if results.get("prove_seconds"):
         lines += [
             "",
