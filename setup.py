@@ -88,14 +88,17 @@ class BuildExt(build_ext):
         cc = self.compiler.compiler_so[0]
         build = Path(self.build_temp) / "native"
         build.mkdir(parents=True, exist_ok=True)
-        kernel_flags = ["-fPIC", *ieee_flags(cc), *pinned("SONNX_WARNFLAGS"), "-I", "native/include"]
+        # asked of the compiler once (native/flags.py runs it: -dumpmachine, -dM -E)
+        ieee = ieee_flags(cc)
+        isa_variants = variants(cc)
+        kernel_flags = ["-fPIC", *ieee, *pinned("SONNX_WARNFLAGS"), "-I", "native/include"]
         objects = []
         for source in sorted(NATIVE.glob("src/*.c")):
             obj = build / (source.stem + ".o")
             self.compiler.spawn([cc, *kernel_flags, "-c", str(source), "-o", str(obj)])
             objects.append(str(obj))
         recorded = f"kernel: {cc} {' '.join(kernel_flags)}"
-        for name, extra in variants(cc):
+        for name, extra in isa_variants:
             rename = [f"-DSONNX_MUL_VARIANT=sonnx_mul_{name}", "-include", "sonnx_mul_rename.h"]
             for source in sorted(NATIVE.glob("src/*.c")):
                 obj = build / f"{source.stem}.{name}.o"
@@ -104,7 +107,7 @@ class BuildExt(build_ext):
                 )
                 objects.append(str(obj))
             recorded += f"; {name}: + {' '.join(extra)}"
-        if variants(cc):
+        if isa_variants:
             for source, stem, extra in hardware_loops():
                 obj = build / f"sonnx_mul_{stem}.o"
                 self.compiler.spawn(
@@ -115,7 +118,7 @@ class BuildExt(build_ext):
             ext.define_macros = [("SONNX_MUL_X86_VARIANTS", "1")]
         else:
             ext.define_macros = []
-        ext.extra_compile_args = [*ieee_flags(cc), *ext.extra_compile_args]
+        ext.extra_compile_args = [*ieee, *ext.extra_compile_args]
         glue = [*self.compiler.compiler_so, *ext.extra_compile_args]
         recorded += f"; glue: {' '.join(glue)}"
         if '"' in recorded or "\\" in recorded:

@@ -54,15 +54,6 @@ class ElementType:
         """Unsigned integer dtype of the same width, to read bit patterns."""
         return np.dtype(f"u{self.bits // 8}")
 
-    @property
-    def canonical_nan(self) -> int:
-        """The bits of every NaN product (floats): sign 0, quiet bit set, payload 0.
-
-        The product's NaN rule (SPEC: one rule, the same bits on every
-        target); the native kernel, the numpy loops and the oracle give it.
-        """
-        return (((1 << self.eb) - 1) << (self.sb - 1)) | (1 << (self.sb - 2))
-
 
 def _float(name: str, dtype: object, eb: int, sb: int) -> ElementType:
     return ElementType(name, np.dtype(dtype), eb + sb, True, True, eb, sb)  # type: ignore[call-overload]

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .dtypes import ElementType, element_type
+from .oracle.softfloat import quiet_nan
 
 
 def multiply(
@@ -46,7 +47,7 @@ def _canonical_nans(result: np.ndarray, etype: ElementType) -> None:
     """Every NaN of ``result`` becomes the canonical NaN (the kernel's NaN rule)."""
     nan = np.isnan(result)
     if nan.any():
-        result[nan] = np.array(etype.canonical_nan, etype.uint_view).view(etype.dtype)
+        result[nan] = np.array(quiet_nan(etype.eb, etype.sb), etype.uint_view).view(etype.dtype)
 
 
 OVERFLOW_CHUNK = 1 << 15

@@ -25,41 +25,26 @@ ROOT = Path(__file__).resolve().parents[2]
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 
 
-def _make_c_kernel(
-    root: Path, cc: str, directory: Path
-) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    proc = subprocess.run(
-        ["make", "--no-print-directory", "c-kernel", f"KERNEL_CC={cc}", f"KERNEL_DIR={directory}"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    jsonl = directory / "portable.jsonl"
-    rows = [json.loads(line) for line in jsonl.read_text().splitlines()] if jsonl.exists() else []
-    return proc, {row["type"]: row for row in rows}
-
-
 @pytest.fixture(scope="module")
-def host_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    results = {}
-    for cc in ("gcc", "clang"):
-        proc, rows = _make_c_kernel(ROOT, cc, tmp_path_factory.mktemp(cc))
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert "all known answers agree" in proc.stdout
-        results[cc] = rows
-    return results
+def host_results() -> dict[str, dict[str, Any]]:
+    """x86-64 gcc and clang through the driver itself (make c-kernel, build/targets/<name>)."""
+    reference, clang = targets.TARGETS[:2]
+    assert (reference.cc, clang.cc) == ("gcc", "clang")
+    return {t.name: targets.build_and_run(ROOT, t, ()) for t in (reference, clang)}
 
 
 def test_F_FLOAT_gcc_and_clang_agree_bit_for_bit_nans_included(
     host_results: dict[str, dict[str, Any]],
 ) -> None:
-    gcc, clang = host_results["gcc"], host_results["clang"]
-    assert set(gcc) >= FLOAT_TYPES and set(gcc) == set(clang)
-    for name, row in gcc.items():
+    gcc, clang = (host_results[t.name] for t in targets.TARGETS[:2])
+    for result in (gcc, clang):
+        assert result["exit"] == 0 and result["known_answers"], result["log"]
+    assert set(gcc["types"]) >= FLOAT_TYPES and set(gcc["types"]) == set(clang["types"])
+    for name, row in gcc["types"].items():
         assert row["mismatches"] == 0 and row["pairs"] > 0, row
-        assert clang[name]["mismatches"] == 0
-        assert clang[name]["hash"] == row["hash"], name
+        assert clang["types"][name]["mismatches"] == 0
+        assert clang["types"][name]["hash"] == row["hash"], name
+    assert targets.verdicts(host_results, targets.TARGETS[0].name) == []
 
 
 def test_the_flag_table_selects_by_target_and_compiler() -> None:

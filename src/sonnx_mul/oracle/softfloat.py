@@ -11,7 +11,8 @@ from __future__ import annotations
 
 
 def quiet_nan(eb: int, sb: int) -> int:
-    """The canonical positive quiet NaN of the format."""
+    """The canonical positive quiet NaN of the format: every NaN product (the product's
+    NaN rule, which the native kernel and the numpy loops give too)."""
     return (((1 << eb) - 1) << (sb - 1)) | (1 << (sb - 2))
 
 
