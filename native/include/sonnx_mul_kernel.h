@@ -417,13 +417,67 @@ size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t
 */
 size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n);
 
-/* float32 / float64: C's `*` under the pinned IEEE flags. */
+/* float32 / float64: C's `*` (IEEE 754 binary32/binary64, rounding to
+ * nearest even: the environment sonnx_mul_fpenv.h establishes), then the NaN
+ * rule on the bits.
+ *
+ * The logic symbols without a body are bound to Why3 by the WP driver
+ * proofs/drivers/sonnx_ieee.driver: sonnx_fmul32/64 is C's product as WP
+ * models it (Cfloat.mul_f32/mul_f64, i.e. ieee_float's multiplication
+ * rounding to nearest even), sonnx_spec_mul32/64 the specification's
+ * (why3/floats.mlw, Float32Mul/Float64Mul.mul_ieee), sonnx_same32/64 Why3's
+ * `=` (ACSL's `==` on floats compares real values: +0 == -0, NaN != NaN).
+ * proofs/wp/float_tie.c proves that the first is the specification's.
+ *
+ * sonnx_bits32/64 is a float's bit pattern.  WP's model has no bits (it
+ * cannot read a union member as another) and one NaN, so the pattern is
+ * axiomatised: the IEEE encoding, injective on the numbers, and the
+ * canonical quiet NaN for the model's NaN.  The encoding satisfies these
+ * axioms (a model: SMT-LIB's floating point, whose floats are their bit
+ * patterns with one NaN), and the union views of sonnx_mul_float.c carry
+ * admitted contracts about it that `make verify-exhaustive` checks on every
+ * binary32 pattern and on the binary64 edge patterns. */
+/*@ axiomatic SonnxIeee {
+      logic float sonnx_fmul32(float x, float y);
+      logic double sonnx_fmul64(double x, double y);
+      logic float sonnx_spec_mul32(float x, float y);
+      logic double sonnx_spec_mul64(double x, double y);
+      predicate sonnx_same32(float x, float y);
+      predicate sonnx_same64(double x, double y);
+    }
+
+    axiomatic SonnxBits {
+      logic integer sonnx_bits32(float x);
+      logic integer sonnx_bits64(double x);
+      axiom bits32_nan: \forall float x; \is_NaN(x) ==> sonnx_bits32(x) == 2143289344;
+      axiom bits32_number: \forall float x; !\is_NaN(x) ==>
+        0 <= sonnx_bits32(x) < 4294967296 && sonnx_bits32(x) % 2147483648 <= 2139095040;
+      axiom bits32_injective: \forall float x, y; !\is_NaN(x) ==> !\is_NaN(y) ==>
+        sonnx_bits32(x) == sonnx_bits32(y) ==> sonnx_same32(x, y);
+      axiom bits64_nan: \forall double x; \is_NaN(x) ==> sonnx_bits64(x) == 9221120237041090560;
+      axiom bits64_number: \forall double x; !\is_NaN(x) ==>
+        0 <= sonnx_bits64(x) < 18446744073709551616 &&
+        sonnx_bits64(x) % 9223372036854775808 <= 9218868437227405312;
+      axiom bits64_injective: \forall double x, y; !\is_NaN(x) ==> !\is_NaN(y) ==>
+        sonnx_bits64(x) == sonnx_bits64(y) ==> sonnx_same64(x, y);
+    }
+
+    // r is the product of x and y under the NaN rule: a NaN product is
+    // written as the canonical quiet NaN, any other as IEEE's product
+    predicate sonnx_f32_product(float r, float x, float y) =
+      \is_NaN(sonnx_fmul32(x, y)) ? sonnx_bits32(r) == 2143289344
+                                  : sonnx_same32(r, sonnx_fmul32(x, y));
+    predicate sonnx_f64_product(double r, double x, double y) =
+      \is_NaN(sonnx_fmul64(x, y)) ? sonnx_bits64(r) == 9221120237041090560
+                                  : sonnx_same64(r, sonnx_fmul64(x, y));
+*/
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
     requires valid_c: \valid(c + (0 .. n - 1));
     requires alias_a: c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
+    ensures product: \forall integer k; 0 <= k < n ==> sonnx_f32_product(c[k], \old(a[k]), \old(b[k]));
 */
 void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n);
 
@@ -433,6 +487,7 @@ void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n);
     requires alias_a: c == a || \separated(c + (0 .. n - 1), a + (0 .. n - 1));
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
+    ensures product: \forall integer k; 0 <= k < n ==> sonnx_f64_product(c[k], \old(a[k]), \old(b[k]));
 */
 void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
 

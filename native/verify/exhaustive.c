@@ -16,7 +16,15 @@
  *                binary64, to binary32 (hardware RNE), rounded by ref_bf16();
  *                every 4099th pair of both also against rne_format() of the
  *                exact product
- *
+ *   views-f32    all 2^32 binary32 patterns x through sonnx_mul_f32 (x * 1):
+ *                the bits written are x's for every number and 0x7FC00000
+ *                for every NaN, and the value written is the pattern's
+ *                IEEE value rebuilt with ldexp: what the admitted contracts
+ *                of the union views (f32_bits, f32_from_bits) and the header's
+ *                axiomatic SonnxBits claim, on the code that runs
+ *   views-f64    the same for sonnx_mul_f64 on every binary64 exponent
+ *                (both signs) with 64 fractions each (0, 1, the top bits,
+ *                all ones, random): 262,144 patterns
  *
  * Built with -DSONNX_MUL_HW (x86-64; native_exhaustive.py links the objects
  * the extension is built from), the loops selected at run time:
@@ -60,7 +68,8 @@
  *
  * Usage: exhaustive [CHECK ...]   (default: all); `exhaustive selftest`
  * runs the oracles against deliberately wrong narrowings (truncation, a
- * wrong mask) and must report mismatches: the negative control.
+ * wrong mask, a float64 loop without the NaN rule) and must report
+ * mismatches: the negative control.
  * Prints one line per check: name inputs mismatches wall-seconds
  * cpu-seconds (the machine may be shared: CPU time is the check's own cost).  Exit 0 when
  * every check has zero mismatches (selftest: when every planted fault is
@@ -108,6 +117,32 @@ static uint32_t bits_of(float f)
 }
 
 /* ---- independent oracles --------------------------------------------- */
+
+/* The value of a binary32 / binary64 pattern that is not a NaN, rebuilt from
+ * its fields with ldexp (exact in long double / double here). */
+static double f32_pattern_value(uint32_t u)
+{
+    static double scale[256];   /* 2^(e - 150), 2^-149 for e = 0: ldexp once */
+    if (scale[1] == 0.0) {
+        for (int e = 0; e < 255; e++) {
+            scale[e] = ldexp(1.0, e == 0 ? -149 : e - 150);
+        }
+    }
+    const int e = (int)((u >> 23) & 0xFFU);
+    const double m = (double)(u & 0x7FFFFFU) + (e == 0 ? 0.0 : 8388608.0);
+    const double mag = e == 255 ? INFINITY : m * scale[e];   /* exact: 24 bits */
+    return (u >> 31) != 0U ? -mag : mag;
+}
+
+static long double f64_pattern_value(uint64_t u)
+{
+    const int e = (int)((u >> 52) & 0x7FFU);
+    const long double m = (long double)(u & 0xFFFFFFFFFFFFFULL);
+    const long double mag = e == 2047 ? (long double)INFINITY
+                            : e == 0  ? ldexpl(m, -1074)
+                                      : ldexpl(m + 4503599627370496.0L, e - 1075);
+    return (u >> 63) != 0U ? -mag : mag;
+}
 
 /* Round the binary64 value d (exact, finite or not) to the binary format with
  * p significand bits, least normal exponent emin (value 2^emin) and largest
@@ -501,6 +536,93 @@ static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
 }
 #endif
 
+/* views-f32: every pattern x through the compiled float32 loop as x * 1. */
+static unsigned long long check_views_f32(void)
+{
+    enum { ROW = 65536 };
+    static float a[ROW], one[ROW], c[ROW];
+    unsigned long long bad = 0ULL;
+    for (size_t i = 0; i < ROW; i++) {
+        one[i] = 1.0F;
+    }
+    for (uint64_t hi = 0; hi < 65536U; hi++) {
+        for (uint32_t lo = 0; lo < ROW; lo++) {
+            a[lo] = float_of((uint32_t)(hi << 16) | lo);
+        }
+        sonnx_mul_f32(a, one, c, ROW);
+        for (uint32_t lo = 0; lo < ROW; lo++) {
+            const uint32_t u = (uint32_t)(hi << 16) | lo;
+            const uint32_t got = bits_of(c[lo]);
+            const int nan = (u & 0x7FFFFFFFU) > 0x7F800000U;
+            const int ok = nan ? got == 0x7FC00000U
+                               : got == u && (double)c[lo] == f32_pattern_value(u) &&
+                                     !signbit(c[lo]) == !signbit(f32_pattern_value(u)) &&
+                                     !isnan(c[lo]);
+            if (!ok && bad++ < 5ULL) {
+                printf("  views-f32 %08x -> %08x\n", u, got);
+            }
+        }
+    }
+    return bad;
+}
+
+/* views-f64: every exponent and sign, 64 fractions each, as x * 1. */
+typedef void (*loop64_fn)(const double *, const double *, double *, size_t);
+
+/* planted: the float64 loop without the NaN rule (the hardware's NaN kept) */
+static void no_rule_f64(const double *a, const double *b, double *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
+static unsigned long long check_views_f64(loop64_fn loop, unsigned long long *inputs)
+{
+    enum { FRACS = 64, ROW = 2 * 2048 * FRACS };
+    static double a[ROW], one[ROW], c[ROW];
+    static uint64_t pattern[ROW];
+    uint64_t state = 0x9E3779B97F4A7C15ULL;
+    size_t n = 0;
+    for (uint64_t sign = 0; sign < 2U; sign++) {
+        for (uint64_t e = 0; e < 2048U; e++) {
+            for (unsigned f = 0; f < FRACS; f++) {
+                uint64_t frac;
+                state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+                switch (f) {
+                case 0: frac = 0U; break;
+                case 1: frac = 1U; break;
+                case 2: frac = 1ULL << 51; break;   /* the quiet bit of a NaN */
+                case 3: frac = (1ULL << 51) | 1U; break;
+                case 4: frac = 0xFFFFFFFFFFFFFULL; break;
+                case 5: frac = 1ULL << 50; break;
+                default: frac = state >> 12; break;
+                }
+                pattern[n] = (sign << 63) | (e << 52) | frac;
+                memcpy(&a[n], &pattern[n], sizeof a[n]);
+                one[n] = 1.0;
+                n++;
+            }
+        }
+    }
+    loop(a, one, c, (size_t)ROW);
+    unsigned long long bad = 0ULL;
+    for (size_t i = 0; i < (size_t)ROW; i++) {
+        const uint64_t u = pattern[i];
+        uint64_t got;
+        memcpy(&got, &c[i], sizeof got);
+        const int nan = (u & 0x7FFFFFFFFFFFFFFFULL) > 0x7FF0000000000000ULL;
+        const int ok = nan ? got == 0x7FF8000000000000ULL
+                           : got == u && (long double)c[i] == f64_pattern_value(u) &&
+                                 !signbit(c[i]) == !signbit(f64_pattern_value(u)) && !isnan(c[i]);
+        if (!ok && bad++ < 5ULL && loop == sonnx_mul_f64) {   /* planted: counted only */
+            printf("  views-f64 %016llx -> %016llx\n", (unsigned long long)u, (unsigned long long)got);
+        }
+    }
+    *inputs = (unsigned long long)ROW;
+    return bad;
+}
+
 static double cpu(void)
 {
     struct timespec t;
@@ -546,6 +668,9 @@ int main(int argc, char **argv)
         t0 = now();
         const unsigned long long b2 = check_narrow_f16(wrong_mask_f16, 4099U);
         printf("selftest-wrong-mask-f16 %llu caught %.2f\n", b2, now() - t0);
+        unsigned long long views;
+        const unsigned long long b3 = check_views_f64(no_rule_f64, &views);
+        printf("selftest-no-rule-f64 %llu caught %.2f\n", b3, now() - t0);
 #if defined(SONNX_MUL_HW)
         /* The planted hardware loops this CPU can run (the others would
          * stop on an illegal instruction; native_exhaustive.py expects the
@@ -602,7 +727,7 @@ int main(int argc, char **argv)
             return 1;
         }
 #endif
-        return (b1 > 0ULL && b2 > 0ULL) ? 0 : 1;
+        return (b1 > 0ULL && b2 > 0ULL && b3 > 0ULL) ? 0 : 1;
     }
     if (selected(argc, argv, "widen-f16")) {
         t0 = now();
@@ -619,6 +744,16 @@ int main(int argc, char **argv)
     if (selected(argc, argv, "narrow-bf16")) {
         t0 = now();
         failed |= report("narrow-bf16", all, check_narrow_bf16(sonnx_mul_f32_to_bf16_bits, 1U), t0);
+    }
+    if (selected(argc, argv, "views-f32")) {
+        t0 = now();
+        failed |= report("views-f32", all, check_views_f32(), t0);
+    }
+    if (selected(argc, argv, "views-f64")) {
+        unsigned long long inputs;
+        t0 = now();
+        const unsigned long long bad = check_views_f64(sonnx_mul_f64, &inputs);
+        failed |= report("views-f64", inputs, bad, t0);
     }
     if (selected(argc, argv, "mul-f16")) {
         t0 = now();

@@ -28,6 +28,7 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
     assert proc.returncode == 0, proc.stdout
     caught = {line.split()[0]: int(line.split()[1]) for line in proc.stdout.splitlines()}
     assert caught["selftest-truncating-bf16"] > 0 and caught["selftest-wrong-mask-f16"] > 0
+    assert caught["selftest-no-rule-f64"] > 0  # views-f64 sees the hardware's NaN
     # the hardware loops' planted faults this CPU can run (F16C: rounding
     # toward zero, the hardware's NaN; streaming int8/uint8: the high byte of
     # the 16-bit product kept, the tail skipped), bit for bit with the proved
@@ -42,12 +43,17 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
         assert caught[f"selftest-high-byte-stream8{suffix}"] > 0
         assert caught[f"selftest-no-tail-stream8{suffix}"] > 0
 
-    proc = subprocess.run([str(harness), "widen-f16", "widen-bf16"], capture_output=True, text=True)
+    # views-f64: the admitted contracts of the binary64 views on the
+    # compiled loop (262,144 patterns, a fraction of a second)
+    proc = subprocess.run(
+        [str(harness), "widen-f16", "widen-bf16", "views-f64"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = [line.split() for line in proc.stdout.splitlines()]
     assert [(r[0], r[1], r[2]) for r in rows] == [
         ("widen-f16", "65536", "0"),
         ("widen-bf16", "65536", "0"),
+        ("views-f64", "262144", "0"),
     ]
 
     if native_exhaustive.is_x86_64():

@@ -27,6 +27,7 @@ pytestmark = pytest.mark.provers
 ROOT = Path(__file__).resolve().parents[2]
 INT_C = "native/src/sonnx_mul_int.c"
 FLOAT_C = "native/src/sonnx_mul_float.c"
+TIE_C = "proofs/wp/float_tie.c"
 TOUCHED = {
     INT_C: [
         "sonnx_mul_wrap_u8",
@@ -34,7 +35,7 @@ TOUCHED = {
         "overflows_i8",
         "sonnx_mul_first_overflow_u8",
     ],
-    FLOAT_C: ["f32_bits_to_bf16"],
+    FLOAT_C: ["f32_bits_to_bf16", "sonnx_mul_f32"],
 }
 
 if shutil.which("frama-c") is None:
@@ -207,3 +208,52 @@ def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
     )
     assert errors
     assert _failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
+
+
+F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
+
+
+@pytest.mark.parametrize(
+    ("fault", "planted"),
+    [
+        # the NaN rule skipped: the hardware's NaN bits are written
+        ("wrong NaN rule", "c[i] = f32_of_pattern(f32_pattern(a[i] * b[i]));"),
+        # + 0.0F turns a -0 product into +0: a wrong rounding of the sign
+        (
+            "wrong zero sign",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern((a[i] * b[i]) + 0.0F)));",
+        ),
+        # subnormal products flushed to zero (what FTZ would do)
+        (
+            "lost subnormal",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
+            "((a[i] * b[i]) < 1.17549435e-38F && (a[i] * b[i]) > -1.17549435e-38F)"
+            " ? 0.0F : (a[i] * b[i]))));",
+        ),
+    ],
+)
+def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
+    tmp_path: Path, fault: str, planted: str
+) -> None:
+    # the element-wise contract (the IEEE product of WP's model, rounding to
+    # nearest even, and the NaN rule on the bits) refuses each planted loop
+    run, errors = _planted(tmp_path, FLOAT_C, F32_LOOP, planted, ["sonnx_mul_f32"])
+    assert errors, fault
+    assert _failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
+
+
+def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
+    # the tie lemma is not a tautology: C's product is not the specification's
+    # product of x by itself
+    tie = tmp_path / "float_tie.c"
+    text = (ROOT / TIE_C).read_text()
+    right = "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, y))"
+    assert right in text
+    tie.write_text(text.replace(right, "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, x))"))
+    manifest = wp.load_manifest(ROOT)
+    index = [u["source"] for u in manifest["units"]].index(TIE_C)
+    pinned = manifest["units"][index]
+    run = wp.prove(ROOT, wp.units(manifest)[index], source=tie, pins=pinned["goals"])
+    assert wp.compare(run, pinned)
+    assert _failed(run, "typed_lemma_tie32"), run.goals
+    assert run.goals["typed_lemma_tie64"].status == wp.VALID

@@ -52,7 +52,17 @@ HW_CHECKS = (
     "wrap8-stream8512",
     "wrap8-stream8512-layouts",
 )
-CHECKS = ("widen-f16", "widen-bf16", "narrow-f16", "narrow-bf16", "mul-f16", "mul-bf16", *HW_CHECKS)
+CHECKS = (
+    "widen-f16",
+    "widen-bf16",
+    "narrow-f16",
+    "narrow-bf16",
+    "views-f32",
+    "views-f64",
+    "mul-f16",
+    "mul-bf16",
+    *HW_CHECKS,
+)
 # The CPU features (/proc/cpuinfo flags) each hardware check needs.
 HW_NEEDS = {
     "mul-f16-f16c": ("avx2", "f16c"),
@@ -170,12 +180,13 @@ def skipped_checks(checks: tuple[str, ...]) -> dict[str, str]:
 
 def planted_faults() -> int:
     """How many planted faults the harness's selftest runs on this CPU: the
-    two narrowings everywhere, and the hardware loops the CPU can execute
-    (four 256-bit ones with AVX2 and F16C, four 512-bit ones with AVX-512)."""
+    two narrowings and the float64 loop without the NaN rule everywhere, and
+    the hardware loops the CPU can execute (four 256-bit ones with AVX2 and
+    F16C, four 512-bit ones with AVX-512)."""
     if not is_x86_64():
-        return 2
+        return 3
     have = cpu_flags()
-    count = 2
+    count = 3
     if {"avx2", "f16c"} <= have:
         count += 4
         if set(HW_NEEDS["mul-f16-f16c512"]) <= have:

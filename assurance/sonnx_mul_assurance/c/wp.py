@@ -69,6 +69,7 @@ _SCHEDULED_RE = re.compile(r"^\[wp\] (\d+) goals? scheduled", re.M)
 _PROVED_RE = re.compile(r"^\[wp\] Proved goals:\s+(\d+) / (\d+)", re.M)
 _LOG_RE = re.compile(r"^\[[\w:-]+\] ")
 _TIME_RE = re.compile(r"\((?:Qed:[0-9.]+m?s\) \()?(?P<t>[0-9.]+)(?P<u>m?s)\)")
+_QED_ONLY_RE = re.compile(r": Valid(?: \(Qed:[0-9.]+m?s\))?\s*$")
 _STEPS_RE = re.compile(r"\((?P<steps>\d+)\)\s*$")  # "... (50ms) (16734)"
 
 
@@ -126,9 +127,18 @@ def _base_argv(source: Path, include: Path) -> list[str]:
     return [_frama_c(), f"-cpp-extra-args=-I{include}", str(source)]
 
 
-def parse_goals(output: str, functions: Sequence[str]) -> dict[str, Goal]:
+def driver_infix(extra: Sequence[str]) -> str:
+    """What a ``-wp-driver`` among ``extra`` adds to WP's goal names: the
+    model becomes ``typed_<stem>`` (``typed_sonnx_ieee_f_assert_x``)."""
+    drivers = [extra[i + 1] for i, arg in enumerate(extra[:-1]) if arg == "-wp-driver"]
+    return "_".join(re.sub(r"\W", "_", Path(d).stem) for d in drivers)
+
+
+def parse_goals(output: str, functions: Sequence[str], infix: str = "") -> dict[str, Goal]:
     """Per-goal verdicts from Frama-C's log: ``Valid`` with the prover that
-    proved it, or the failing verdicts of every prover tried."""
+    proved it, or the failing verdicts of every prover tried.  Goal names
+    are kept as without a WP driver (``infix``, see ``driver_infix``,
+    removed), so that the pins do not depend on the driver file's name."""
     names = sorted(functions, key=len, reverse=True)
     goals: dict[str, Goal] = {}
     lines = output.splitlines()
@@ -137,6 +147,8 @@ def parse_goals(output: str, functions: Sequence[str]) -> dict[str, Goal]:
         if match is None:
             continue
         name = match["goal"]
+        if infix:
+            name = name.replace(f"typed_{infix}_", "typed_", 1)
         status = match["status"]
         prover = match["prover"]
         if status is None:  # "[Failed] Goal g": prover verdicts follow, indented
@@ -153,15 +165,23 @@ def parse_goals(output: str, functions: Sequence[str]) -> dict[str, Goal]:
             seconds = float(timing["t"]) / (1000.0 if timing["u"] == "ms" else 1.0)
         counted = _STEPS_RE.search(line) if match["status"] is not None else None
         steps = int(counted["steps"]) if counted is not None else -1
+        if status == VALID and timing is None and _QED_ONLY_RE.search(line):
+            # "Valid" or "Valid (Qed:11ms)" under a prover's name: Why3's
+            # transformations reduced the goal to true before any prover ran
+            # (e.g. x = x, or a lemma whose sides unfold to one term)
+            steps = 0
         bare = name.removeprefix("typed_")
         function = next((f for f in names if bare.startswith(f + "_")), "?")
+        if bare.startswith("lemma_"):  # an ACSL lemma: a global, like the logic it uses
+            function = GLOBALS
         goals[name] = Goal(function, _prover_key(prover), status, seconds, steps)
     return goals
 
 
 def _prover_key(prover: str) -> str:
-    """A stable prover name: 'Qed', 'CVC4 1.8', 'Z3 4.8.12' (timings dropped)."""
-    return re.sub(r"\s*\(.*$", "", prover).strip()
+    """A stable prover name: 'Qed', 'CVC4 1.8', 'CVC4 1.8 (axioms)' (timings
+    and step counts dropped, a Why3 alternative kept)."""
+    return re.sub(r"\s*\((?:Qed|[0-9])[^)]*\).*$", "", prover).strip()
 
 
 def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -260,6 +280,8 @@ def prove(
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
+    # the manifest names files (a WP driver) relative to the repository
+    extra = [str(root / arg) if (root / arg).is_file() else arg for arg in unit.extra]
     known = wp_plan.labels(src.read_text())
     names_of = wp_plan.prover_names(conf.read_text())
     first = unit.provers[0]
@@ -283,12 +305,12 @@ def prove(
 
     def run(invocation: wp_plan.Invocation) -> dict[str, Goal]:
         nonlocal exit_code, lost
-        argv = [*_base_argv(src, inc), *_wp_options(invocation, parallel, unit.extra)]
+        argv = [*_base_argv(src, inc), *_wp_options(invocation, parallel, extra)]
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
         output = proc.stdout + proc.stderr
         outputs.append(output)
         exit_code = exit_code or proc.returncode
-        found = parse_goals(output, names)
+        found = parse_goals(output, names, driver_infix(unit.extra))
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
@@ -418,6 +440,7 @@ def tool_versions() -> dict[str, str]:
         "why3": ["why3", "--version"],
         "cvc4": ["cvc4", "--version"],
         "z3-debian": ["/usr/bin/z3", "--version"],
+        "cvc5": ["cvc5", "--version"],
     }.items():
         try:
             out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)

@@ -63,9 +63,18 @@ def labels(source_text: str) -> set[str]:
 
 
 def prover_names(conf_text: str) -> dict[str, str]:
-    """Why3 shortcut -> the name WP prints for that prover ("cvc4" -> "CVC4 1.8")."""
+    """Why3 shortcut -> the name WP prints for that prover ("cvc4" -> "CVC4 1.8",
+    "cvc4-axioms" -> "CVC4 1.8 (axioms)")."""
     return {
-        fields["shortcut"]: f"{fields['name']} {fields.get('version', '')}".strip()
+        fields["shortcut"]: " ".join(
+            part
+            for part in (
+                fields["name"],
+                fields.get("version", ""),
+                f"({fields['alternative']})" if "alternative" in fields else "",
+            )
+            if part
+        )
         for fields in prover_sections(conf_text)
         if "shortcut" in fields and "name" in fields
     }

@@ -42,6 +42,7 @@ def render(root: Path, template: Path, name: str) -> Path:
     """Write ``proofs/out/<name>`` from ``template`` (relative to ``root``)."""
     text = (root / template).read_text()
     text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
+    text = text.replace("@WHY3_SPEC@", str((root / "why3").resolve()))
     text = text.replace("@Z3_PYPI@", z3_pypi())
     conf = root / OUT_DIR / name
     conf.parent.mkdir(parents=True, exist_ok=True)
