@@ -1,7 +1,7 @@
 """Mutation testing behind ``make mutants``: do the checks kill planted faults?
 
-``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--jobs J]
-[--file F ...] [--under DIR ...] [--out FILE]``
+``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--max-c N]
+[--jobs J] [--file F ...] [--under DIR ...] [--key K ...] [--list] [--out FILE]``
 generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, api, numpy_loops, validation, dtypes, softfloat, onnx/checker and
@@ -16,17 +16,31 @@ generates mutants by operator, spread evenly over each target file:
 * WhyML (every ``why3/*.mlw``): ``<=``/``<``, ``>=``/``>``, ``/\\``/``\\/``,
   integer literals +1, an ``ensures``/``raises``/``invariant``
   made ``true``, a ``requires`` made ``true``, an ``if ... then raise`` made
-  ``if false then raise``; never inside comments.
+  ``if false then raise``; never inside comments;
+* C, the glue ``src/sonnx_mul/_native.c`` (issue 28), in the functions of its
+  strided paths and of its checked path only (``GLUE_FUNCTIONS``, each with why
+  it is in): ``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``+``/``-`` (``+=``/
+  ``-=``), ``&&``/``||``, decimal constants +1 (not an array's declared size),
+  an early ``return``, a ``break``/``continue`` or an expression statement
+  deleted; never inside comments, string or character literals or preprocessor
+  lines; at most ``--max-c`` (default 100), shared evenly among the functions.
 
 Each mutant runs in a private copy of the repository (``PYTHONPATH`` points
 at the copy's ``src``, checked), against the fast checks of its file: the
 targeted tests (``pytest -x``) for Python, ``tables check`` plus the Why3
-proof of the mutated module for WhyML. A failing check kills it; a check
-running past the time limit counts as killed ("timeout"); a mutant that
-does not compile is dropped ("invalid"). The unmutated copy must pass every
-check first. Survivors are matched against ``proofs/mutants-equivalent.json``
-(mutant key -> why it is equivalent); the run fails (exit 1) on any
-survivor not listed there. Results: ``proofs/out/mutants.json``.
+proof of the mutated module for WhyML, ``GLUE_TESTS`` for the glue. For the
+glue, each copy builds the extension once with its own ``setup.py``
+(:mod:`.c.glue_build`; the copy's ``sonnx_mul._native`` is then the one
+imported, checked), and each mutant recompiles the glue alone and relinks; the
+unmutated module is put back after it. A failing check kills a mutant (a
+crash too); a check running past the time limit counts as killed
+("timeout"); a Python mutant that does not compile is dropped, a glue mutant
+that does not compile is recorded "invalid" (out of the kill rate). The
+unmutated copy must pass every check first. Survivors are matched against
+``proofs/mutants-equivalent.json`` (mutant key -> why it is equivalent, or
+why the difference is unreachable); the run fails (exit 1) on any survivor
+not listed there. Results: ``proofs/out/mutants.json`` (killed, equivalent,
+survived and invalid counts, per file too, and every outcome).
 """
 
 from __future__ import annotations
