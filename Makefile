@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-report mutants-models bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -74,11 +74,20 @@ report-release: $(NATIVE)
 report-screenshot:
 	PYTHON=$(PY) sh tools/report/screenshot.sh proofs/out docs/report-screenshots
 
-# Mutation testing of the checks (Python and WhyML mutants, each against its
-# file's fast checks; see the README for the kill rate and the equivalent
-# survivors); writes proofs/out/mutants.json, fails on an unexplained survivor.
+# Mutation testing of the checks (Python, WhyML and C mutants, each against its
+# file's fast checks; the C ones in the glue's strided and checked paths, each
+# rebuilt glue-only in its copy; see the README for the kill rate and the
+# equivalent survivors); writes proofs/out/mutants.json, fails on an
+# unexplained survivor.
 mutants: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants
+
+# The glue's mutants only (issue 28: src/sonnx_mul/_native.c, GLUE_FUNCTIONS
+# in mutants.py, 100 by default, against GLUE_TESTS), one job; writes
+# proofs/out/mutants-glue.json.
+mutants-glue: $(STAMP)
+	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul/_native.c --jobs 1 \
+	  --out proofs/out/mutants-glue.json
 
 # The audit machinery only (the report's modules, the evidence schema and the
 # WhyML reader against their tests): no provers needed; writes

@@ -1,7 +1,7 @@
 """Mutation testing behind ``make mutants``: do the checks kill planted faults?
 
-``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--jobs J]
-[--file F ...] [--under DIR ...] [--out FILE]``
+``python -m sonnx_mul_assurance.mutants [--max-py N] [--max-mlw N] [--max-c N]
+[--jobs J] [--file F ...] [--under DIR ...] [--key K ...] [--list] [--out FILE]``
 generates mutants by operator, spread evenly over each target file:
 
 * Python (kernel, api, numpy_loops, validation, dtypes, softfloat, onnx/checker and
@@ -16,17 +16,31 @@ generates mutants by operator, spread evenly over each target file:
 * WhyML (every ``why3/*.mlw``): ``<=``/``<``, ``>=``/``>``, ``/\\``/``\\/``,
   integer literals +1, an ``ensures``/``raises``/``invariant``
   made ``true``, a ``requires`` made ``true``, an ``if ... then raise`` made
-  ``if false then raise``; never inside comments.
+  ``if false then raise``; never inside comments;
+* C, the glue ``src/sonnx_mul/_native.c`` (issue 28), in the functions of its
+  strided paths and of its checked path only (``GLUE_FUNCTIONS``, each with why
+  it is in): ``<``/``<=``, ``>``/``>=``, ``==``/``!=``, ``+``/``-`` (``+=``/
+  ``-=``), ``&&``/``||``, decimal constants +1 (not an array's declared size),
+  an early ``return``, a ``break``/``continue`` or an expression statement
+  deleted; never inside comments, string or character literals or preprocessor
+  lines; at most ``--max-c`` (default 100), shared evenly among the functions.
 
 Each mutant runs in a private copy of the repository (``PYTHONPATH`` points
 at the copy's ``src``, checked), against the fast checks of its file: the
 targeted tests (``pytest -x``) for Python, ``tables check`` plus the Why3
-proof of the mutated module for WhyML. A failing check kills it; a check
-running past the time limit counts as killed ("timeout"); a mutant that
-does not compile is dropped ("invalid"). The unmutated copy must pass every
-check first. Survivors are matched against ``proofs/mutants-equivalent.json``
-(mutant key -> why it is equivalent); the run fails (exit 1) on any
-survivor not listed there. Results: ``proofs/out/mutants.json``.
+proof of the mutated module for WhyML, ``GLUE_TESTS`` for the glue. For the
+glue, each copy builds the extension once with its own ``setup.py``
+(:mod:`.c.glue_build`; the copy's ``sonnx_mul._native`` is then the one
+imported, checked), and each mutant recompiles the glue alone and relinks; the
+unmutated module is put back after it. A failing check kills a mutant (a
+crash too); a check running past the time limit counts as killed
+("timeout"); a Python mutant that does not compile is dropped, a glue mutant
+that does not compile is recorded "invalid" (out of the kill rate). The
+unmutated copy must pass every check first. Survivors are matched against
+``proofs/mutants-equivalent.json`` (mutant key -> why it is equivalent, or
+why the difference is unreachable); the run fails (exit 1) on any survivor
+not listed there. Results: ``proofs/out/mutants.json`` (killed, equivalent,
+survived and invalid counts, per file too, and every outcome).
 """
 
 from __future__ import annotations
@@ -52,6 +66,7 @@ from pathlib import Path
 from queue import Queue
 from types import MappingProxyType
 
+from sonnx_mul_assurance.c import glue_build
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.why3 import whyml
 
@@ -244,6 +259,41 @@ The report modules (the audit machinery) face the tests of ``tests/report``
 negative controls and the helpers' tests are written to kill their mutants.
 """
 
+GLUE = glue_build.GLUE
+"""The C glue between numpy and the proved kernel (``sonnx_mul._native``)."""
+
+GLUE_FUNCTIONS: tuple[str, ...] = (
+    # the overlap/extent check: out must be exactly A or B or share no byte with them
+    "extent",  # the byte range an array's elements may touch (any strides, reversed too)
+    "same_view",  # "exactly A": the same data, dims, strides and element type
+    "aliasing_allowed",  # the decision: exactly the operand, or disjoint extents
+    "preconditions",  # applies it to both operands, after the checks it relies on
+    # the layout to blocks: which arrays run in one call, which go through the iterator
+    "plain",  # native, aligned, contiguous in the one order of all operands
+    "contiguous_block",  # every block the kernel gets is contiguous (checked per block)
+    "wrap_blocks",  # the wrap/float kernel over the iterator's blocks (strided operands/outs)
+    # the checked path: the first overflow in C order for any layout, nothing written
+    "scan_blocks",  # a scan over blocks in a given order: the flat index of the first overflow
+    "first_overflow",  # memory order says whether, C order says which
+    "multiply_in_env",  # the dispatch: one-call vs blocks, checked for Fortran, error returns
+)
+"""The functions of ``GLUE`` the glue's mutants are planted in: its strided paths and
+its checked path (issue 28). The rest of the file is argument checking (``check_operand``,
+``same_shape``, ``isa_named``), the variant selection and the import-time checks."""
+
+GLUE_TESTS: tuple[str, ...] = (
+    "tests/operator/test_glue_boundaries.py", "tests/operator/test_out.py",
+    "tests/operator/test_isa.py", "tests/operator/test_native.py",
+    "tests/operator/test_layout.py", "tests/operator/test_overflow_boundaries.py",
+    "tests/operator/test_memory.py",
+)  # fmt: skip
+"""The tests that face the glue's strided and checked paths (the glue's own boundaries,
+out= and its aliasing, the ISA argument, every layout with and without out=, checked
+mode on every layout and its memory), fastest first."""
+
+MAX_C = 100
+"""Glue mutants by default (``--max-c``), shared evenly among ``GLUE_FUNCTIONS``."""
+
 EQUIVALENT = Path("proofs/mutants-equivalent.json")
 OUT = Path("proofs/out/mutants.json")
 COPY_IGNORE = shutil.ignore_patterns(
@@ -251,6 +301,7 @@ COPY_IGNORE = shutil.ignore_patterns(
 )
 PY_TIMEOUT = 300
 MLW_TIMEOUT = 600
+C_TIMEOUT = 300
 
 
 @dataclass(frozen=True)
@@ -264,6 +315,7 @@ class Mutant:
     context: str  # the source line, stripped
     col: int  # column in the line
     occurrence: int = 0  # among mutants with the same line text, column and operator
+    function: str = ""  # the C function it is in (not part of the key)
 
     @property
     def key(self) -> str:
@@ -450,6 +502,231 @@ def spread(mutants: list[Mutant], limit: int) -> list[Mutant]:
     return [ordered[i * len(ordered) // limit] for i in range(limit)]
 
 
+# ------------------------------------------------------------------ C (the glue)
+
+_C_TOKEN = re.compile(
+    r"0[xX][0-9A-Fa-f]+[uUlL]*|\d+[uUlL]*|[A-Za-z_]\w*"
+    r"|->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\S"
+)
+_C_OPS = MappingProxyType({
+    "<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
+    "+": "-", "-": "+", "+=": "-=", "-=": "+=", "&&": "||", "||": "&&",
+})  # fmt: skip
+_C_CONTROL = frozenset({"if", "while", "for", "switch"})
+_C_NOT_STATEMENTS = frozenset({
+    *_C_CONTROL, "do", "else", "case", "default", "goto", "return", "break", "continue",
+    "const", "static", "struct", "enum", "unsigned", "signed", "volatile",
+})  # fmt: skip
+
+
+def c_code_mask(text: str) -> str:
+    """``text`` with its comments, string and character literals and preprocessor
+    lines (continuations included) blanked: what is left is code, at the same offsets."""
+    out = list(text)
+    n = len(text)
+
+    def blank(a: int, b: int) -> None:
+        for j in range(a, b):
+            if out[j] != "\n":
+                out[j] = " "
+
+    i, line_start = 0, True
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            i, line_start = i + 1, True
+        elif c in " \t\r\f\v":
+            i += 1
+        elif line_start and c == "#":
+            j = i
+            while True:
+                end = text.find("\n", j)
+                end = n if end < 0 else end
+                if end == n or not text[:end].rstrip(" \t\r").endswith("\\"):
+                    break
+                j = end + 1
+            blank(i, end)
+            i = end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            blank(i, end)
+            i = end
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            blank(i, end)
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            end = min(j + 1, n)
+            blank(i, end)
+            i, line_start = end, False
+        else:
+            i, line_start = i + 1, False
+    return "".join(out)
+
+
+def _matching(code: str, at: int) -> int:
+    """The offset of the bracket closing the one at ``at`` (code already masked)."""
+    pairs = {"(": ")", "{": "}", "[": "]"}
+    opening, closing = code[at], pairs[code[at]]
+    depth = 0
+    for j in range(at, len(code)):
+        if code[j] == opening:
+            depth += 1
+        elif code[j] == closing:
+            depth -= 1
+            if depth == 0:
+                return j
+    raise ValueError(f"unbalanced {opening!r} at offset {at}")
+
+
+def c_functions(code: str) -> dict[str, tuple[int, int]]:
+    """Each function definition's name -> the offsets of its body, from ``{`` to
+    after ``}`` (``code`` masked by :func:`c_code_mask`)."""
+    found: dict[str, tuple[int, int]] = {}
+    i = 0
+    while True:
+        m = re.compile(r"([A-Za-z_]\w*)\s*\(|[{]").search(code, i)
+        if m is None:
+            return found
+        if m.group() == "{":  # a top-level initializer or type body: not a function
+            i = _matching(code, m.start()) + 1
+            continue
+        close = _matching(code, m.end() - 1)
+        after = re.compile(r"\s*").match(code, close + 1)
+        body = after.end() if after else close + 1
+        if body < len(code) and code[body] == "{" and m.group(1) not in _C_CONTROL:
+            end = _matching(code, body) + 1
+            found[m.group(1)] = (body, end)
+            i = end
+        else:
+            i = close + 1
+
+
+def _c_statements(tokens: list[re.Match[str]]) -> list[tuple[int, int, str, int]]:
+    """(start, end, first token, brace depth in the body) of each statement that
+    :func:`c_mutants` may delete: ``return``, ``break``, ``continue`` and expression
+    statements (never a declaration, a control statement or a label)."""
+    found = []
+    parens: list[bool] = []  # for each open parenthesis: a control statement's head?
+    depth = 0
+    prev = ""
+    closed_control = False
+    for k, tok in enumerate(tokens):
+        s = tok.group()
+        start_here = not parens and (prev in (";", "{", "}", "else", "do") or closed_control)
+        closed_control = False
+        if s == "(":
+            parens.append(prev in _C_CONTROL)
+        elif s == ")":
+            closed_control = parens.pop() if parens else False
+        elif s == "{":
+            depth += 1
+        elif s == "}":
+            depth -= 1
+        if start_here and s not in ("{", "}", ";"):
+            end = _statement_end(tokens, k)
+            nxt = tokens[k + 1].group() if k + 1 < len(tokens) else ""
+            # a type and a name (``size_t n``, ``PyArrayObject *c``): a declaration
+            declaration = re.fullmatch(r"[A-Za-z_]\w*", s) is not None and (
+                re.fullmatch(r"[A-Za-z_]\w*", nxt) is not None or nxt == "*"
+            )
+            jump = s in ("return", "break", "continue")
+            expression = s not in _C_NOT_STATEMENTS and not declaration and nxt != ":"
+            if (jump or expression) and end is not None:
+                found.append((tok.start(), end, s, depth))
+        prev = s
+    return found
+
+
+def _statement_end(tokens: list[re.Match[str]], k: int) -> int | None:
+    """The offset after the ``;`` that ends the statement starting at token ``k``."""
+    depth = 0
+    for tok in tokens[k:]:
+        s = tok.group()
+        if s in "([{" and len(s) == 1:
+            depth += 1
+        elif s in ")]}" and len(s) == 1:
+            depth -= 1
+            if depth < 0:
+                return None
+        elif s == ";" and depth == 0:
+            return tok.end()
+    return None
+
+
+def c_mutants(file: str, text: str, functions: tuple[str, ...]) -> list[Mutant]:
+    """The C mutants of the bodies of ``functions`` (each must be defined in ``text``):
+    comparison flips, ``+``/``-`` (``+=``/``-=``), ``&&``/``||``, decimal constants + 1
+    (not an array's size in a declaration), an early ``return`` (one inside a nested
+    block), a ``break``/``continue`` or an expression statement deleted (made ``;``).
+    Never inside comments, string or character literals or preprocessor lines."""
+    code = c_code_mask(text)
+    bodies = c_functions(code)
+    missing = [f for f in functions if f not in bodies]
+    if missing:
+        raise ValueError(f"{file}: no definition of {', '.join(missing)}")
+    starts = _offsets(text)
+    lines = text.splitlines()
+    found: list[Mutant] = []
+
+    def add(function: str, start: int, end: int, replacement: str) -> None:
+        line = next(i for i, s in enumerate(starts) if s > start)
+        found.append(
+            Mutant(
+                file, line, start, end, text[start:end], replacement,
+                lines[line - 1].strip(), start - starts[line - 1], function=function,
+            )
+        )  # fmt: skip
+
+    for function in functions:
+        a, b = bodies[function]
+        tokens = list(_C_TOKEN.finditer(code, a, b))
+        for k, tok in enumerate(tokens):
+            s = tok.group()
+            if s in _C_OPS:
+                add(function, tok.start(), tok.end(), _C_OPS[s])
+            elif re.fullmatch(r"\d+[uUlL]*", s):
+                size = k > 0 and tokens[k - 1].group() == "["
+                if size and re.match(r"\s*\]\s*=\s*\{", code[tok.end() : b]):
+                    continue  # an array's size in its declaration: the initializer fixes it
+                digits = re.match(r"\d+", s)
+                assert digits is not None
+                new = str(int(digits.group()) + 1) + s[digits.end() :]
+                add(function, tok.start(), tok.end(), new)
+        for start, end, first, depth in _c_statements(tokens):
+            if first == "return" and depth <= 1:
+                continue  # the function's last word: deleting it falls off its end
+            add(function, start, end, ";")
+    return found
+
+
+def spread_functions(mutants: list[Mutant], limit: int) -> list[Mutant]:
+    """At most ``limit`` mutants, shared evenly among their functions (a function
+    with fewer mutants than its share gives the rest to the others), evenly spaced
+    within each function (deterministic)."""
+    ordered = spread(mutants, len(mutants))  # numbers the occurrences
+    groups: dict[str, list[Mutant]] = {}
+    for m in ordered:
+        groups.setdefault(m.function, []).append(m)
+    quota: dict[str, int] = {}
+    left = limit
+    for n_left, name in enumerate(sorted(groups, key=lambda f: len(groups[f])), start=0):
+        share = left // (len(groups) - n_left)
+        quota[name] = min(len(groups[name]), share)
+        left -= quota[name]
+    chosen = [
+        group[i * len(group) // quota[name]]
+        for name, group in groups.items()
+        for i in range(quota[name])
+    ]
+    return sorted(chosen, key=lambda m: (m.start, m.replacement))
+
+
 def _module_of(text: str, offset: int) -> str | None:
     """The last module starting at or before ``offset`` (:func:`whyml.parse`)."""
     line = text.count("\n", 0, offset) + 1
@@ -474,10 +751,11 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple
 
 def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], int]]:
     python = sys.executable
+    pytest = [python, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider"]
     if mutant_file.endswith(".py"):
-        tests = list(PY_TESTS[mutant_file])
-        argv = [python, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider", *tests]
-        return [(argv, PY_TIMEOUT)]
+        return [([*pytest, *PY_TESTS[mutant_file]], PY_TIMEOUT)]
+    if mutant_file == GLUE:  # run on the module rebuilt from the mutated glue (run_mutant)
+        return [([*pytest, *GLUE_TESTS], C_TIMEOUT)]
     modules = [module] if module else None
     prove = (
         "import sys; from pathlib import Path; "
@@ -498,22 +776,32 @@ def _env(copy: Path) -> dict[str, str]:
     return env
 
 
-def _make_copy(root: Path, into: Path) -> Path:
+def _make_copy(root: Path, into: Path, glue: bool = False) -> glue_build.GlueBuild | None:
+    """A private copy of ``root`` at ``into``; with ``glue``, the extension built there
+    (its build, for the glue's mutants). Checks that the copy's packages (and then its
+    extension) are the ones its checks import."""
     shutil.copytree(root, into, ignore=COPY_IGNORE)
-    code = (
-        "import sonnx_mul, sonnx_mul_assurance.report; "
-        "print(sonnx_mul.__file__); print(sonnx_mul_assurance.report.__file__)"
-    )
+    build = glue_build.prepare(into) if glue else None
+    modules = ["sonnx_mul", "sonnx_mul_assurance.report", *(["sonnx_mul._native"] if glue else [])]
+    code = f"import {', '.join(modules)}; " + "; ".join(f"print({m}.__file__)" for m in modules)
     probe = subprocess.run(
         [sys.executable, "-c", code],
         cwd=into, env=_env(into), capture_output=True, text=True, check=True,
     )  # fmt: skip
     if not all(line.startswith(str(into)) for line in probe.stdout.split()):
         raise RuntimeError(f"the copy's packages are not the ones imported: {probe.stdout}")
-    return into
+    return build
 
 
-def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcome:
+def run_mutant(
+    copy: Path,
+    mutant: Mutant,
+    equivalent: dict[str, str],
+    glue: glue_build.GlueBuild | None = None,
+) -> Outcome:
+    """Plant ``mutant`` in ``copy``, run its checks, restore the copy. A mutant of the
+    glue is compiled first (``glue``: the copy's build): one that does not compile is
+    "invalid"; the module built from the unmutated glue is put back afterwards."""
     path = copy / mutant.file
     original = path.read_text()
     start = time.monotonic()
@@ -522,13 +810,21 @@ def run_mutant(copy: Path, mutant: Mutant, equivalent: dict[str, str]) -> Outcom
     try:
         path.write_text(mutant.apply(original))
         module = _module_of(original, mutant.start) if mutant.file.endswith(".mlw") else None
-        for argv, timeout in checks_for(mutant.file, module):
+        built = True
+        if mutant.file == GLUE:
+            if glue is None:
+                raise RuntimeError(f"{GLUE}: a mutant of the glue needs the copy's build")
+            built, detail = glue.rebuild()
+            status = "survived" if built else "invalid"
+        for argv, timeout in checks_for(mutant.file, module) if built else []:
             verdict, tail = _run(argv, copy, _env(copy), timeout)
             if verdict != "pass":
                 status, detail = ("timeout" if verdict == "timeout" else "killed"), tail
                 break
     finally:
         path.write_text(original)
+        if mutant.file == GLUE and glue is not None:
+            glue.restore()
     if status == "survived" and mutant.key in equivalent:
         status, detail = "equivalent", equivalent[mutant.key]
     return Outcome(
@@ -543,9 +839,11 @@ def generate(
     max_mlw: int,
     only: list[str] | None,
     under: list[str] | None = None,
+    max_c: int = MAX_C,
 ) -> list[Mutant]:
     """Mutants of every target, or of the ``only`` files and the targets ``under`` folders;
-    ``max_py`` None: each file's :data:`MAX_PY_OF` (default 25)."""
+    ``max_py`` None: each file's :data:`MAX_PY_OF` (default 25); ``max_c`` mutants of
+    the glue, shared among :data:`GLUE_FUNCTIONS`."""
 
     def wanted(file: str) -> bool:
         if only is None and under is None:
@@ -562,6 +860,9 @@ def generate(
         file = f"why3/{mlw.name}"
         if wanted(file):
             mutants += spread(mlw_mutants(file, mlw.read_text()), max_mlw)
+    if wanted(GLUE) and max_c > 0:
+        glue = c_mutants(GLUE, (root / GLUE).read_text(), GLUE_FUNCTIONS)
+        mutants += spread_functions(glue, max_c)
     return mutants
 
 
@@ -573,6 +874,10 @@ def main(argv: list[str] | None = None) -> int:
         help="mutants per Python file (default: 25, 12 for models/ and conform/ files)",
     )  # fmt: skip
     parser.add_argument("--max-mlw", type=int, default=6, help="mutants per WhyML file")
+    parser.add_argument(
+        "--max-c", type=int, default=MAX_C,
+        help=f"mutants of the C glue {GLUE}, shared among GLUE_FUNCTIONS (default {MAX_C})",
+    )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--file", action="append", help="only these files (repeatable)")
     parser.add_argument(
@@ -586,12 +891,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the mutants, run nothing")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    mutants = generate(root, args.max_py, args.max_mlw, args.file, args.under)
+    mutants = generate(root, args.max_py, args.max_mlw, args.file, args.under, args.max_c)
     if args.key:
         mutants = [m for m in mutants if m.key in args.key]
     if args.list:
         for m in mutants:
-            print(f"{m.key} {m.file}:{m.line} {m.original!r} -> {m.replacement!r}  {m.context}")
+            where = f"{m.file}:{m.line}" + (f" ({m.function})" if m.function else "")
+            print(f"{m.key} {where} {m.original!r} -> {m.replacement!r}  {m.context}")
         print(f"{len(mutants)} mutants")
         return 0
     equivalent: dict[str, str] = {}
@@ -602,9 +908,12 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="sonnx-mutants-") as tmp:
         copies: Queue[Path] = Queue()
-        for j in range(args.jobs):
-            copies.put(_make_copy(root, Path(tmp) / f"copy{j}"))
         files = sorted({m.file for m in mutants})
+        builds: dict[Path, glue_build.GlueBuild | None] = {}
+        for j in range(args.jobs):
+            copy = Path(tmp) / f"copy{j}"
+            builds[copy] = _make_copy(root, copy, glue=GLUE in files)
+            copies.put(copy)
         baseline_copy = copies.get()
         baseline: dict[tuple[str, ...], tuple[str, int]] = {}
         for file in files:  # the unmutated files must pass their checks (each set once)
@@ -624,7 +933,7 @@ def main(argv: list[str] | None = None) -> int:
         def work(mutant: Mutant) -> Outcome:
             copy = copies.get()
             try:
-                outcome = run_mutant(copy, mutant, equivalent)
+                outcome = run_mutant(copy, mutant, equivalent, builds[copy])
             finally:
                 copies.put(copy)
             where = f"{mutant.file}:{mutant.line}"
@@ -645,12 +954,15 @@ def report(root: Path, outcomes: list[Outcome], elapsed: float, out: Path = OUT)
         counts[o.status] = counts.get(o.status, 0) + 1
     dead = sum(o.status in ("killed", "timeout") for o in outcomes)
     equivalent = sum(o.status == "equivalent" for o in outcomes)
+    invalid = sum(o.status == "invalid" for o in outcomes)
     survivors = [o for o in outcomes if o.status == "survived"]
     total = len(outcomes)
-    rate = dead / (total - equivalent) if total > equivalent else 1.0
+    counted = total - equivalent - invalid  # a mutant that does not compile tests nothing
+    rate = dead / counted if counted > 0 else 1.0
     data = schema.MutantsRecord(
         mutants=total, killed=dead, equivalent=equivalent, survived=len(survivors),
         kill_rate=round(rate, 4), seconds=round(elapsed, 1), by_file=by_file, outcomes=outcomes,
+        invalid=invalid,
     )  # fmt: skip
     schema.dump(data, root / out)
     for file, counts in sorted(by_file.items()):
@@ -660,8 +972,9 @@ def report(root: Path, outcomes: list[Outcome], elapsed: float, out: Path = OUT)
             f"SURVIVED {o.key} {o.file}:{o.line} {o.original!r} -> {o.replacement!r}  {o.context}"
         )
     print(
-        f"mutants: {total}, killed {dead}, equivalent {equivalent}, survived {len(survivors)}; "
-        f"kill rate {100 * rate:.1f}% of non-equivalent; {elapsed:.0f} s"
+        f"mutants: {total}, killed {dead}, equivalent {equivalent}, survived {len(survivors)}, "
+        f"invalid {invalid}; kill rate {100 * rate:.1f}% of the non-equivalent valid ones; "
+        f"{elapsed:.0f} s"
     )
     return 1 if survivors else 0
 

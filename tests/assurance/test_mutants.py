@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
 from sonnx_mul_assurance import mutants
+from sonnx_mul_assurance.c import glue_build
 from sonnx_mul_assurance.mutants import Outcome, mlw_mutants, python_mutants, report
 
 PY = '''
@@ -125,3 +130,189 @@ def test_models_and_conform_targets_are_every_module_with_existing_tests() -> No
         tests = mutants.PY_TESTS[target]
         assert tests and all((REPO / t).is_file() for t in tests), target
         assert mutants.MAX_PY_OF[target] == 12
+
+
+# ---------------------------------------------------------------- the C glue's mutants
+C = r"""/* a comment with < and 1 */
+#define LIMIT (1 + \
+               2)
+#include <stdio.h>
+static const char *MESSAGE = "a < b && 1";
+
+static int clamp(const int *v, int n)
+{
+    int sizes[3] = {4, 5, 6};
+    int total = 0;
+    if (n < 0) {
+        return -1;
+    }
+    for (int i = 0; i < n && total >= 0; i++) {
+        if (v[i] == '<') { /* never > */
+            break;
+        }
+        total += v[i]; // counted with -
+    }
+    return total + sizes[0];
+}
+
+static int other(int x)
+{
+    return x + 1;
+}
+"""
+
+
+def test_c_mask_blanks_comments_strings_and_preprocessor_lines_keeping_offsets() -> None:
+    code = mutants.c_code_mask(C)
+    assert len(code) == len(C) and code.count("\n") == C.count("\n")
+    assert "comment" not in code and "LIMIT" not in code and "2)" not in code  # continued
+    assert "stdio" not in code and "a < b" not in code and "'<'" not in code
+    assert "counted" not in code and "never" not in code
+    assert "static int clamp(const int *v, int n)" in code
+    assert set(mutants.c_functions(code)) == {"clamp", "other"}
+
+
+def test_c_mutants_cover_the_operators_in_the_named_functions_only() -> None:
+    found = mutants.c_mutants("g.c", C, ("clamp",))
+    changes = _changes(found)
+    assert {("<", "<="), (">=", ">"), ("==", "!="), ("&&", "||"), ("+=", "-=")} <= changes
+    assert {("+", "-"), ("-", "+"), ("0", "1"), ("4", "5")} <= changes  # `-1`'s sign too
+    deleted = {m.original for m in found if m.replacement == ";"}
+    assert deleted == {"return -1;", "break;", "total += v[i];"}  # early return, break, effect
+    # never the last return (falls off the end), a declaration, the array's declared size,
+    # the comments, the string, the character literal, the preprocessor lines, `other`
+    assert ("3", "4") not in changes
+    lines = C.splitlines()
+    for m in found:
+        assert m.function == "clamp"
+        assert 8 <= m.line <= 21, m  # clamp's body
+        assert m.line != 10 or m.original == "0", m  # `int total = 0;`: its 0, not deleted
+        assert lines[m.line - 1].strip() == m.context
+        mutated = m.apply(C)
+        assert mutated != C and mutants.c_code_mask(mutated).count("'") == 0
+    with pytest.raises(ValueError, match="no definition of missing"):
+        mutants.c_mutants("g.c", C, ("clamp", "missing"))
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc")
+def test_every_c_mutant_of_the_snippet_compiles(tmp_path: Path) -> None:
+    for i, m in enumerate(mutants.c_mutants("g.c", C, ("clamp",))):
+        source = tmp_path / f"m{i}.c"
+        source.write_text(m.apply(C) + "int use(void) { return clamp(0, 0) + other(0); }\n")
+        proc = subprocess.run(
+            ["gcc", "-fsyntax-only", "-std=c99", "-Wall", "-Werror", str(source)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert proc.returncode == 0, (m, proc.stderr)
+
+
+def test_c_mutants_are_shared_evenly_among_the_functions() -> None:
+    text = C + "static int many(int x)\n{\n" + "    x = x + 1 - 2;\n" * 10 + "    return x;\n}\n"
+    found = mutants.c_mutants("g.c", text, ("other", "many"))
+    per = {f: sum(m.function == f for m in found) for f in ("other", "many")}
+    assert per == {"other": 2, "many": 50}  # `+`, `1`; per line `+`, `1`, `-`, `2`, deletion
+    chosen = mutants.spread_functions(found, 10)
+    assert [m.function for m in chosen].count("other") == 2  # all it has; the rest to many
+    assert len(chosen) == 10 and len({m.key for m in chosen}) == 10
+    lines = {m.line for m in chosen if m.function == "many"}
+    assert len(lines) >= 7  # spread over its lines, not its first ones
+
+
+def test_the_glue_functions_exist_and_have_mutants_and_the_tests_exist() -> None:
+    text = (REPO / mutants.GLUE).read_text()
+    found = mutants.c_mutants(mutants.GLUE, text, mutants.GLUE_FUNCTIONS)
+    assert {m.function for m in found} == set(mutants.GLUE_FUNCTIONS)
+    assert all((REPO / t).is_file() for t in mutants.GLUE_TESTS)
+    assert "tests/operator/test_glue_boundaries.py" in mutants.GLUE_TESTS
+    generated = mutants.generate(REPO, 0, 0, [mutants.GLUE])
+    assert len(generated) == mutants.MAX_C < len(found)
+    assert mutants.checks_for(mutants.GLUE, None)[0][0][-len(mutants.GLUE_TESTS) :] == list(
+        mutants.GLUE_TESTS
+    )
+
+
+def test_the_glue_build_finds_the_glue_compile_and_the_link() -> None:
+    commands = [
+        ["gcc", "-c", "native/src/sonnx_mul_int.c", "-o", "b/int.o"],
+        ["gcc", "-DX", "-c", glue_build.GLUE, "-o", "b/glue.o", "-O2"],
+        ["gcc", "-shared", "b/glue.o", "b/int.o", "-o", "lib/_native.so"],
+    ]
+    assert glue_build.glue_commands(commands, "lib/_native.so") == (commands[1], commands[2])
+    with pytest.raises(glue_build.GlueBuildError, match="found 1 and 0"):
+        glue_build.glue_commands(commands, "lib/other.so")
+
+
+class FakeGlueBuild:
+    """Stands for the copy's extension build: 'compiles' the glue with gcc -fsyntax-only."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.rebuilt = self.restored = 0
+
+    def rebuild(self) -> tuple[bool, str]:
+        self.rebuilt += 1
+        text = (self.root / glue_build.GLUE).read_text()
+        return ("broken" not in text), "error: broken"
+
+    def restore(self) -> None:
+        self.restored += 1
+
+
+def test_a_glue_mutant_that_does_not_compile_is_invalid_and_the_copy_restored(
+    tmp_path: Path,
+) -> None:
+    glue = tmp_path / glue_build.GLUE
+    glue.parent.mkdir(parents=True)
+    glue.write_text(C)
+    build = FakeGlueBuild(tmp_path)
+    m = mutants.Mutant(glue_build.GLUE, 9, C.index("4,"), C.index("4,") + 1, "4", "broken", "", 0)
+    outcome = mutants.run_mutant(tmp_path, m, {}, build)  # type: ignore[arg-type]
+    assert (outcome.status, outcome.detail) == ("invalid", "error: broken")
+    assert glue.read_text() == C and (build.rebuilt, build.restored) == (1, 1)
+
+
+def _fake_repository(root: Path, test_body: str) -> None:
+    """A tree the driver can run on: the glue, stand-ins for the packages its copy probe
+    imports (the extension as a plain module), and one test for the glue."""
+    files = {
+        glue_build.GLUE: C,
+        "src/sonnx_mul/__init__.py": "",
+        "src/sonnx_mul/_native.py": "",
+        "assurance/sonnx_mul_assurance/__init__.py": "",
+        "assurance/sonnx_mul_assurance/report/__init__.py": "",
+        "tests/test_glue.py": test_body,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def test_negative_control_a_surviving_glue_mutant_not_listed_fails_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver end to end on a planted survivor (the glue's test checks nothing):
+    the run fails until the mutant is listed as equivalent; a test that sees the
+    change kills it. No extension is built (the build is a stand-in)."""
+    monkeypatch.setattr(mutants, "GLUE_FUNCTIONS", ("clamp",))
+    monkeypatch.setattr(mutants, "GLUE_TESTS", ("tests/test_glue.py",))
+    monkeypatch.setattr(glue_build, "prepare", FakeGlueBuild)
+    root = tmp_path / "repo"
+    _fake_repository(root, "def test_nothing():\n    pass\n")
+    args = ["--root", str(root), "--file", glue_build.GLUE, "--max-c", "1", "--jobs", "1"]
+    args += ["--out", "out.json"]
+    assert mutants.main(args) == 1
+    data = json.loads((root / "out.json").read_text())
+    assert (data["mutants"], data["survived"], data["killed"], data["invalid"]) == (1, 1, 0, 0)
+    key = data["outcomes"][0]["key"]
+    (root / mutants.EQUIVALENT).parent.mkdir(parents=True)
+    (root / mutants.EQUIVALENT).write_text(json.dumps({key: {"reason": "planted"}}))
+    assert mutants.main(args) == 0
+    assert json.loads((root / "out.json").read_text())["equivalent"] == 1
+    (root / mutants.EQUIVALENT).unlink()
+    _fake_repository(  # the test now compares the glue with the original: the mutant dies
+        root,
+        "from pathlib import Path\n\ndef test_glue():\n"
+        f"    assert Path({glue_build.GLUE!r}).read_text() == {C!r}\n",
+    )
+    assert mutants.main(args) == 0
+    assert json.loads((root / "out.json").read_text())["killed"] == 1

@@ -401,6 +401,7 @@ class MutantsRecord:
     seconds: float
     by_file: dict[str, dict[str, int]]
     outcomes: list[MutantOutcome]
+    invalid: int = 0  # mutants that did not compile (C): not in kill_rate
 
 
 EVIDENCE: dict[str, type] = {
