@@ -83,7 +83,7 @@ class GlueBuild:
     compile: tuple[str, ...]
     link: tuple[str, ...]
     output: Path  # what the link writes
-    installed: Path  # the copy's src/sonnx_mul/_native<suffix>: what the tests import
+    installed: Path  # the extension module in the copy's src/sonnx_mul/ (what the tests import)
     baseline: Path  # the module built from the unmutated glue
 
     def rebuild(self) -> tuple[bool, str]:
