@@ -44,6 +44,19 @@ def from_bits(patterns: list[int], etype: ElementType) -> np.ndarray:
     return np.array(patterns, dtype=etype.uint_view).view(etype.dtype)
 
 
+def swapped(x: np.ndarray) -> np.ndarray:
+    """The same values in the other byte order."""
+    return x.astype(x.dtype.newbyteorder())
+
+
+def unaligned(x: np.ndarray) -> np.ndarray:
+    """The same values at an odd address (misaligned for every type wider than a byte)."""
+    raw = np.zeros(x.nbytes + 1, np.uint8)
+    y = np.frombuffer(raw.data, dtype=x.dtype, count=x.size, offset=1).reshape(x.shape)
+    y[...] = x
+    return y
+
+
 def float_edge_bits(etype: ElementType) -> list[int]:
     """Bit patterns of edge values: zeros, subnormals, ones, ties, extremes, inf, NaN."""
     p = etype.sb - 1

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from sonnx_mul import IntegerOverflowError, _native, mul
+from support import swapped, unaligned
 
 N = 10
 CASE_NAMES = [
@@ -118,17 +119,6 @@ def test_C1_OUT_the_glue_refuses_an_overlap_through_a_dimension_of_one(
     np.testing.assert_array_equal(c, buffer[:N].reshape(shape) * 3)
 
 
-def _swapped(x: np.ndarray) -> np.ndarray:
-    return x.astype(x.dtype.newbyteorder())
-
-
-def _unaligned(x: np.ndarray) -> np.ndarray:
-    raw = np.zeros(x.nbytes + 1, np.uint8)
-    y = np.frombuffer(raw.data, dtype=x.dtype, count=x.size, offset=1).reshape(x.shape)
-    y[...] = x
-    return y
-
-
 @pytest.mark.parametrize("shape", [(1,), (), (1, 1, 1)], ids=["1", "0-d", "1x1x1"])
 @pytest.mark.parametrize("dtype", [np.int32, np.float64])
 def test_F_LAYOUT_one_element_blocks_in_every_layout(shape: tuple[int, ...], dtype: type) -> None:
@@ -137,13 +127,13 @@ def test_F_LAYOUT_one_element_blocks_in_every_layout(shape: tuple[int, ...], dty
     them as contiguous (any stride), in both modes, with and without out."""
     x, y = np.full(shape, 6, dtype), np.full(shape, 7, dtype)
     want = np.full(shape, 42, dtype)
-    for a, b in ((_swapped(x), y), (x, _swapped(y)), (_unaligned(x), y), (x, _unaligned(y))):
+    for a, b in ((swapped(x), y), (x, swapped(y)), (unaligned(x), y), (x, unaligned(y))):
         for checked in (False, True):
             np.testing.assert_array_equal(_native.multiply(a, b, None, checked), want)
             out = np.zeros(shape, dtype)
             assert _native.multiply(a, b, out, checked) is out
             np.testing.assert_array_equal(out, want)
-    out = _unaligned(np.zeros(shape, dtype))  # only out goes through the blocks
+    out = unaligned(np.zeros(shape, dtype))  # only out goes through the blocks
     assert _native.multiply(x, y, out, False) is out
     np.testing.assert_array_equal(out, want)
 
@@ -152,7 +142,7 @@ def test_F_LAYOUT_a_last_block_of_one_element() -> None:
     """One element more than numpy's buffer (8192): the last block has one element."""
     n = 8192 + 1
     big = np.arange(2 * n, dtype=np.int64) % 1000
-    a, b = big[::2], _swapped(big[1::2])
+    a, b = big[::2], swapped(big[1::2])
     want = a * big[1::2]
     for checked in (False, True):
         np.testing.assert_array_equal(_native.multiply(a, b, None, checked), want)

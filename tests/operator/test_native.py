@@ -31,6 +31,8 @@ from support import (
     float_edge_bits,
     from_bits,
     int_edge_values,
+    swapped,
+    unaligned,
 )
 
 IDS = [t.onnx_name for t in ALL_TYPES]
@@ -247,18 +249,6 @@ def _transposed(x: np.ndarray) -> np.ndarray:
     return x.T.copy().T
 
 
-def _swapped(x: np.ndarray) -> np.ndarray:
-    return x.astype(x.dtype.newbyteorder())
-
-
-def _unaligned(x: np.ndarray) -> np.ndarray:
-    """The same values at an odd address (misaligned for every type wider than a byte)."""
-    raw = np.zeros(x.nbytes + 1, np.uint8)
-    y = np.frombuffer(raw.data, dtype=x.dtype, count=x.size, offset=1).reshape(x.shape)
-    y[...] = x
-    return y
-
-
 def _read_only(x: np.ndarray) -> np.ndarray:
     y = x.copy()
     y.flags.writeable = False
@@ -271,16 +261,16 @@ LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "strided": _strided,
     "negative": _negative,
     "transposed": _transposed,
-    "byteswapped": _swapped,
+    "byteswapped": swapped,
     "readonly": _read_only,
-    "unaligned": _unaligned,
+    "unaligned": unaligned,
 }
 OUT_LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "C": _c,
     "F": _fortran,
     "strided": _strided,
     "negative": _negative,
-    "unaligned": _unaligned,
+    "unaligned": unaligned,
 }
 LAYOUT_PAIRS = [(k, k) for k in LAYOUTS] + [
     ("C", "F"),

@@ -21,7 +21,7 @@ import pytest
 from sonnx_mul import _native, mul, numpy_loops
 from sonnx_mul.dtypes import ElementType
 from sonnx_mul.errors import IntegerOverflowError
-from support import INT_TYPES
+from support import INT_TYPES, swapped
 
 SMALL_CHUNK = 8
 N_BLOCKS = 4
@@ -199,16 +199,12 @@ def _reversed(x: np.ndarray) -> np.ndarray:
     return x[::-1, ::-1].copy()[::-1, ::-1]
 
 
-def _swapped(x: np.ndarray) -> np.ndarray:
-    return x.astype(x.dtype.newbyteorder())
-
-
 LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "C": _c,
     "F": _fortran,
     "strided": _strided,
     "reversed": _reversed,
-    "byteswapped": _swapped,
+    "byteswapped": swapped,
 }
 
 
