@@ -282,6 +282,7 @@ def prove(
     hashes, contracts = printed_functions(src, inc)
     # the manifest names files (a WP driver) relative to the repository
     extra = [str(root / arg) if (root / arg).is_file() else arg for arg in unit.extra]
+    infix = driver_infix(unit.extra)
     known = wp_plan.labels(src.read_text())
     names_of = wp_plan.prover_names(conf.read_text())
     first = unit.provers[0]
@@ -310,7 +311,7 @@ def prove(
         output = proc.stdout + proc.stderr
         outputs.append(output)
         exit_code = exit_code or proc.returncode
-        found = parse_goals(output, names, driver_infix(unit.extra))
+        found = parse_goals(output, names, infix)
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
