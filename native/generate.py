@@ -228,9 +228,9 @@ def _excess_fn(t: IntType) -> str:
         # in range for every x < 0), and the bound the magnitude of the
         # product must keep: 2^63 - 1, or 2^63 when the signs differ.
         operands = (
-            "    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1U) : (uint64_t)x;\n"
-            "    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1U) : (uint64_t)y;\n"
-            "    const uint64_t neg = ((x < 0) != (y < 0)) ? 1U : 0U;\n"
+            "    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1ULL) : (uint64_t)x;\n"
+            "    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1ULL) : (uint64_t)y;\n"
+            "    const uint64_t neg = ((x < 0) != (y < 0)) ? 1ULL : 0ULL;\n"
             "    /*@ assert magnitudes: ux == \\abs(x) && uy == \\abs(y); */\n"
         )
         u, v = "ux", "uy"
@@ -240,20 +240,18 @@ def _excess_fn(t: IntType) -> str:
     core = (
         f"    const uint64_t xh = high32_u64({u});\n"
         f"    const uint64_t yh = high32_u64({v});\n"
-        f"    const uint64_t xl = {u} - (xh * 4294967296U);\n"
-        f"    const uint64_t yl = {v} - (yh * 4294967296U);\n"
-        f"    /*@ assert halves: 0 <= xl < 4294967296 && 0 <= yl < 4294967296 &&\n"
-        f"            xh < 4294967296 && yh < 4294967296; */\n"
-        f"    /*@ assert expand: {u} * {v} == xh * yh * 18446744073709551616 +\n"
-        f"            (xh * yl + xl * yh) * 4294967296 + xl * yl; */\n"
-        f"    const uint64_t both = ((xh != 0U) && (yh != 0U)) ? 1U : 0U;\n"
-        f"    /*@ assert one_zero: both == 0 ==> xh * yh == 0; */\n"
+        f"    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;\n"
         f"    /*@ assert both_big: both != 0 ==> {u} * {v} >= 18446744073709551616; */\n"
-        f"    const uint64_t cross = (xh * yl) + (xl * yh);\n"
-        f"    const uint64_t low = xl * yl;\n"
+        f"    /* s: a factor below 2^32 unless both are large; l: the other */\n"
+        f"    const uint64_t s = (xh == 0ULL) ? {u} : {v};\n"
+        f"    const uint64_t l = (xh == 0ULL) ? {v} : {u};\n"
+        f"    const uint64_t lh = (xh == 0ULL) ? yh : xh;\n"
+        f"    const uint64_t ll = l - (lh * 4294967296ULL);\n"
+        f"    /*@ assert split: both == 0 ==> s < 4294967296 && {u} * {v} == s * l &&\n"
+        f"            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */\n"
+        f"    const uint64_t low = s * ll;\n"
         f"    const uint64_t lowh = high32_u64(low);\n"
-        f"    const uint64_t t = cross + lowh;\n"
-        f"    /*@ assert one_high: both == 0 ==> cross == xh * yl + xl * yh && t == cross + lowh; */\n"
+        f"    const uint64_t t = (s * lh) + lowh;\n"
         f"    /*@ assert product: both == 0 ==>\n"
         f"            {u} * {v} == t * 4294967296 + (low - lowh * 4294967296); */\n"
     )
@@ -262,10 +260,10 @@ def _excess_fn(t: IntType) -> str:
     else:
         tail = (
             "    const uint64_t over = both | high32_u64(t);\n"
-            "    const uint64_t pm = (t * 4294967296U) + (low - (lowh * 4294967296U));\n"
+            "    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));\n"
             "    /*@ assert exact: over == 0 ==> pm == ux * uy; */\n"
-            "    const uint64_t lim = 9223372036854775807U + neg;\n"
-            "    return over | ((pm > lim) ? 1U : 0U);\n"
+            "    const uint64_t lim = 9223372036854775807ULL + neg;\n"
+            "    return over | ((pm > lim) ? 1ULL : 0ULL);\n"
         )
     return head + operands + core + tail + "}\n"
 

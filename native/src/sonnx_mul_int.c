@@ -935,33 +935,31 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
 */
 static inline uint64_t excess_i64(int64_t x, int64_t y)
 {
-    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1U) : (uint64_t)x;
-    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1U) : (uint64_t)y;
-    const uint64_t neg = ((x < 0) != (y < 0)) ? 1U : 0U;
+    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1ULL) : (uint64_t)x;
+    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1ULL) : (uint64_t)y;
+    const uint64_t neg = ((x < 0) != (y < 0)) ? 1ULL : 0ULL;
     /*@ assert magnitudes: ux == \abs(x) && uy == \abs(y); */
     const uint64_t xh = high32_u64(ux);
     const uint64_t yh = high32_u64(uy);
-    const uint64_t xl = ux - (xh * 4294967296U);
-    const uint64_t yl = uy - (yh * 4294967296U);
-    /*@ assert halves: 0 <= xl < 4294967296 && 0 <= yl < 4294967296 &&
-            xh < 4294967296 && yh < 4294967296; */
-    /*@ assert expand: ux * uy == xh * yh * 18446744073709551616 +
-            (xh * yl + xl * yh) * 4294967296 + xl * yl; */
-    const uint64_t both = ((xh != 0U) && (yh != 0U)) ? 1U : 0U;
-    /*@ assert one_zero: both == 0 ==> xh * yh == 0; */
+    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
     /*@ assert both_big: both != 0 ==> ux * uy >= 18446744073709551616; */
-    const uint64_t cross = (xh * yl) + (xl * yh);
-    const uint64_t low = xl * yl;
+    /* s: a factor below 2^32 unless both are large; l: the other */
+    const uint64_t s = (xh == 0ULL) ? ux : uy;
+    const uint64_t l = (xh == 0ULL) ? uy : ux;
+    const uint64_t lh = (xh == 0ULL) ? yh : xh;
+    const uint64_t ll = l - (lh * 4294967296ULL);
+    /*@ assert split: both == 0 ==> s < 4294967296 && ux * uy == s * l &&
+            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
+    const uint64_t low = s * ll;
     const uint64_t lowh = high32_u64(low);
-    const uint64_t t = cross + lowh;
-    /*@ assert one_high: both == 0 ==> cross == xh * yl + xl * yh && t == cross + lowh; */
+    const uint64_t t = (s * lh) + lowh;
     /*@ assert product: both == 0 ==>
             ux * uy == t * 4294967296 + (low - lowh * 4294967296); */
     const uint64_t over = both | high32_u64(t);
-    const uint64_t pm = (t * 4294967296U) + (low - (lowh * 4294967296U));
+    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));
     /*@ assert exact: over == 0 ==> pm == ux * uy; */
-    const uint64_t lim = 9223372036854775807U + neg;
-    return over | ((pm > lim) ? 1U : 0U);
+    const uint64_t lim = 9223372036854775807ULL + neg;
+    return over | ((pm > lim) ? 1ULL : 0ULL);
 }
 
 /* @relation(F-CHECKED, scope=function) */
@@ -1096,20 +1094,18 @@ static inline uint64_t excess_u64(uint64_t x, uint64_t y)
 {
     const uint64_t xh = high32_u64(x);
     const uint64_t yh = high32_u64(y);
-    const uint64_t xl = x - (xh * 4294967296U);
-    const uint64_t yl = y - (yh * 4294967296U);
-    /*@ assert halves: 0 <= xl < 4294967296 && 0 <= yl < 4294967296 &&
-            xh < 4294967296 && yh < 4294967296; */
-    /*@ assert expand: x * y == xh * yh * 18446744073709551616 +
-            (xh * yl + xl * yh) * 4294967296 + xl * yl; */
-    const uint64_t both = ((xh != 0U) && (yh != 0U)) ? 1U : 0U;
-    /*@ assert one_zero: both == 0 ==> xh * yh == 0; */
+    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
     /*@ assert both_big: both != 0 ==> x * y >= 18446744073709551616; */
-    const uint64_t cross = (xh * yl) + (xl * yh);
-    const uint64_t low = xl * yl;
+    /* s: a factor below 2^32 unless both are large; l: the other */
+    const uint64_t s = (xh == 0ULL) ? x : y;
+    const uint64_t l = (xh == 0ULL) ? y : x;
+    const uint64_t lh = (xh == 0ULL) ? yh : xh;
+    const uint64_t ll = l - (lh * 4294967296ULL);
+    /*@ assert split: both == 0 ==> s < 4294967296 && x * y == s * l &&
+            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
+    const uint64_t low = s * ll;
     const uint64_t lowh = high32_u64(low);
-    const uint64_t t = cross + lowh;
-    /*@ assert one_high: both == 0 ==> cross == xh * yl + xl * yh && t == cross + lowh; */
+    const uint64_t t = (s * lh) + lowh;
     /*@ assert product: both == 0 ==>
             x * y == t * 4294967296 + (low - lowh * 4294967296); */
     return both | high32_u64(t);
