@@ -269,11 +269,15 @@ def _excess_fn(t: IntType) -> str:
 
 
 def _block_fn(t: IntType) -> str:
-    """A branch-free pass over one block: 0 when every product of it fits.
-    Up to 32 bits, signed: the least and greatest product (min/max), against
-    the type's bounds; unsigned: the greatest (uint32: the OR of the high
-    halves of the 64-bit products).  64 bits: the OR of excess_<s>.  No exit
-    inside the loop, so gcc vectorises it (an early exit would not be)."""
+    """A branch-free pass over a[from .. to-1], b[from .. to-1]: 0 when every
+    product there fits (a non-zero result only sends the block to the
+    element-by-element scan).  Up to 32 bits, signed: the least and the
+    greatest product (min/max) against the type's bounds; unsigned up to 16
+    bits: the greatest.  uint32: the OR of the high halves of the 64-bit
+    products; 64 bits: the OR of excess_<s>.  No exit inside the loop, so
+    gcc vectorises it (it does not vectorise a loop with an early exit).
+    The range from .. to is the caller's, so no index is shifted between
+    the two contracts."""
     s = t.suffix
     head = (
         f"{CHECKED_MARKER}"
@@ -284,73 +288,68 @@ def _block_fn(t: IntType) -> str:
         f"    ensures clear: \\result == 0 ==>\n"
         f"        \\forall integer k; from <= k < to ==> sonnx_fits_{s}(a[k] * b[k]);\n"
         f"*/\n"
-        f"static int block_overflows_{s}(const {t.ctype} *a, const {t.ctype} *b, size_t from, size_t to)\n"
-        f"{{\n"
+        f"static int block_overflows_{s}(const {t.ctype} *a, const {t.ctype} *b,"
+        f" size_t from, size_t to)\n{{\n"
     )
-    if t.bits <= 32 and not (t.bits == 32 and not t.signed):
-        # the product in a type holding it: 16 bits for 8-bit operands (so
-        # that gcc computes in 16-bit lanes), else twice the width
-        wide = {8: "int16_t", 16: "int32_t", 32: "int64_t"}[t.bits]
-        if not t.signed:
-            wide = "u" + wide
-        mul = {8: "int32_t", 16: "int32_t", 32: "int64_t"}[t.bits]
-        if not t.signed:
-            mul = "u" + mul
+    if t.bits == 64 or (t.bits == 32 and not t.signed):
+        if t.bits == 32:
+            element = (
+                "        const uint64_t p = (uint64_t)a[j] * (uint64_t)b[j];\n"
+                "        acc |= high32_u64(p);\n"
+            )
+        else:
+            element = f"        acc |= excess_{s}(a[j], b[j]);\n"
+        decl = "    uint64_t acc = 0U;\n"
+        invariants = [
+            f"acc == 0 ==>\n            \\forall integer k; from <= k < j ==> "
+            f"sonnx_fits_{s}(a[k] * b[k])"
+        ]
+        assigns = "j, acc"
+        result = "    return (acc != 0U) ? 1 : 0;\n"
+    else:
+        # the exact product in a type holding it: 16 bits for 8-bit operands
+        # (gcc then multiplies in 16-bit lanes), else twice the width
+        sign = "" if t.signed else "u"
+        wide = f"{sign}int{2 * t.bits}_t"
         if t.bits == 8:
-            product = f"({wide})(({mul})a[j] * ({mul})b[j])"
+            product = f"({wide})(({sign}int32_t)a[j] * ({sign}int32_t)b[j])"
         else:
             product = f"({wide})a[j] * ({wide})b[j]"
-        hi_lit = _ulit(t.hi, 32) if not t.signed else (f"{t.hi}LL" if t.bits == 32 else str(t.hi))
+        element = (
+            f"        const {wide} p = {product};\n"
+            f"        /*@ assert p_exact: p == a[j] * b[j]; */\n"
+            + ("        lo = (p < lo) ? p : lo;\n" if t.signed else "")
+            + "        hi = (p > hi) ? p : hi;\n"
+        )
+        forall = "\\forall integer k; from <= k < j ==>"
         if t.signed:
-            lo_lit = f"((-{t.hi}LL) - 1LL)" if t.bits == 32 else _neg(-t.lo, "")
             zero = "0LL" if t.bits == 32 else "0"
+            lo_lit = "((-2147483647LL) - 1LL)" if t.bits == 32 else _neg(-t.lo, "")
+            hi_lit = f"{t.hi}LL" if t.bits == 32 else str(t.hi)
             decl = f"    {wide} lo = {zero};\n    {wide} hi = {zero};\n"
-            inv = "lo <= a[k] * b[k]"
-            inv2 = "a[k] * b[k] <= hi"
+            invariants = [f"{forall} lo <= a[k] * b[k]", f"{forall} a[k] * b[k] <= hi"]
             assigns = "j, lo, hi"
-            step = "        lo = (p < lo) ? p : lo;\n        hi = (p > hi) ? p : hi;\n"
             result = f"    return ((lo < {lo_lit}) || (hi > {hi_lit})) ? 1 : 0;\n"
         else:
             decl = f"    {wide} hi = 0U;\n"
-            inv = "a[k] * b[k] <= hi"
-            inv2 = None
+            invariants = [f"{forall} a[k] * b[k] <= hi"]
             assigns = "j, hi"
-            step = "        hi = (p > hi) ? p : hi;\n"
-            result = f"    return (hi > {hi_lit}) ? 1 : 0;\n"
-        loop = (
-            f"    /*@ loop invariant from <= j <= to;\n"
-            f"        loop invariant \\forall integer k; from <= k < j ==> {inv};\n"
-            + (f"        loop invariant \\forall integer k; from <= k < j ==> {inv2};\n" if inv2 else "")
-            + f"        loop assigns {assigns};\n"
-            f"        loop variant to - j;\n"
-            f"    */\n"
-            f"    for (j = from; j < to; j++) {{\n"
-            f"        const {wide} p = {product};\n"
-            f"        /*@ assert p_exact: p == a[j] * b[j]; */\n"
-            f"{step}"
-            f"    }}\n"
-        )
-        return head + decl + "    size_t j;\n" + loop + result + "}\n"
-    if t.bits == 32:
-        element = (
-            "        const uint64_t p = (uint64_t)a[j] * (uint64_t)b[j];\n"
-            "        acc |= high32_u64(p);\n"
-        )
-    else:
-        element = f"        acc |= excess_{s}(a[j], b[j]);\n"
+            result = f"    return (hi > {_ulit(t.hi, 32)}) ? 1 : 0;\n"
+    annotations = "".join(f"        loop invariant {inv};\n" for inv in invariants)
     return (
         head
-        + "    uint64_t acc = 0U;\n    size_t j;\n"
-        + f"    /*@ loop invariant from <= j <= to;\n"
-        f"        loop invariant acc == 0 ==>\n"
-        f"            \\forall integer k; from <= k < j ==> sonnx_fits_{s}(a[k] * b[k]);\n"
-        f"        loop assigns j, acc;\n"
-        f"        loop variant to - j;\n"
-        f"    */\n"
-        f"    for (j = from; j < to; j++) {{\n"
+        + decl
+        + "    size_t j;\n"
+        + "    /*@ loop invariant from <= j <= to;\n"
+        + annotations
+        + f"        loop assigns {assigns};\n"
+        + "        loop variant to - j;\n"
+        + "    */\n"
+        + "    for (j = from; j < to; j++) {\n"
         + element
         + "    }\n"
-        + "    return (acc != 0U) ? 1 : 0;\n}\n"
+        + result
+        + "}\n"
     )
 
 
@@ -397,6 +396,7 @@ def _functions(t: IntType) -> str:
     wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
     helper = _wrap_helper(t)
     excess = _excess_fn(t) + "\n" if t.bits == 64 else ""
+    block = BLOCK_BYTES // (t.bits // 8)
     return f"""
 /* ---- {t.ctype} ---------------------------------------------------------- */
 
@@ -417,7 +417,7 @@ def _functions(t: IntType) -> str:
 
 {excess}{CHECKED_MARKER}{_overflow_fn(t)}
 {_block_fn(t)}
-/* Blocks of {BLOCK_BYTES // (t.bits // 8)} elements, each through the branch-free pass; from the
+/* Blocks of {block} elements, each through the branch-free pass; from the
    first block it flags (if any), element by element up to the first
    overflowing product. */
 {CHECKED_MARKER}size_t sonnx_mul_first_overflow_{s}(const {t.ctype} *a, const {t.ctype} *b, size_t n)
@@ -431,7 +431,7 @@ def _functions(t: IntType) -> str:
     */
     while (start < n) {{
         const size_t rest = n - start;
-        const size_t len = (rest < {BLOCK_BYTES // (t.bits // 8)}U) ? rest : {BLOCK_BYTES // (t.bits // 8)}U;
+        const size_t len = (rest < {block}U) ? rest : {block}U;
         if (block_overflows_{s}(a, b, start, start + len) != 0) {{
             break;
         }}
