@@ -171,56 +171,186 @@ def _overflow_fn(t: IntType) -> str:
             f"(p < (-{t.hi}LL - 1LL)) || (p > {t.hi}LL)" if t.signed else f"p > {_ulit(t.hi, 64)}"
         )
         body = f"    const {wide} p = ({wide})x * ({wide})y;\n    return ({cond}) ? 1 : 0;\n"
-    elif not t.signed:
-        # No wider type in C99: both factors below 2^32 cannot overflow;
-        # otherwise x*y > 2^64-1 exactly when y > (2^64-1)/x (x > 0).
-        body = (
-            "    int r = 0;\n"
-            "    if ((x > 4294967295ULL) || (y > 4294967295ULL)) {\n"
-            "        if ((x != 0ULL) && (y > (18446744073709551615ULL / x))) {\n"
-            "            r = 1;\n"
-            "        }\n"
-            "    }\n"
-            "    return r;\n"
-        )
     else:
-        # Both factors in [-2^31, 2^31): |x*y| <= 2^62 fits.  Otherwise the
-        # sign cases, each compared against a quotient that cannot overflow.
-        body = (
-            "    const int64_t max64 = INT64_MAX;\n"
-            "    const int64_t min64 = -max64 - 1LL;\n"
-            "    int r = 0;\n"
-            "    if ((x < ((-2147483647LL) - 1LL)) || (x > 2147483647LL) ||\n"
-            "        (y < ((-2147483647LL) - 1LL)) || (y > 2147483647LL)) {\n"
-            "        if (x > 0LL) {\n"
-            "            if (y > 0LL) {\n"
-            "                if (x > (max64 / y)) {\n"
-            "                    r = 1;\n"
-            "                }\n"
-            "            } else {\n"
-            "                if (y < (min64 / x)) {\n"
-            "                    r = 1;\n"
-            "                }\n"
-            "            }\n"
-            "        } else if (x < 0LL) {\n"
-            "            if (y > 0LL) {\n"
-            "                if (x < (min64 / y)) {\n"
-            "                    r = 1;\n"
-            "                }\n"
-            "            } else if (y < 0LL) {\n"
-            "                if (y < (max64 / x)) {\n"
-            "                    r = 1;\n"
-            "                }\n"
-            "            } else {\n"
-            "                r = 0;\n"
-            "            }\n"
-            "        } else {\n"
-            "            r = 0;\n"
-            "        }\n"
-            "    }\n"
-            "    return r;\n"
-        )
+        # No wider type in C99: the excess of the product (division-free,
+        # _excess_fn) is zero exactly when it fits.
+        body = f"    return (excess_{s}(x, y) != 0U) ? 1 : 0;\n"
     return head + body + "}\n"
+
+
+BLOCK_BYTES = 16384
+"""Bytes of each operand per block of the checked scan: one branch-free pass
+per block (vectorised), an element-by-element pass only in the block where
+it flags (at most this many bytes' worth of elements before the first
+overflow is reported)."""
+
+
+def _shift_helpers() -> str:
+    """x >> 32 on uint64_t as WP can prove it: x / 2^32, composed of shifts by
+    1, 2, 4, 8 and 16 bits, each proved from the one before it (WP's model
+    of >> knows x >> 1 == x / 2 only).  gcc folds the composed shifts back
+    into one instruction."""
+    lines = []
+    steps = ((1, None), (2, 1), (4, 2), (8, 4), (16, 8), (32, 16))
+    for bits, half in steps:
+        name = "high32_u64" if bits == 32 else f"shr{bits}_u64"
+        body = "x >> 1U" if half is None else f"shr{half}_u64(shr{half}_u64(x))"
+        lines.append(
+            f"{CHECKED_MARKER}"
+            f"/*@ assigns \\nothing;\n"
+            f"    ensures shr{bits}: \\result == x / {1 << bits};\n"
+            f"*/\n"
+            f"static inline uint64_t {name}(uint64_t x)\n"
+            f"{{\n"
+            f"    return {body};\n"
+            f"}}\n"
+        )
+    return "\n" + "\n".join(lines)
+
+
+def _excess_fn(t: IntType) -> str:
+    """The 64-bit overflow test without division: a value that is zero
+    exactly when x*y fits, from products of 32-bit halves (every step exact
+    while the high halves are not both non-zero; when they are, the product
+    is at least 2^64 and `both` alone makes the result non-zero).
+    Branch-free: selects, shifts, products and ORs only, so the block scan
+    that ORs it over its elements vectorises."""
+    s = t.suffix
+    head = (
+        f"{CHECKED_MARKER}"
+        f"/*@ assigns \\nothing;\n"
+        f"    ensures excess: \\result == 0 <==> sonnx_fits_{s}(x * y);\n"
+        f"*/\n"
+        f"static inline uint64_t excess_{s}({t.ctype} x, {t.ctype} y)\n{{\n"
+    )
+    if t.signed:
+        # |x| and |y| in uint64_t through in-range steps only (-(x + 1) is
+        # in range for every x < 0), and the bound the magnitude of the
+        # product must keep: 2^63 - 1, or 2^63 when the signs differ.
+        operands = (
+            "    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1ULL) : (uint64_t)x;\n"
+            "    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1ULL) : (uint64_t)y;\n"
+            "    const uint64_t neg = ((x < 0) != (y < 0)) ? 1ULL : 0ULL;\n"
+            "    /*@ assert magnitudes: ux == \\abs(x) && uy == \\abs(y); */\n"
+        )
+        u, v = "ux", "uy"
+    else:
+        operands = ""
+        u, v = "x", "y"
+    core = (
+        f"    const uint64_t xh = high32_u64({u});\n"
+        f"    const uint64_t yh = high32_u64({v});\n"
+        f"    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;\n"
+        f"    /*@ assert both_big: both != 0 ==> {u} * {v} >= 18446744073709551616; */\n"
+        f"    /* s: a factor below 2^32 unless both are large; l: the other */\n"
+        f"    const uint64_t s = (xh == 0ULL) ? {u} : {v};\n"
+        f"    const uint64_t l = (xh == 0ULL) ? {v} : {u};\n"
+        f"    const uint64_t lh = (xh == 0ULL) ? yh : xh;\n"
+        f"    const uint64_t ll = l - (lh * 4294967296ULL);\n"
+        f"    /*@ assert split: both == 0 ==> s < 4294967296 && {u} * {v} == s * l &&\n"
+        f"            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */\n"
+        f"    const uint64_t low = s * ll;\n"
+        f"    const uint64_t lowh = high32_u64(low);\n"
+        f"    const uint64_t t = (s * lh) + lowh;\n"
+        f"    /*@ assert product: both == 0 ==>\n"
+        f"            {u} * {v} == t * 4294967296 + (low - lowh * 4294967296); */\n"
+    )
+    if not t.signed:
+        tail = "    return both | high32_u64(t);\n"
+    else:
+        tail = (
+            "    const uint64_t over = both | high32_u64(t);\n"
+            "    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));\n"
+            "    /*@ assert exact: over == 0 ==> pm == ux * uy; */\n"
+            "    const uint64_t lim = 9223372036854775807ULL + neg;\n"
+            "    return over | ((pm > lim) ? 1ULL : 0ULL);\n"
+        )
+    return head + operands + core + tail + "}\n"
+
+
+def _block_fn(t: IntType) -> str:
+    """A branch-free pass over a[from .. to-1], b[from .. to-1]: 0 when every
+    product there fits (a non-zero result only sends the block to the
+    element-by-element scan).  Up to 32 bits, signed: the least and the
+    greatest product (min/max) against the type's bounds; unsigned up to 16
+    bits: the greatest.  uint32: the OR of the high halves of the 64-bit
+    products; 64 bits: the OR of excess_<s>.  No exit inside the loop, so
+    gcc vectorises it (it does not vectorise a loop with an early exit).
+    The range from .. to is the caller's, so no index is shifted between
+    the two contracts."""
+    s = t.suffix
+    head = (
+        f"{CHECKED_MARKER}"
+        f"/*@ requires range: from <= to;\n"
+        f"    requires valid_a: \\valid_read(a + (from .. to - 1));\n"
+        f"    requires valid_b: \\valid_read(b + (from .. to - 1));\n"
+        f"    assigns \\nothing;\n"
+        f"    ensures clear: \\result == 0 ==>\n"
+        f"        \\forall integer k; from <= k < to ==> sonnx_fits_{s}(a[k] * b[k]);\n"
+        f"*/\n"
+        f"static int block_overflows_{s}(const {t.ctype} *a, const {t.ctype} *b,"
+        f" size_t from, size_t to)\n{{\n"
+    )
+    if t.bits == 64 or (t.bits == 32 and not t.signed):
+        if t.bits == 32:
+            element = (
+                "        const uint64_t p = (uint64_t)a[j] * (uint64_t)b[j];\n"
+                "        acc |= high32_u64(p);\n"
+            )
+        else:
+            element = f"        acc |= excess_{s}(a[j], b[j]);\n"
+        decl = "    uint64_t acc = 0U;\n"
+        invariants = [
+            f"acc == 0 ==>\n            \\forall integer k; from <= k < j ==> "
+            f"sonnx_fits_{s}(a[k] * b[k])"
+        ]
+        assigns = "j, acc"
+        result = "    return (acc != 0U) ? 1 : 0;\n"
+    else:
+        # the exact product in a type holding it: 16 bits for 8-bit operands
+        # (gcc then multiplies in 16-bit lanes), else twice the width
+        sign = "" if t.signed else "u"
+        wide = f"{sign}int{2 * t.bits}_t"
+        if t.bits == 8:
+            product = f"({wide})(({sign}int32_t)a[j] * ({sign}int32_t)b[j])"
+        else:
+            product = f"({wide})a[j] * ({wide})b[j]"
+        element = (
+            f"        const {wide} p = {product};\n"
+            f"        /*@ assert p_exact: p == a[j] * b[j]; */\n"
+            + ("        lo = (p < lo) ? p : lo;\n" if t.signed else "")
+            + "        hi = (p > hi) ? p : hi;\n"
+        )
+        forall = "\\forall integer k; from <= k < j ==>"
+        if t.signed:
+            zero = "0LL" if t.bits == 32 else "0"
+            lo_lit = "((-2147483647LL) - 1LL)" if t.bits == 32 else _neg(-t.lo, "")
+            hi_lit = f"{t.hi}LL" if t.bits == 32 else str(t.hi)
+            decl = f"    {wide} lo = {zero};\n    {wide} hi = {zero};\n"
+            invariants = [f"{forall} lo <= a[k] * b[k]", f"{forall} a[k] * b[k] <= hi"]
+            assigns = "j, lo, hi"
+            result = f"    return ((lo < {lo_lit}) || (hi > {hi_lit})) ? 1 : 0;\n"
+        else:
+            decl = f"    {wide} hi = 0U;\n"
+            invariants = [f"{forall} a[k] * b[k] <= hi"]
+            assigns = "j, hi"
+            result = f"    return (hi > {_ulit(t.hi, 32)}) ? 1 : 0;\n"
+    annotations = "".join(f"        loop invariant {inv};\n" for inv in invariants)
+    return (
+        head
+        + decl
+        + "    size_t j;\n"
+        + "    /*@ loop invariant from <= j <= to;\n"
+        + annotations
+        + f"        loop assigns {assigns};\n"
+        + "        loop variant to - j;\n"
+        + "    */\n"
+        + "    for (j = from; j < to; j++) {\n"
+        + element
+        + "    }\n"
+        + result
+        + "}\n"
+    )
 
 
 def _wrap_helper(t: IntType) -> str:
@@ -265,6 +395,8 @@ def _functions(t: IntType) -> str:
     s = t.suffix
     wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
     helper = _wrap_helper(t)
+    excess = _excess_fn(t) + "\n" if t.bits == 64 else ""
+    block = BLOCK_BYTES // (t.bits // 8)
     return f"""
 /* ---- {t.ctype} ---------------------------------------------------------- */
 
@@ -283,16 +415,34 @@ def _functions(t: IntType) -> str:
 {_wrap_body(t)}    }}
 }}
 
-{CHECKED_MARKER}{_overflow_fn(t)}
+{excess}{CHECKED_MARKER}{_overflow_fn(t)}
+{_block_fn(t)}
+/* Blocks of {block} elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
 {CHECKED_MARKER}size_t sonnx_mul_first_overflow_{s}(const {t.ctype} *a, const {t.ctype} *b, size_t n)
 {{
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \\forall integer k; 0 <= k < start ==> sonnx_fits_{s}(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {{
+        const size_t rest = n - start;
+        const size_t len = (rest < {block}U) ? rest : {block}U;
+        if (block_overflows_{s}(a, b, start, start + len) != 0) {{
+            break;
+        }}
+        start += len;
+    }}
+    /*@ loop invariant start <= i <= n;
         loop invariant \\forall integer k; 0 <= k < i ==> sonnx_fits_{s}(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {{
+    for (i = start; i < n; i++) {{
         if (overflows_{s}(a[i], b[i]) != 0) {{
             break;
         }}
@@ -362,7 +512,7 @@ HEADER = f"""/* GENERATED by native/generate.py from one template per type: do n
 
 def render() -> str:
     """The whole generated C file."""
-    return HEADER + "".join(_functions(t) for t in TYPES)
+    return HEADER + _shift_helpers() + "".join(_functions(t) for t in TYPES)
 
 
 HEADER_OUT = Path(__file__).resolve().parent / "include" / "sonnx_mul_kernel.h"

@@ -11,6 +11,60 @@
 #include "sonnx_mul_kernel.h"
 #include "sonnx_mul_config.h"
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr1: \result == x / 2;
+*/
+static inline uint64_t shr1_u64(uint64_t x)
+{
+    return x >> 1U;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr2: \result == x / 4;
+*/
+static inline uint64_t shr2_u64(uint64_t x)
+{
+    return shr1_u64(shr1_u64(x));
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr4: \result == x / 16;
+*/
+static inline uint64_t shr4_u64(uint64_t x)
+{
+    return shr2_u64(shr2_u64(x));
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr8: \result == x / 256;
+*/
+static inline uint64_t shr8_u64(uint64_t x)
+{
+    return shr4_u64(shr4_u64(x));
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr16: \result == x / 65536;
+*/
+static inline uint64_t shr16_u64(uint64_t x)
+{
+    return shr8_u64(shr8_u64(x));
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures shr32: \result == x / 4294967296;
+*/
+static inline uint64_t high32_u64(uint64_t x)
+{
+    return shr16_u64(shr16_u64(x));
+}
+
 /* ---- int8_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
@@ -58,15 +112,60 @@ static int overflows_i8(int8_t x, int8_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_i8(a[k] * b[k]);
+*/
+static int block_overflows_i8(const int8_t *a, const int8_t *b, size_t from, size_t to)
+{
+    int16_t lo = 0;
+    int16_t hi = 0;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> lo <= a[k] * b[k];
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop assigns j, lo, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int16_t p = (int16_t)((int32_t)a[j] * (int32_t)b[j]);
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        lo = (p < lo) ? p : lo;
+        hi = (p > hi) ? p : hi;
+    }
+    return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;
+}
+
+/* Blocks of 16384 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_i8(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 16384U) ? rest : 16384U;
+        if (block_overflows_i8(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_i8(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_i8(a[i], b[i]) != 0) {
             break;
         }
@@ -146,15 +245,57 @@ static int overflows_u8(uint8_t x, uint8_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_u8(a[k] * b[k]);
+*/
+static int block_overflows_u8(const uint8_t *a, const uint8_t *b, size_t from, size_t to)
+{
+    uint16_t hi = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop assigns j, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint16_t p = (uint16_t)((uint32_t)a[j] * (uint32_t)b[j]);
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        hi = (p > hi) ? p : hi;
+    }
+    return (hi > 255U) ? 1 : 0;
+}
+
+/* Blocks of 16384 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_u8(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 16384U) ? rest : 16384U;
+        if (block_overflows_u8(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_u8(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_u8(a[i], b[i]) != 0) {
             break;
         }
@@ -246,15 +387,60 @@ static int overflows_i16(int16_t x, int16_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_i16(a[k] * b[k]);
+*/
+static int block_overflows_i16(const int16_t *a, const int16_t *b, size_t from, size_t to)
+{
+    int32_t lo = 0;
+    int32_t hi = 0;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> lo <= a[k] * b[k];
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop assigns j, lo, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int32_t p = (int32_t)a[j] * (int32_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        lo = (p < lo) ? p : lo;
+        hi = (p > hi) ? p : hi;
+    }
+    return ((lo < ((-32767) - 1)) || (hi > 32767)) ? 1 : 0;
+}
+
+/* Blocks of 8192 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_i16(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 8192U) ? rest : 8192U;
+        if (block_overflows_i16(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_i16(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_i16(a[i], b[i]) != 0) {
             break;
         }
@@ -334,15 +520,57 @@ static int overflows_u16(uint16_t x, uint16_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_u16(a[k] * b[k]);
+*/
+static int block_overflows_u16(const uint16_t *a, const uint16_t *b, size_t from, size_t to)
+{
+    uint32_t hi = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop assigns j, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint32_t p = (uint32_t)a[j] * (uint32_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        hi = (p > hi) ? p : hi;
+    }
+    return (hi > 65535U) ? 1 : 0;
+}
+
+/* Blocks of 8192 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_u16(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 8192U) ? rest : 8192U;
+        if (block_overflows_u16(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_u16(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_u16(a[i], b[i]) != 0) {
             break;
         }
@@ -434,15 +662,60 @@ static int overflows_i32(int32_t x, int32_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_i32(a[k] * b[k]);
+*/
+static int block_overflows_i32(const int32_t *a, const int32_t *b, size_t from, size_t to)
+{
+    int64_t lo = 0LL;
+    int64_t hi = 0LL;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> lo <= a[k] * b[k];
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop assigns j, lo, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int64_t p = (int64_t)a[j] * (int64_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        lo = (p < lo) ? p : lo;
+        hi = (p > hi) ? p : hi;
+    }
+    return ((lo < ((-2147483647LL) - 1LL)) || (hi > 2147483647LL)) ? 1 : 0;
+}
+
+/* Blocks of 4096 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_i32(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 4096U) ? rest : 4096U;
+        if (block_overflows_i32(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_i32(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_i32(a[i], b[i]) != 0) {
             break;
         }
@@ -522,15 +795,57 @@ static int overflows_u32(uint32_t x, uint32_t y)
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_u32(a[k] * b[k]);
+*/
+static int block_overflows_u32(const uint32_t *a, const uint32_t *b, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_u32(a[k] * b[k]);
+        loop assigns j, acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint64_t p = (uint64_t)a[j] * (uint64_t)b[j];
+        acc |= high32_u64(p);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* Blocks of 4096 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_u32(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 4096U) ? rest : 4096U;
+        if (block_overflows_u32(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_u32(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_u32(a[i], b[i]) != 0) {
             break;
         }
@@ -616,55 +931,98 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
 
 /* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
+    ensures excess: \result == 0 <==> sonnx_fits_i64(x * y);
+*/
+static inline uint64_t excess_i64(int64_t x, int64_t y)
+{
+    const uint64_t ux = (x < 0) ? ((uint64_t)(-(x + 1LL)) + 1ULL) : (uint64_t)x;
+    const uint64_t uy = (y < 0) ? ((uint64_t)(-(y + 1LL)) + 1ULL) : (uint64_t)y;
+    const uint64_t neg = ((x < 0) != (y < 0)) ? 1ULL : 0ULL;
+    /*@ assert magnitudes: ux == \abs(x) && uy == \abs(y); */
+    const uint64_t xh = high32_u64(ux);
+    const uint64_t yh = high32_u64(uy);
+    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
+    /*@ assert both_big: both != 0 ==> ux * uy >= 18446744073709551616; */
+    /* s: a factor below 2^32 unless both are large; l: the other */
+    const uint64_t s = (xh == 0ULL) ? ux : uy;
+    const uint64_t l = (xh == 0ULL) ? uy : ux;
+    const uint64_t lh = (xh == 0ULL) ? yh : xh;
+    const uint64_t ll = l - (lh * 4294967296ULL);
+    /*@ assert split: both == 0 ==> s < 4294967296 && ux * uy == s * l &&
+            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
+    const uint64_t low = s * ll;
+    const uint64_t lowh = high32_u64(low);
+    const uint64_t t = (s * lh) + lowh;
+    /*@ assert product: both == 0 ==>
+            ux * uy == t * 4294967296 + (low - lowh * 4294967296); */
+    const uint64_t over = both | high32_u64(t);
+    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));
+    /*@ assert exact: over == 0 ==> pm == ux * uy; */
+    const uint64_t lim = 9223372036854775807ULL + neg;
+    return over | ((pm > lim) ? 1ULL : 0ULL);
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_i64(x * y);
 */
 static int overflows_i64(int64_t x, int64_t y)
 {
-    const int64_t max64 = INT64_MAX;
-    const int64_t min64 = -max64 - 1LL;
-    int r = 0;
-    if ((x < ((-2147483647LL) - 1LL)) || (x > 2147483647LL) ||
-        (y < ((-2147483647LL) - 1LL)) || (y > 2147483647LL)) {
-        if (x > 0LL) {
-            if (y > 0LL) {
-                if (x > (max64 / y)) {
-                    r = 1;
-                }
-            } else {
-                if (y < (min64 / x)) {
-                    r = 1;
-                }
-            }
-        } else if (x < 0LL) {
-            if (y > 0LL) {
-                if (x < (min64 / y)) {
-                    r = 1;
-                }
-            } else if (y < 0LL) {
-                if (y < (max64 / x)) {
-                    r = 1;
-                }
-            } else {
-                r = 0;
-            }
-        } else {
-            r = 0;
-        }
-    }
-    return r;
+    return (excess_i64(x, y) != 0U) ? 1 : 0;
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_i64(a[k] * b[k]);
+*/
+static int block_overflows_i64(const int64_t *a, const int64_t *b, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i64(a[k] * b[k]);
+        loop assigns j, acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_i64(a[j], b[j]);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* Blocks of 2048 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_i64(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 2048U) ? rest : 2048U;
+        if (block_overflows_i64(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_i64(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_i64(a[i], b[i]) != 0) {
             break;
         }
@@ -730,30 +1088,90 @@ void sonnx_mul_wrap_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_
 
 /* @relation(F-CHECKED, scope=function) */
 /*@ assigns \nothing;
+    ensures excess: \result == 0 <==> sonnx_fits_u64(x * y);
+*/
+static inline uint64_t excess_u64(uint64_t x, uint64_t y)
+{
+    const uint64_t xh = high32_u64(x);
+    const uint64_t yh = high32_u64(y);
+    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
+    /*@ assert both_big: both != 0 ==> x * y >= 18446744073709551616; */
+    /* s: a factor below 2^32 unless both are large; l: the other */
+    const uint64_t s = (xh == 0ULL) ? x : y;
+    const uint64_t l = (xh == 0ULL) ? y : x;
+    const uint64_t lh = (xh == 0ULL) ? yh : xh;
+    const uint64_t ll = l - (lh * 4294967296ULL);
+    /*@ assert split: both == 0 ==> s < 4294967296 && x * y == s * l &&
+            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
+    const uint64_t low = s * ll;
+    const uint64_t lowh = high32_u64(low);
+    const uint64_t t = (s * lh) + lowh;
+    /*@ assert product: both == 0 ==>
+            x * y == t * 4294967296 + (low - lowh * 4294967296); */
+    return both | high32_u64(t);
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
     ensures flag: \result == 0 || \result == 1;
     ensures decides: \result == 0 <==> sonnx_fits_u64(x * y);
 */
 static int overflows_u64(uint64_t x, uint64_t y)
 {
-    int r = 0;
-    if ((x > 4294967295ULL) || (y > 4294967295ULL)) {
-        if ((x != 0ULL) && (y > (18446744073709551615ULL / x))) {
-            r = 1;
-        }
-    }
-    return r;
+    return (excess_u64(x, y) != 0U) ? 1 : 0;
 }
 
 /* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_u64(a[k] * b[k]);
+*/
+static int block_overflows_u64(const uint64_t *a, const uint64_t *b, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_u64(a[k] * b[k]);
+        loop assigns j, acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_u64(a[j], b[j]);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* Blocks of 2048 elements, each through the branch-free pass; from the
+   first block it flags (if any), element by element up to the first
+   overflowing product. */
+/* @relation(F-CHECKED, scope=function) */
 size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t n)
 {
+    size_t start = 0U;
     size_t i;
-    /*@ loop invariant 0 <= i <= n;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant \forall integer k; 0 <= k < start ==> sonnx_fits_u64(a[k] * b[k]);
+        loop assigns start;
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t len = (rest < 2048U) ? rest : 2048U;
+        if (block_overflows_u64(a, b, start, start + len) != 0) {
+            break;
+        }
+        start += len;
+    }
+    /*@ loop invariant start <= i <= n;
         loop invariant \forall integer k; 0 <= k < i ==> sonnx_fits_u64(a[k] * b[k]);
         loop assigns i;
         loop variant n - i;
     */
-    for (i = 0U; i < n; i++) {
+    for (i = start; i < n; i++) {
         if (overflows_u64(a[i], b[i]) != 0) {
             break;
         }

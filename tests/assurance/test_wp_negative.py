@@ -34,6 +34,9 @@ TOUCHED = {
         "wrap1_i32",
         "overflows_i8",
         "sonnx_mul_first_overflow_u8",
+        "block_overflows_i8",
+        "excess_u64",
+        "excess_i64",
     ],
     FLOAT_C: ["f32_bits_to_bf16", "sonnx_mul_f32"],
 }
@@ -164,6 +167,52 @@ def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
     assert errors
     broken = [g for g, v in run.goals.items() if _refused(v)]
     assert any(g.startswith("typed_sonnx_mul_first_overflow_u8_") for g in broken), run.goals
+
+
+def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
+    # the int8 block pass letting a product of 128 through: its `clear`
+    # ensures (every product of a block it passes fits) is refused
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;",
+        "return ((lo < ((-127) - 1)) || (hi > 128)) ? 1 : 0;",
+        ["block_overflows_i8"],
+        properties=("clear",),
+    )
+    assert errors
+    assert _failed(run, "typed_block_overflows_i8_ensures_clear"), run.goals
+
+
+def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
+    # the division-free uint64 test forgetting that two factors of 2^32 or
+    # more always overflow (only the carry of the small-factor products left)
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "    return both | high32_u64(t);\n",
+        "    return high32_u64(t);\n",
+        ["excess_u64"],
+        properties=("excess",),
+    )
+    assert errors
+    assert _failed(run, "typed_excess_u64_ensures_excess"), run.goals
+
+
+def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> None:
+    # the int64 test bounding |x*y| by 2^63 - 1 whatever the signs: it
+    # reports a product of -2^63 (-2^62 * 2) as an overflow, so `excess` (an
+    # equivalence) is refused
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "const uint64_t lim = 9223372036854775807ULL + neg;",
+        "const uint64_t lim = 9223372036854775807ULL;",
+        ["excess_i64"],
+        properties=("excess",),
+    )
+    assert errors
+    assert _failed(run, "typed_excess_i64_ensures_excess"), run.goals
 
 
 def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ and with ``out=``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from sonnx_mul.dtypes import ElementType
 from sonnx_mul.errors import IntegerOverflowError
 from support import INT_TYPES, swapped
 
+ROOT = Path(__file__).resolve().parents[2]
 SMALL_CHUNK = 8
 N_BLOCKS = 4
 POSITIONS = (0, 1, SMALL_CHUNK - 1, SMALL_CHUNK, 2 * SMALL_CHUNK + 3, N_BLOCKS * SMALL_CHUNK - 1)
@@ -159,6 +162,42 @@ def test_F_CHECKED_real_chunk_size_first_middle_last_block(etype: ElementType) -
                 expected = position if not _fits(etype, p * q) else -1
                 assert numpy_loops.first_overflow_index(a, b, etype) == expected
                 assert native_first(a, b) == expected
+
+
+def _kernel_block_bytes() -> int:
+    """The native checked scan's block, in bytes of each operand (native/generate.py)."""
+    found = re.search(r"^BLOCK_BYTES = (\d+)$", (ROOT / "native/generate.py").read_text(), re.M)
+    assert found is not None
+    return int(found.group(1))
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_native_scan_blocks_first_middle_last(etype: ElementType) -> None:
+    """The native scan's blocks (a branch-free pass each, then element by
+    element in the first block it flags): products at the bounds in every
+    block pass; an overflow at either edge of a block, in the tail block and
+    at the last element is found, also with a later one in another block;
+    out is left untouched."""
+    block = _kernel_block_bytes() // etype.dtype.itemsize
+    n = 3 * block + 5
+    fitting = [p for p in exact_pairs(etype).values() if _fits(etype, p[0] * p[1])]
+    x, y = next(p for p in exact_pairs(etype).values() if not _fits(etype, p[0] * p[1]))
+    a = np.ones(n, etype.dtype)
+    b = np.ones(n, etype.dtype)
+    for k, edge in enumerate((0, block - 1, block, 2 * block - 1, 3 * block, n - 1)):
+        a[edge], b[edge] = fitting[k % len(fitting)]
+    assert native_first(a, b) == -1
+    exact = [int(p) * int(q) for p, q in zip(a.tolist(), b.tolist(), strict=True)]
+    assert _native.multiply(a, b, None, True).tolist() == exact
+    for position in (0, block - 1, block, 2 * block + 1, 3 * block, n - 1):
+        for later in (None, min(position + block, n - 1)):
+            bad_a, bad_b = a.copy(), b.copy()
+            if later is not None and later != position:
+                bad_a[later], bad_b[later] = x, y
+            bad_a[position], bad_b[position] = x, y
+            out = np.full(n, 3, etype.dtype)
+            assert _native.multiply(bad_a, bad_b, out, True) == position
+            assert (out == 3).all()  # nothing written
 
 
 NPYITER_BLOCK = 8192
