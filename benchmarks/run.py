@@ -412,6 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     from value_classes import measure as measure_classes  # time by value class (issue 28)
 
     classes = [dataclasses.asdict(row) for row in measure_classes(3 if args.quick else 11)]
+    import fp_environment  # bits and time under a foreign MXCSR (issue 28)
+    import kernel_cycles  # the C kernel alone, per element (issue 28)
+
+    cycles = [dataclasses.asdict(row) for row in kernel_cycles.measure(args.quick)]
+    has_tsc = bool(kernel_cycles.build().sonnx_bench_has_tsc())
+    fp_env = [dataclasses.asdict(row) for row in fp_environment.measure(args.quick)]
     goals = targets(args.quick)
     for goal in goals:
         print(goal["name"], "/", goal["base"], goal["ratio"])
@@ -423,6 +429,9 @@ def main(argv: list[str] | None = None) -> int:
         "peak_memory_bytes": memory,
         "hostile_files": hostile,
         "value_classes": classes,
+        "kernel_cycles": cycles,
+        "kernel_has_tsc": has_tsc,
+        "fp_environment": fp_env,
         "targets": goals,
         "prove_seconds": prove_seconds(),
         "bench_seconds": time.perf_counter() - started,
@@ -547,6 +556,30 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             "",
         ]
         lines += render_classes([Row(**row) for row in results["value_classes"]])
+    if results.get("kernel_cycles"):
+        import kernel_cycles
+
+        lines += ["", "## The C kernel alone, per element (issue 28)", ""]
+        lines += [
+            "The proved sources, portable build (native/flags.py), timed from C",
+            "(benchmarks/kernel_cycles.c): medians over the calls, per type the worst",
+            "value class of value_classes.py (both overflow modes) and the best.",
+            "TSC ticks are reference cycles at the counter's nominal rate.",
+            "",
+        ]
+        rows_c = [kernel_cycles.Row(**row) for row in results["kernel_cycles"]]
+        lines += kernel_cycles.render(rows_c, bool(results.get("kernel_has_tsc")))
+    if results.get("fp_environment"):
+        import fp_environment
+
+        lines += ["", "## Under a foreign floating-point environment (issue 28)", ""]
+        lines += [
+            "mul(a, b, out=) on 1e6 random bit patterns with the caller's MXCSR set",
+            "as another library may leave it; numpy's multiply is the control.",
+            "",
+        ]
+        rows_f = [fp_environment.Row(**row) for row in results["fp_environment"]]
+        lines += fp_environment.render(rows_f)
     if results.get("prove_seconds"):
         lines += [
             "",

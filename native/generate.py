@@ -18,16 +18,29 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from sonnx_mul import dtypes
+from sonnx_mul.dtypes import ElementType
+
 OUT = Path(__file__).resolve().parent / "src" / "sonnx_mul_int.c"
 
 
 @dataclass(frozen=True)
 class IntType:
-    """One integer element type: its suffix, C type and width."""
+    """One integer element type of the registry, with the names the C uses."""
 
-    suffix: str
-    bits: int
-    signed: bool
+    etype: ElementType
+
+    @property
+    def bits(self) -> int:
+        return self.etype.bits
+
+    @property
+    def signed(self) -> bool:
+        return self.etype.signed
+
+    @property
+    def suffix(self) -> str:
+        return f"{'i' if self.signed else 'u'}{self.bits}"
 
     @property
     def ctype(self) -> str:
@@ -39,26 +52,24 @@ class IntType:
 
     @property
     def lo(self) -> int:
-        return -(1 << (self.bits - 1)) if self.signed else 0
+        return self.etype.lo
 
     @property
     def hi(self) -> int:
-        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+        return self.etype.hi
 
     @property
     def modulus(self) -> int:
         return 1 << self.bits
 
 
-TYPES = (
-    IntType("i8", 8, True),
-    IntType("u8", 8, False),
-    IntType("i16", 16, True),
-    IntType("u16", 16, False),
-    IntType("i32", 32, True),
-    IntType("u32", 32, False),
-    IntType("i64", 64, True),
-    IntType("u64", 64, False),
+# The one table of element types (src/sonnx_mul/dtypes.py, which also
+# generates the Why3 instances): its integer types, in the file's order.
+TYPES = tuple(
+    IntType(t)
+    for t in sorted(
+        (t for t in dtypes.ALL_TYPES if not t.is_float), key=lambda t: (t.bits, not t.signed)
+    )
 )
 
 
@@ -600,6 +611,7 @@ size_t sonnx_mul_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n);
       assigns \\nothing;
       ensures checked_first: 0 <= \\result < n && !sonnx_fits_{s}(a[\\result] * b[\\result]);
       ensures checked_prefix: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
+      ensures checked_unwritten: \\forall integer k; 0 <= k < n ==> c[k] == \\old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */

@@ -125,6 +125,7 @@ size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n);
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_i8(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_i8(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -166,6 +167,7 @@ size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_u8(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_u8(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -207,6 +209,7 @@ size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_i16(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_i16(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -248,6 +251,7 @@ size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_u16(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_u16(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -289,6 +293,7 @@ size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_i32(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_i32(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -330,6 +335,7 @@ size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_u32(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_u32(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -371,6 +377,7 @@ size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_i64(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_i64(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */
@@ -412,6 +419,7 @@ size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t
       assigns \nothing;
       ensures checked_first: 0 <= \result < n && !sonnx_fits_u64(a[\result] * b[\result]);
       ensures checked_prefix: \forall integer k; 0 <= k < \result ==> sonnx_fits_u64(a[k] * b[k]);
+      ensures checked_unwritten: \forall integer k; 0 <= k < n ==> c[k] == \old(c[k]);
     complete behaviors;
     disjoint behaviors;
 */

@@ -25,6 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 def copy(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "why3", tmp_path / "why3")
     shutil.copytree(REPO / "proofs" / "drivers", tmp_path / "proofs" / "drivers")
+    shutil.copytree(REPO / "proofs" / "wp", tmp_path / "proofs" / "wp")
     return tmp_path
 
 

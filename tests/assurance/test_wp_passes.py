@@ -75,6 +75,13 @@ def test_the_first_pass_leaves_out_what_the_manifest_pins_elsewhere() -> None:
         ["-wp-fct", "g"],
         ["-wp-fct", "f", "-wp-prop=-wrap_elem"],
     ]
+    # lemmas are not any function's: -wp-skip-fct leaves them out, a run of their own takes them
+    with_lemmas = wp_plan.first_pass((), skipped, "cvc4", 5000, 60, lemmas=True)
+    assert [r.selection_argv() for r in with_lemmas] == [
+        ["-wp-skip-fct", "f"],
+        ["-wp-prop=@lemma"],
+        ["-wp-fct", "f", "-wp-prop=-wrap_elem"],
+    ]
     # without pins: one run on everything
     assert wp_plan.first_pass((), {}, "cvc4", 5000, 60) == [wp_plan.Invocation(("cvc4",), 5000, 60)]
 

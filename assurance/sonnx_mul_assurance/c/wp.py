@@ -315,7 +315,10 @@ def prove(
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
-    passes = wp_plan.first_pass(functions, skipped, first, budget(first), unit.timeout, properties)
+    lemmas = re.search(r"\blemma\s+\w+\s*:", src.read_text()) is not None
+    passes = wp_plan.first_pass(
+        functions, skipped, first, budget(first), unit.timeout, properties, lemmas
+    )
     for invocation in passes:
         goals.update(run(invocation))
     for prover in unit.provers[1:]:

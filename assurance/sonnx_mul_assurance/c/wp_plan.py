@@ -95,11 +95,14 @@ def first_pass(
     steps: int,
     timeout: int,
     properties: Sequence[str] = (),
+    lemmas: bool = False,
 ) -> list[Invocation]:
     """The first prover on ``functions`` (every function when empty) and
     ``properties`` (every one when empty), leaving out the ``skipped``
     property names of each function: one invocation for the functions
-    without any, one per distinct set of names left out."""
+    without any, one per distinct set of names left out; and, on every
+    function of a source with ``lemmas`` where some are skipped, one for the
+    lemmas (``-wp-skip-fct`` leaves them out with the functions)."""
     groups: dict[frozenset[str], list[str]] = defaultdict(list)
     for function, names in sorted(skipped.items()):
         if names and (not functions or function in functions):
@@ -109,6 +112,8 @@ def first_pass(
     chosen = tuple(properties)
     if not functions:
         runs.append(Invocation((prover,), steps, timeout, (), chosen, skip=grouped))
+        if grouped and lemmas and not chosen:
+            runs.append(Invocation((prover,), steps, timeout, (), ("@lemma",)))
     elif rest := tuple(f for f in functions if f not in grouped):
         runs.append(Invocation((prover,), steps, timeout, rest, chosen))
     for left, members in sorted(groups.items(), key=lambda item: item[1]):

@@ -46,6 +46,8 @@ SCAN_DIRS: tuple[str, ...] = (
     "assurance/sonnx_mul_assurance/python/contracts.py",
     # the C kernel that computes every product (Frama-C WP and MISRA evidence)
     "native",
+    # the WP units that tie the kernel's contracts to the specification
+    "proofs/wp",
 )
 SCAN_SUFFIXES: tuple[str, ...] = (".py", ".mlw", ".c", ".h")
 C_SUFFIXES: tuple[str, ...] = (".c", ".h")

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sonnx_mul import dtypes
+from sonnx_mul_assurance.c import spec_clients
 from sonnx_mul_assurance.why3 import instances, whyml
 from sonnx_mul_assurance.why3.check_order import check_order
 from sonnx_mul_assurance.why3.instances import tag
@@ -144,7 +145,12 @@ def generate() -> str:
 
 def generated_files() -> dict[Path, Callable[[], str]]:
     """Every file generated from the registry (relative path) and its generator."""
-    return {GENERATED: generate, **instances.GENERATORS}
+    return {
+        GENERATED: generate,
+        **instances.GENERATORS,
+        spec_clients.PATH: spec_clients.generate,
+        spec_clients.FLOAT_TIE: spec_clients.generate_float_tie,
+    }
 
 
 def write_generated(root: Path) -> list[Path]:
