@@ -11,8 +11,9 @@
 #include "sonnx_mul_kernel.h"
 
 /*@ axiomatic SonnxAcslConversion {
-      // ACSL's conversion of an integer to uint64_t is modulo 2^64 (the ACSL
-      // manual, 2.2.4); WP's Cint model only states it in range.  The 64-bit
+      // ACSL's conversion of an integer to uint64_t is modulo 2^64 (ACSL's
+      // casts to machine integer types); WP's Cint model only states it in
+      // range.  The 64-bit
       // wrap contracts are written with that conversion: this axiom is the
       // one assumption by which their statement is the specification's.
       axiom to_u64_modular: \forall integer x;

@@ -1,6 +1,7 @@
-"""Generate ``proofs/wp/spec_clients.c``: a WP unit whose functions call the
-public kernel and assert what the specification says of the call, so that a
-weakened C contract fails a proof even after ``update-manifest``.
+"""Generate ``proofs/wp/spec_clients.c`` and ``proofs/wp/float_tie.c``: WP
+units whose functions call the public kernel and assert what the
+specification says of the call, so that a weakened C contract fails a proof
+even after ``update-manifest``.
 
 The statements come from the element-type registry (:mod:`sonnx_mul.dtypes`)
 that also generates the Why3 instances (``why3/profile.mlw``'s ranges and
@@ -18,10 +19,13 @@ as WP uses it at a call site (its ``requires`` proved, its ``assigns`` and
   result is ``n``; else the result is the first overflow and nothing is
   written;
 * float16/bfloat16: every element written is a number, an infinity or the
-  canonical quiet NaN of its format (from ``eb``/``sb``).
+  canonical quiet NaN of its format (from ``eb``/``sb``);
+* float32/float64 (``float_tie.c``, after the lemmas that tie WP's product
+  to ``floats.mlw``'s ``mul_ieee``): the specification's product, or the
+  canonical NaN's bits when it is a NaN.
 
-``tables check`` (a ``make prove`` step) fails when the file is not what
-this generator writes; the WP check proves it like the kernel's units.
+``tables check`` (a ``make prove`` step) fails when a file is not what
+this generator writes; the WP check proves them like the kernel's units.
 """
 
 from __future__ import annotations
@@ -47,8 +51,9 @@ HEADER = """\
 #include "sonnx_mul_kernel.h"
 
 /*@ axiomatic SonnxAcslConversion {
-      // ACSL's conversion of an integer to uint64_t is modulo 2^64 (the ACSL
-      // manual, 2.2.4); WP's Cint model only states it in range.  The 64-bit
+      // ACSL's conversion of an integer to uint64_t is modulo 2^64 (ACSL's
+      // casts to machine integer types); WP's Cint model only states it in
+      // range.  The 64-bit
       // wrap contracts are written with that conversion: this axiom is the
       // one assumption by which their statement is the specification's.
       axiom to_u64_modular: \\forall integer x;
