@@ -34,6 +34,7 @@ from pathlib import Path
 
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
+from sonnx_mul.oracle.softfloat import quiet_nan
 
 PATH = Path("proofs/wp/spec_clients.c")
 
@@ -177,7 +178,6 @@ size_t spec_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n)
 
 def _nan_rule(t: ElementType, name: str) -> str:
     infinity = ((1 << t.eb) - 1) << (t.sb - 1)
-    quiet_nan = infinity | (1 << (t.sb - 2))
     sign = 1 << (t.bits - 1)
     return f"""\
 /* @relation(F-FLOAT, scope=function) */
@@ -185,7 +185,7 @@ def _nan_rule(t: ElementType, name: str) -> str:
 {{
     sonnx_mul_{name}(a, b, c, n);
     /*@ assert spec_nan_rule: \\forall integer k; 0 <= k < n ==>
-            c[k] % {sign} <= {infinity} || c[k] == {quiet_nan}; */
+            c[k] % {sign} <= {infinity} || c[k] == {quiet_nan(t.eb, t.sb)}; */
     /*@ assert spec_beyond: c[n] == \\at(c[n], Pre); */
 }}
 
@@ -232,9 +232,8 @@ FLOAT_TIE_HEADER = """\
 """
 
 
-def _float_client(t: ElementType, ctype_: str, name: str, width: int) -> str:
-    infinity = ((1 << t.eb) - 1) << (t.sb - 1)
-    quiet_nan = infinity | (1 << (t.sb - 2))
+def _float_client(t: ElementType, ctype_: str) -> str:
+    name, width = f"f{t.bits}", t.bits
     return f"""
 /* @relation(F-FLOAT, scope=function) */
 {_SEPARATE}void spec_{name}(const {ctype_} *a, const {ctype_} *b, {ctype_} *c, size_t n)
@@ -242,7 +241,7 @@ def _float_client(t: ElementType, ctype_: str, name: str, width: int) -> str:
     sonnx_mul_{name}(a, b, c, n);
     /*@ assert spec_product: \\forall integer k; 0 <= k < n ==>
             \\let s = sonnx_spec_mul{width}(\\at(a[k], Pre), \\at(b[k], Pre));
-            (\\is_NaN(s) ==> sonnx_bits{width}(c[k]) == {quiet_nan})
+            (\\is_NaN(s) ==> sonnx_bits{width}(c[k]) == {quiet_nan(t.eb, t.sb)})
             && (!\\is_NaN(s) ==> sonnx_same{width}(c[k], s)); */
     /*@ assert spec_beyond: c[n] == \\at(c[n], Pre); */
 }}
@@ -253,6 +252,6 @@ def generate_float_tie() -> str:
     """The tie lemmas, then a client of the float32 and of the float64 loop."""
     return (
         FLOAT_TIE_HEADER
-        + _float_client(dtypes.FLOAT32, "float", "f32", 32)
-        + _float_client(dtypes.FLOAT64, "double", "f64", 64)
+        + _float_client(dtypes.FLOAT32, "float")
+        + _float_client(dtypes.FLOAT64, "double")
     )
