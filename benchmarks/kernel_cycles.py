@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import statistics
 import subprocess
 import sys
@@ -37,8 +38,11 @@ KINDS = {
 SIZES = (4096, value_classes.N)
 
 
+@functools.cache
 def build(cc: str = "gcc") -> ctypes.CDLL:
-    """The kernel and the timer as one shared library, with the kernel's flags."""
+    """The kernel and the timer as one shared library, with the kernel's flags
+    (compiled once per process: the cycles, the FP-environment check and the
+    report all use it)."""
     sys.path.insert(0, str(ROOT / "native"))
     import flags  # native/flags.py: the one source of the compile flags
 
@@ -98,19 +102,12 @@ def time_class(
 
 def measure(quick: bool) -> list[Row]:
     dll = build()
-    rng = np.random.default_rng(20261127)
+    classes = value_classes.cases(np.random.default_rng(20261127))
     rows = []
-    classes: list[tuple[str, str, np.ndarray, np.ndarray, bool]] = []
-    for name in value_classes.FLOAT_FORMATS:
-        pairs = value_classes.float_classes(name, rng).items()
-        classes += [(name, k, a, b, False) for k, (a, b) in pairs]
-    for name in value_classes.INT_TYPES:
-        pairs3 = value_classes.int_classes(name, rng).items()
-        classes += [(name, k, a, b, mode == "error") for k, (a, b, mode) in pairs3]
     for n in SIZES:
         reps = (11 if quick else 31) if n > 4096 else (101 if quick else 1001)
-        for type_name, klass, a, b, checked in classes:
-            ticks, ns = time_class(dll, type_name, a[:n], b[:n], checked, reps)
+        for type_name, klass, a, b, mode in classes:
+            ticks, ns = time_class(dll, type_name, a[:n], b[:n], mode == "error", reps)
             rows.append(Row(type_name, klass, n, ticks, ns))
     return rows
 

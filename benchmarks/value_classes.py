@@ -146,16 +146,20 @@ class Row:
         return self.klass.endswith("(error)")
 
 
-def measure(repeats: int) -> list[Row]:
-    """One row per (type, class), the mul and the copy of the same arrays."""
-    rng = np.random.default_rng(20261126)
-    rows: list[Row] = []
+def cases(rng: np.random.Generator) -> list[tuple[str, str, np.ndarray, np.ndarray, str]]:
+    """(type, class, a, b, overflow mode) of every value class of every type."""
     jobs: list[tuple[str, str, np.ndarray, np.ndarray, str]] = []
     for name in FLOAT_FORMATS:
         jobs += [(name, c, a, b, "wrap") for c, (a, b) in float_classes(name, rng).items()]
     for name in INT_TYPES:
         jobs += [(name, c, a, b, m) for c, (a, b, m) in int_classes(name, rng).items()]
-    for type_name, klass, a, b, mode in jobs:
+    return jobs
+
+
+def measure(repeats: int) -> list[Row]:
+    """One row per (type, class), the mul and the copy of the same arrays."""
+    rows: list[Row] = []
+    for type_name, klass, a, b, mode in cases(np.random.default_rng(20261126)):
         out, copy = np.empty_like(a), np.empty_like(a)
         mul(a, b, out=out, overflow=mode)  # raises if a checked class overflowed
         seconds = _median_cpu(partial(mul, a, b, out=out, overflow=mode), repeats)
