@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import inspect
 from fractions import Fraction
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
+from sonnx_mul_assurance.c import wp
 from sonnx_mul_assurance.python import contracts
 from sonnx_mul_assurance.python.crosshair import conditions
 
@@ -169,3 +172,20 @@ def holds(fn, *args):
     env["__return__"] = fn(*args)
     for p in post:
         assert eval(p, env), (fn.__name__, p, args)
+
+
+def wp_unit(root: Path, source: str | Path) -> tuple[wp.Unit, dict[str, Any]]:
+    """The WP manifest's unit for ``source`` and its pinned entry."""
+    manifest = wp.load_manifest(root)
+    index = [u["source"] for u in manifest["units"]].index(str(source))
+    return wp.units(manifest)[index], manifest["units"][index]
+
+
+def wp_refused(goal: wp.Goal) -> bool:
+    """Not proved, and not for want of time (the step limit, or the prover's own answer)."""
+    return goal.status != wp.VALID and "timeout" not in goal.prover.lower()
+
+
+def wp_failed(run: wp.Run, goal: str) -> bool:
+    """The goal is in the run and refused by its prover (:func:`wp_refused`)."""
+    return goal in run.goals and wp_refused(run.goals[goal])

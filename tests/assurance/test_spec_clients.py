@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul_assurance.c import spec_clients, wp
+from support import wp_failed, wp_unit
 
 pytestmark = pytest.mark.provers
 
@@ -109,23 +110,16 @@ def _run(
     if client_text is not None:
         source = tmp_path / unit.name
         source.write_text(client_text)
-    manifest = wp.load_manifest(ROOT)
-    index = [u["source"] for u in manifest["units"]].index(str(unit))
-    pinned = manifest["units"][index]
+    manifest_unit, pinned = wp_unit(ROOT, unit)
     run = wp.prove(
         ROOT,
-        wp.units(manifest)[index],
+        manifest_unit,
         functions=functions,
         source=source,
         include=include,
         pins=pinned["goals"],
     )
     return run, wp.compare(run, pinned, functions)
-
-
-def _refused(run: wp.Run, goal: str) -> bool:
-    found = run.goals.get(goal)
-    return found is not None and found.status != wp.VALID and "timeout" not in found.prover.lower()
 
 
 def test_the_client_units_are_generated_from_the_registry() -> None:
@@ -142,7 +136,7 @@ def test_positive_control_the_real_header_proves_every_client_assert(tmp_path: P
 
 def test_weakened_contracts_leave_their_client_asserts_unproved(tmp_path: Path) -> None:
     run, errors = _run(tmp_path, PLANTED)
-    refused = {goal for *_, goal in PLANTED if _refused(run, goal)}
+    refused = {goal for *_, goal in PLANTED if wp_failed(run, goal)}
     assert refused == {goal for *_, goal in PLANTED}, (sorted(refused), errors)
     # the rest of those clients still goes through: each fault breaks its own statement
     others = [g for g in run.goals if "_assert_spec_" in g and g not in refused]
@@ -157,7 +151,7 @@ def test_without_the_conversion_axiom_the_64_bit_wrap_is_not_the_specification(
     start = text.index("/*@ axiomatic SonnxAcslConversion")
     end = text.index("*/", start) + 2
     run, _ = _run(tmp_path, (), client_text=text[:start] + text[end:])
-    assert _refused(run, "typed_spec_wrap_i64_assert_spec_wrap"), run.goals
+    assert wp_failed(run, "typed_spec_wrap_i64_assert_spec_wrap"), run.goals
 
 
 def test_positive_control_the_float_clients_are_proved(tmp_path: Path) -> None:
@@ -170,5 +164,5 @@ def test_positive_control_the_float_clients_are_proved(tmp_path: Path) -> None:
 
 def test_weakened_float_contracts_leave_their_client_asserts_unproved(tmp_path: Path) -> None:
     run, errors = _run(tmp_path, PLANTED_FLOAT, spec_clients.FLOAT_TIE, FLOAT_FUNCTIONS)
-    refused = {goal for *_, goal in PLANTED_FLOAT if _refused(run, goal)}
+    refused = {goal for *_, goal in PLANTED_FLOAT if wp_failed(run, goal)}
     assert refused == {goal for *_, goal in PLANTED_FLOAT}, (sorted(refused), errors)

@@ -8,7 +8,7 @@ functions unmodified and must pass against the pinned manifest.
 Every run here is the check itself: each goal once, by the prover it is
 pinned to, within its pinned step limit (a deterministic count, whatever
 the machine's load).  A planted fault makes its goal false: the prover
-refuses it within those steps (never a timeout: ``_refused``).  The positive
+refuses it within those steps (never a timeout: ``wp_refused``).  The positive
 control runs every function the faults touch in the same way, so a failure
 below is the fault's, not the limit's nor the prover's.
 """
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul_assurance.c import wp
+from support import wp_failed, wp_refused, wp_unit
 
 pytestmark = pytest.mark.provers
 
@@ -64,32 +65,20 @@ def _planted(
     text = target.read_text()
     assert text.count(old) >= 1, f"planted edit not applicable: {old!r}"
     target.write_text(text.replace(old, new, 1) if old != new else text)
-    manifest = wp.load_manifest(ROOT)
-    index = [u["source"] for u in manifest["units"]].index(source)
+    unit, pinned = wp_unit(ROOT, source)
     run = wp.prove(
         ROOT,
-        wp.units(manifest)[index],
+        unit,
         functions=functions,
         source=copy / Path(source).relative_to("native"),
         include=copy / "include",
-        pins=manifest["units"][index]["goals"],
+        pins=pinned["goals"],
         properties=properties,
     )
-    pinned = manifest["units"][index]
     if properties:
         chosen = {g: v for g, v in pinned["goals"].items() if any(f"_{p}" in g for p in properties)}
         pinned = {**pinned, "goals": chosen}
     return run, wp.compare(run, pinned, functions)
-
-
-def _failed(run: wp.Run, goal: str) -> bool:
-    """The goal is in the run and refused by its prover: not proved, and not
-    for want of time (the step limit, or the prover's own answer)."""
-    return goal in run.goals and _refused(run.goals[goal])
-
-
-def _refused(goal: wp.Goal) -> bool:
-    return goal.status != wp.VALID and "timeout" not in goal.prover.lower()
 
 
 @pytest.mark.parametrize("source", sorted(TOUCHED))
@@ -111,7 +100,7 @@ def test_F_WRAP_signed_product_in_the_signed_type_fails(tmp_path: Path) -> None:
         ["wrap1_i32"],
     )
     assert errors
-    assert _failed(run, "typed_wrap1_i32_assert_rte_signed_overflow"), run.goals
+    assert wp_failed(run, "typed_wrap1_i32_assert_rte_signed_overflow"), run.goals
 
 
 def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
@@ -135,7 +124,7 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
         "typed_sonnx_mul_wrap_u8_assert_rte_mem_access_2",
         "typed_sonnx_mul_wrap_u8_assert_rte_mem_access_3",
     }
-    broken = [g for g, v in run.goals.items() if _refused(v)]
+    broken = [g for g, v in run.goals.items() if wp_refused(v)]
     assert "typed_sonnx_mul_wrap_u8_assert_rte_mem_access" in broken, broken
 
 
@@ -149,7 +138,7 @@ def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
         ["overflows_i8"],
     )
     assert errors
-    assert _failed(run, "typed_overflows_i8_ensures_decides"), run.goals
+    assert wp_failed(run, "typed_overflows_i8_ensures_decides"), run.goals
 
 
 def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
@@ -165,7 +154,7 @@ def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
         ["sonnx_mul_first_overflow_u8"],
     )
     assert errors
-    broken = [g for g, v in run.goals.items() if _refused(v)]
+    broken = [g for g, v in run.goals.items() if wp_refused(v)]
     assert any(g.startswith("typed_sonnx_mul_first_overflow_u8_") for g in broken), run.goals
 
 
@@ -181,7 +170,7 @@ def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
         properties=("clear",),
     )
     assert errors
-    assert _failed(run, "typed_block_overflows_i8_ensures_clear"), run.goals
+    assert wp_failed(run, "typed_block_overflows_i8_ensures_clear"), run.goals
 
 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
@@ -196,7 +185,7 @@ def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path
         properties=("excess",),
     )
     assert errors
-    assert _failed(run, "typed_excess_u64_ensures_excess"), run.goals
+    assert wp_failed(run, "typed_excess_u64_ensures_excess"), run.goals
 
 
 def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> None:
@@ -212,7 +201,7 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
         properties=("excess",),
     )
     assert errors
-    assert _failed(run, "typed_excess_i64_ensures_excess"), run.goals
+    assert wp_failed(run, "typed_excess_i64_ensures_excess"), run.goals
 
 
 def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
@@ -227,7 +216,7 @@ def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> N
         ["f32_bits_to_bf16"],
     )
     assert errors
-    assert _failed(run, "typed_f32_bits_to_bf16_assert_bit6") or _failed(
+    assert wp_failed(run, "typed_f32_bits_to_bf16_assert_bit6") or wp_failed(
         run, "typed_f32_bits_to_bf16_ensures_nan"
     ), run.goals
 
@@ -243,7 +232,7 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
         ["f16_canonical", "sonnx_mul_f16"],
     )
     assert errors
-    assert _failed(run, "typed_f16_canonical_ensures_nan"), run.goals
+    assert wp_failed(run, "typed_f16_canonical_ensures_nan"), run.goals
 
 
 def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
@@ -256,7 +245,7 @@ def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
         ["sonnx_mul_bf16"],
     )
     assert errors
-    assert _failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
+    assert wp_failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
 
 
 F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
@@ -288,7 +277,7 @@ def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
     # nearest even, and the NaN rule on the bits) refuses each planted loop
     run, errors = _planted(tmp_path, FLOAT_C, F32_LOOP, planted, ["sonnx_mul_f32"])
     assert errors, fault
-    assert _failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
+    assert wp_failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
 
 
 def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
@@ -299,10 +288,8 @@ def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
     right = "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, y))"
     assert right in text
     tie.write_text(text.replace(right, "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, x))"))
-    manifest = wp.load_manifest(ROOT)
-    index = [u["source"] for u in manifest["units"]].index(TIE_C)
-    pinned = manifest["units"][index]
-    run = wp.prove(ROOT, wp.units(manifest)[index], source=tie, pins=pinned["goals"])
+    unit, pinned = wp_unit(ROOT, TIE_C)
+    run = wp.prove(ROOT, unit, source=tie, pins=pinned["goals"])
     assert wp.compare(run, pinned)
-    assert _failed(run, "typed_lemma_tie32"), run.goals
+    assert wp_failed(run, "typed_lemma_tie32"), run.goals
     assert run.goals["typed_lemma_tie64"].status == wp.VALID

@@ -283,7 +283,8 @@ def prove(
     # the manifest names files (a WP driver) relative to the repository
     extra = [str(root / arg) if (root / arg).is_file() else arg for arg in unit.extra]
     infix = driver_infix(unit.extra)
-    known = wp_plan.labels(src.read_text())
+    text = src.read_text()
+    known = wp_plan.labels(text)
     names_of = wp_plan.prover_names(conf.read_text())
     first = unit.provers[0]
     pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
@@ -315,7 +316,7 @@ def prove(
         lost += sum(int(m) for m in _SCHEDULED_RE.findall(output)) - len(found)
         return found
 
-    lemmas = re.search(r"\blemma\s+\w+\s*:", src.read_text()) is not None
+    lemmas = re.search(r"\blemma\s+\w+\s*:", text) is not None
     passes = wp_plan.first_pass(
         functions, skipped, first, budget(first), unit.timeout, properties, lemmas
     )
