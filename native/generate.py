@@ -40,11 +40,11 @@ class IntType:
 
     @property
     def suffix(self) -> str:
-        return f"{'i' if self.signed else 'u'}{self.bits}"
+        return self.etype.kernel_suffix
 
     @property
     def ctype(self) -> str:
-        return f"{'' if self.signed else 'u'}int{self.bits}_t"
+        return self.etype.kernel_ctype
 
     @property
     def utype(self) -> str:
@@ -64,13 +64,9 @@ class IntType:
 
 
 # The one table of element types (src/sonnx_mul/dtypes.py, which also
-# generates the Why3 instances): its integer types, in the file's order.
-TYPES = tuple(
-    IntType(t)
-    for t in sorted(
-        (t for t in dtypes.ALL_TYPES if not t.is_float), key=lambda t: (t.bits, not t.signed)
-    )
-)
+# generates the Why3 instances and the glue's kinds): its integer types, in
+# the kernel's order.
+TYPES = tuple(IntType(t) for t in dtypes.kernel_order() if not t.is_float)
 
 
 def _ulit(value: int, bits: int) -> str:
@@ -648,7 +644,7 @@ def render_rename(header: str) -> str:
         " *     -DSONNX_MUL_VARIANT=sonnx_mul_avx2 -include sonnx_mul_rename.h",
         " * so that every external function sonnx_mul_X is defined as",
         " * sonnx_mul_avx2_X: the objects link side by side with the portable",
-        " * ones, and the glue (src/sonnx_mul/_native.c) picks one at run time.",
+        " * ones, and the glue (src/sonnx_mul/_native_variants.c) picks one at run time.",
         " * Not part of the proved sources: the preprocessor only renames. */",
         "#ifndef SONNX_MUL_VARIANT",
         '#error "define SONNX_MUL_VARIANT (e.g. sonnx_mul_avx2) before sonnx_mul_rename.h"',

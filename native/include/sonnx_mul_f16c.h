@@ -6,7 +6,7 @@
  * of the 2^32 pairs of float16 patterns bit for bit against the proved
  * portable loop sonnx_mul_f16 and against the oracle (make
  * verify-exhaustive; native/verify/exhaustive.c), and checked at import
- * (src/sonnx_mul/_native.c) and by the self-test.  Selected at run time
+ * (src/sonnx_mul/_native_variants.c) and by the self-test.  Selected at run time
  * only on a CPU that has AVX2 and F16C (and AVX-512 F/BW/VL for the 16-wide
  * loop; docs/native-kernel.md).
  *

@@ -5,7 +5,7 @@
  *     -DSONNX_MUL_VARIANT=sonnx_mul_avx2 -include sonnx_mul_rename.h
  * so that every external function sonnx_mul_X is defined as
  * sonnx_mul_avx2_X: the objects link side by side with the portable
- * ones, and the glue (src/sonnx_mul/_native.c) picks one at run time.
+ * ones, and the glue (src/sonnx_mul/_native_variants.c) picks one at run time.
  * Not part of the proved sources: the preprocessor only renames. */
 #ifndef SONNX_MUL_VARIANT
 #error "define SONNX_MUL_VARIANT (e.g. sonnx_mul_avx2) before sonnx_mul_rename.h"

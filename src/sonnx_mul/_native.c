@@ -19,24 +19,10 @@
  * disjoint from both) and raises TypeError/ValueError otherwise, writing
  * nothing.
  *
- * ISA variants (x86-64; docs/native-kernel.md): besides the portable SSE2
- * build of the kernel, the same proved sources are compiled again with AVX2
- * and with AVX-512 flags (native/flags.mk; symbols sonnx_mul_avx2_* and
- * sonnx_mul_avx512_*), and float16 has an F16C hardware loop
- * (native/hw/sonnx_mul_f16c.c, verified exhaustively, not WP-proved); int8
- * and uint8 in wrap mode, from SONNX_MUL_STREAM8_MIN_ELEMENTS elements up,
- * run a loop with streaming stores (native/hw/sonnx_mul_stream8.c, verified
- * exhaustively, not WP-proved; below the threshold, and in checked mode,
- * the proved loop).  At
- * import the widest variant the CPU supports is selected (avx512: AVX-512
- * F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable); the
- * environment variable SONNX_MUL_ISA=portable|avx2|avx512 selects one
- * instead (ImportError if the CPU lacks it).  multiply() takes the variant's
- * name as an optional fifth argument (the tests run the paths back to back).
- * Before a hardware variant is used, its float16 loop is compared at import
- * bit for bit with the portable one on every pair of a set of edge values,
- * and its streaming int8/uint8 loop (called directly, whatever the
- * threshold) on every pair of bytes.
+ * Which build of the kernel runs each kind (the ISA variants, the hardware
+ * loops, the checks at import) is _native_variants.c's business; the element
+ * kinds and their tables come from _native_kinds.h, generated from the
+ * registry of element types (src/sonnx_mul/dtypes.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -49,7 +35,7 @@
 
 #include <stdlib.h>
 
-#include "sonnx_mul_kernel.h"
+#include "_native_variants.h"
 #include "sonnx_mul_fpenv.h"
 
 /* The float kernels are IEEE binary32/binary64 operations only when C
@@ -73,166 +59,9 @@
 #define COMPILER "unknown C compiler"
 #endif
 
-/* Element kinds, in the order of KIND_NAMES. */
-enum kind {
-    K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_I64, K_U64,
-    K_F16, K_BF16, K_F32, K_F64, K_COUNT, K_NONE = -1
-};
-
-static const char *const KIND_NAMES[K_COUNT] = {
-    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-    "float16", "bfloat16", "float32", "float64",
-};
-
-/* Typed adapters: the kernel functions take typed pointers; calling them
- * through a pointer of another function type would be undefined. */
-typedef void (*wrap_fn)(const void *, const void *, void *, size_t);
-typedef size_t (*scan_fn)(const void *, const void *, size_t);
-typedef size_t (*checked_fn)(const void *, const void *, void *, size_t);
-
-#define INT_ADAPTERS(V, S, T)                                                     \
-    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
-    {                                                                             \
-        sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
-    }                                                                             \
-    static size_t scan_##V##S(const void *a, const void *b, size_t n)             \
-    {                                                                             \
-        return sonnx_mul_first_overflow_##S((const T *)a, (const T *)b, n);       \
-    }                                                                             \
-    static size_t checked_##V##S(const void *a, const void *b, void *c, size_t n) \
-    {                                                                             \
-        return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
-    }
-
-#define FLOAT_ADAPTER(V, S, T)                                                    \
-    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
-    {                                                                             \
-        sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
-    }
-
-/* The adapters of one variant, V its tag (the sonnx_mul_* names inside the
- * macros expand to the variant's renamed functions after sonnx_mul_rename.h). */
-#define ADAPTERS(V)                                                               \
-    INT_ADAPTERS(V, i8, int8_t)                                                   \
-    INT_ADAPTERS(V, u8, uint8_t)                                                  \
-    INT_ADAPTERS(V, i16, int16_t)                                                 \
-    INT_ADAPTERS(V, u16, uint16_t)                                                \
-    INT_ADAPTERS(V, i32, int32_t)                                                 \
-    INT_ADAPTERS(V, u32, uint32_t)                                                \
-    INT_ADAPTERS(V, i64, int64_t)                                                 \
-    INT_ADAPTERS(V, u64, uint64_t)                                                \
-    FLOAT_ADAPTER(V, f16, uint16_t)                                               \
-    FLOAT_ADAPTER(V, bf16, uint16_t)                                              \
-    FLOAT_ADAPTER(V, f32, float)                                                  \
-    FLOAT_ADAPTER(V, f64, double)
-
-/* One variant of the kernel: its loops, indexed by kind. */
-struct isa {
-    const char *name;
-    wrap_fn wrap[K_COUNT];
-    scan_fn scan[K_COUNT];
-    checked_fn checked[K_COUNT];
-    /* The streaming int8/uint8 hardware loop itself (no threshold), for the
-     * import check; NULL in the portable variant. */
-    wrap_fn stream8;
-};
-
-#define ISA_TABLE(NAME, V, F16, W8, STREAM8)                                      \
-    {                                                                             \
-        NAME,                                                                     \
-        {W8##i8, W8##u8, wrap_##V##i16, wrap_##V##u16, wrap_##V##i32,             \
-         wrap_##V##u32, wrap_##V##i64, wrap_##V##u64, F16, wrap_##V##bf16,        \
-         wrap_##V##f32, wrap_##V##f64},                                           \
-        {scan_##V##i8, scan_##V##u8, scan_##V##i16, scan_##V##u16, scan_##V##i32,   \
-         scan_##V##u32, scan_##V##i64, scan_##V##u64, NULL, NULL, NULL, NULL},    \
-        {checked_##V##i8, checked_##V##u8, checked_##V##i16, checked_##V##u16,    \
-         checked_##V##i32, checked_##V##u32, checked_##V##i64, checked_##V##u64,  \
-         NULL, NULL, NULL, NULL},                                                 \
-        STREAM8,                                                                  \
-    }
-
-ADAPTERS(portable_)
-
-#if defined(SONNX_MUL_X86_VARIANTS)
-#include "sonnx_mul_f16c.h"
-
-/* The float16 hardware loops (F16C, 8- and 16-wide; verified exhaustively,
- * not WP-proved). */
-static void wrap_f16c_f16(const void *a, const void *b, void *c, size_t n)
-{
-    sonnx_mul_f16c_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
-}
-
-static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
-{
-    sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
-}
-
-#include "sonnx_mul_stream8.h"
-
-/* The int8/uint8 wrap loops with streaming stores (32- and 64-wide; verified
- * exhaustively, not WP-proved), called directly by the import check. */
-static void wrap_stream8_8(const void *a, const void *b, void *c, size_t n)
-{
-    sonnx_mul_stream8_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
-}
-
-static void wrap_stream8512_8(const void *a, const void *b, void *c, size_t n)
-{
-    sonnx_mul_stream8512_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
-}
-
-/* The renamed declarations of the variants: sonnx_mul_kernel.h read again
- * under the renaming of sonnx_mul_rename.h, once per variant prefix. */
-#define SONNX_MUL_VARIANT sonnx_mul_avx2
-#include "sonnx_mul_rename.h"
-#undef SONNX_MUL_KERNEL_H
-#include "sonnx_mul_kernel.h"
-ADAPTERS(avx2_)
-#undef SONNX_MUL_VARIANT
-#define SONNX_MUL_VARIANT sonnx_mul_avx512
-#undef SONNX_MUL_KERNEL_H
-#include "sonnx_mul_kernel.h"
-ADAPTERS(avx512_)
-#undef SONNX_MUL_VARIANT
-
-/* A variant's int8/uint8 wrap: the streaming loop from
- * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up (arrays beyond the L2, see
- * sonnx_mul_stream8.h), the variant's proved loop below.  The path depends
- * on n only: the same shape always takes the same path. */
-#define STREAM8_ADAPTER(V, S, HW)                                                 \
-    static void stream_##V##S(const void *a, const void *b, void *c, size_t n)    \
-    {                                                                             \
-        if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
-            HW(a, b, c, n);                                                       \
-        } else {                                                                  \
-            wrap_##V##S(a, b, c, n);                                              \
-        }                                                                         \
-    }
-STREAM8_ADAPTER(avx2_, i8, wrap_stream8_8)
-STREAM8_ADAPTER(avx2_, u8, wrap_stream8_8)
-STREAM8_ADAPTER(avx512_, i8, wrap_stream8512_8)
-STREAM8_ADAPTER(avx512_, u8, wrap_stream8512_8)
-
-enum { ISA_COUNT = 3 };
-#else
-enum { ISA_COUNT = 1 };
-#endif
-
-/* In order of preference from the last: portable first. */
-static const struct isa ISAS[ISA_COUNT] = {
-    ISA_TABLE("portable", portable_, wrap_portable_f16, wrap_portable_, NULL),
-#if defined(SONNX_MUL_X86_VARIANTS)
-    ISA_TABLE("avx2", avx2_, wrap_f16c_f16, stream_avx2_, wrap_stream8_8),
-    ISA_TABLE("avx512", avx512_, wrap_f16c512_f16, stream_avx512_, wrap_stream8512_8),
-#endif
-};
-
-/* Which variants this CPU can run (set at import). */
-static int isa_supported[ISA_COUNT];
-
-/* The variant in use: chosen once at import, read-only afterwards. */
-static const struct isa *isa_current = &ISAS[0];
+/* Each kind's row (generated from the registry): numpy's name, class of
+ * type numbers, item size and built-in type number. */
+static const struct kind_row KIND_ROWS[K_COUNT] = SONNX_MUL_KIND_ROWS;
 
 /* Set once by the module's initialisation, read-only afterwards: the
  * native-order dtype of each kind's results, and ml_dtypes' bfloat16 type
@@ -240,41 +69,39 @@ static const struct isa *isa_current = &ISAS[0];
 static PyArray_Descr *result_descr[K_COUNT];
 static int bfloat16_typenum = -1;
 
-/* int8/uint8 wrap runs the streaming hardware loop from this many elements
- * up (sonnx_mul_stream8.h; 0: this build has no such loop). */
-#if defined(SONNX_MUL_X86_VARIANTS)
-#define STREAM8_MIN_ELEMENTS ((long)SONNX_MUL_STREAM8_MIN_ELEMENTS)
-#else
-#define STREAM8_MIN_ELEMENTS 0L
-#endif
-
 /* Below this many elements the GIL is kept: releasing and taking it back
  * costs more than the loop. */
 #define THREADS_MIN_ELEMENTS 16384
 
+/* The kind of a dtype (any byte order), K_NONE when the kernel has none:
+ * integers by signedness and size (numpy's int, long and long long are one
+ * kind when they have one size), built-in floats by type number. */
 static enum kind kind_of(const PyArray_Descr *descr)
 {
-    int num = descr->type_num;
-    size_t size = (size_t)PyDataType_ELSIZE(descr);
-    if (num == bfloat16_typenum) {
-        return size == 2 ? K_BF16 : K_NONE;
+    const int num = descr->type_num;
+    const int size = (int)PyDataType_ELSIZE(descr);
+    for (int k = 0; k < K_COUNT; k++) {
+        const struct kind_row *row = &KIND_ROWS[k];
+        int match = 0;
+        switch (row->class_) {
+        case KC_SIGNED:
+            match = PyTypeNum_ISSIGNED(num) && size == row->itemsize;
+            break;
+        case KC_UNSIGNED:
+            match = PyTypeNum_ISUNSIGNED(num) && size == row->itemsize;
+            break;
+        case KC_FLOAT:
+            match = num == row->typenum;
+            break;
+        case KC_BFLOAT16:
+            match = num == bfloat16_typenum && size == row->itemsize;
+            break;
+        }
+        if (match) {
+            return (enum kind)k;
+        }
     }
-    switch (num) {
-    case NPY_BYTE: case NPY_SHORT: case NPY_INT: case NPY_LONG: case NPY_LONGLONG:
-        return size == 1 ? K_I8 : size == 2 ? K_I16 : size == 4 ? K_I32 : size == 8 ? K_I64
-                                                                                     : K_NONE;
-    case NPY_UBYTE: case NPY_USHORT: case NPY_UINT: case NPY_ULONG: case NPY_ULONGLONG:
-        return size == 1 ? K_U8 : size == 2 ? K_U16 : size == 4 ? K_U32 : size == 8 ? K_U64
-                                                                                     : K_NONE;
-    case NPY_HALF:
-        return K_F16;
-    case NPY_FLOAT:
-        return size == 4 ? K_F32 : K_NONE;
-    case NPY_DOUBLE:
-        return size == 8 ? K_F64 : K_NONE;
-    default:
-        return K_NONE;
-    }
+    return K_NONE;
 }
 
 /* The byte range [lo, hi) that an array's elements may touch. */
@@ -540,41 +367,6 @@ PyDoc_STRVAR(multiply_doc,
 "isa ('portable', 'avx2', 'avx512') runs that variant of the kernel instead of\n"
 "the one selected at import (ValueError if this CPU cannot run it).");
 
-/* The index in ISAS of the variant called `text`, -1 when there is none. */
-static int isa_index(const char *text)
-{
-    for (int v = 0; v < ISA_COUNT; v++) {
-        if (strcmp(text, ISAS[v].name) == 0) {
-            return v;
-        }
-    }
-    return -1;
-}
-
-/* The variant named by a str, or NULL (error set) when there is none of that
- * name or this CPU cannot run it. */
-static const struct isa *isa_named(PyObject *name)
-{
-    const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
-    if (text == NULL) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "sonnx_mul._native: the ISA must be a str");
-        }
-        return NULL;
-    }
-    const int v = isa_index(text);
-    if (v < 0) {
-        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: no ISA variant %R", name);
-        return NULL;
-    }
-    if (!isa_supported[v]) {
-        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: this CPU cannot run the %s variant",
-                     text);
-        return NULL;
-    }
-    return &ISAS[v];
-}
-
 static PyObject *multiply_in_env(PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4 && nargs != 5) {
@@ -582,7 +374,7 @@ static PyObject *multiply_in_env(PyObject *const *args, Py_ssize_t nargs)
                         "multiply(a, b, out, checked[, isa]) takes 4 or 5 arguments");
         return NULL;
     }
-    const struct isa *isa = nargs == 5 ? isa_named(args[4]) : isa_current;
+    const struct isa *isa = nargs == 5 ? sonnx_glue_isa_named(args[4]) : sonnx_glue_isa_current;
     if (isa == NULL) {
         return NULL;
     }
@@ -694,7 +486,7 @@ static PyObject *kind(PyObject *self, PyObject *arg)
     if (k == K_NONE) {
         Py_RETURN_NONE;
     }
-    return PyUnicode_FromString(KIND_NAMES[k]);
+    return PyUnicode_FromString(KIND_ROWS[k].name);
 }
 
 PyDoc_STRVAR(isa_doc,
@@ -707,7 +499,7 @@ static PyObject *isa_name(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return PyUnicode_FromString(isa_current->name);
+    return PyUnicode_FromString(sonnx_glue_isa_current->name);
 }
 
 PyDoc_STRVAR(isas_doc,
@@ -718,25 +510,7 @@ static PyObject *isas(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    PyObject *names = PyList_New(0);
-    if (names == NULL) {
-        return NULL;
-    }
-    for (int v = 0; v < ISA_COUNT; v++) {
-        if (!isa_supported[v]) {
-            continue;
-        }
-        PyObject *name = PyUnicode_FromString(ISAS[v].name);
-        if (name == NULL || PyList_Append(names, name) < 0) {
-            Py_XDECREF(name);
-            Py_DECREF(names);
-            return NULL;
-        }
-        Py_DECREF(name);
-    }
-    PyObject *result = PyList_AsTuple(names);
-    Py_DECREF(names);
-    return result;
+    return sonnx_glue_isa_names();
 }
 
 static PyMethodDef methods[] = {
@@ -758,15 +532,11 @@ static struct PyModuleDef module = {
 
 static int init_descrs(void)
 {
-    static const int builtin[K_COUNT] = {
-        NPY_INT8, NPY_UINT8, NPY_INT16, NPY_UINT16, NPY_INT32, NPY_UINT32, NPY_INT64, NPY_UINT64,
-        NPY_HALF, -1, NPY_FLOAT32, NPY_FLOAT64,
-    };
     for (int k = 0; k < K_COUNT; k++) {
-        if (k == K_BF16) {
+        if (KIND_ROWS[k].class_ == KC_BFLOAT16) {
             continue;
         }
-        result_descr[k] = PyArray_DescrFromType(builtin[k]);
+        result_descr[k] = PyArray_DescrFromType(KIND_ROWS[k].typenum);
         if (result_descr[k] == NULL) {
             return -1;
         }
@@ -787,7 +557,7 @@ static int init_descrs(void)
     if (!ok || bf == NULL) {
         return -1;
     }
-    if (PyDataType_ELSIZE(bf) != 2 || !PyArray_ISNBO(bf->byteorder)) {
+    if (PyDataType_ELSIZE(bf) != KIND_ROWS[K_BF16].itemsize || !PyArray_ISNBO(bf->byteorder)) {
         Py_DECREF(bf);
         PyErr_SetString(PyExc_ImportError, "sonnx_mul._native: unexpected ml_dtypes.bfloat16");
         return -1;
@@ -797,130 +567,10 @@ static int init_descrs(void)
     return 0;
 }
 
-/* float16 patterns whose products cover every case of the narrowing: zeros,
- * subnormals, the normal range's ends, halfway and near-halfway products,
- * overflow, infinities, quiet and signalling NaNs with payloads, both signs. */
-static const uint16_t F16_EDGES[] = {
-    0x0000, 0x0001, 0x0002, 0x0003, 0x01FF, 0x0200, 0x03FF, 0x0400, 0x0401, 0x07FF,
-    0x0C00, 0x1400, 0x1C00, 0x2400, 0x3400, 0x3555, 0x37FF, 0x3800, 0x3BFF, 0x3C00,
-    0x3C01, 0x3C03, 0x3DFF, 0x3E00, 0x3E01, 0x4000, 0x4001, 0x4A00, 0x5800, 0x5BFF,
-    0x7800, 0x7BFE, 0x7BFF, 0x7C00, 0x7C01, 0x7D55, 0x7DFF, 0x7E00, 0x7E01, 0x7FFF,
-};
-
-#define F16_EDGE_COUNT (sizeof F16_EDGES / sizeof F16_EDGES[0])
-#define F16_EDGE_PAIRS (4U * F16_EDGE_COUNT * F16_EDGE_COUNT)
-
-/* The variant's float16 loop against the portable one on every ordered pair of
- * F16_EDGES with both signs, all but the last 3 (a length that is not a
- * multiple of the vector width: the tail is run too).  0 when they agree bit for bit. */
-static int f16_edges_disagree(const struct isa *isa)
-{
-    static uint16_t a[F16_EDGE_PAIRS], b[F16_EDGE_PAIRS], want[F16_EDGE_PAIRS],
-        got[F16_EDGE_PAIRS];
-    size_t n = 0;
-    for (size_t i = 0; i < F16_EDGE_COUNT; i++) {
-        for (size_t j = 0; j < F16_EDGE_COUNT; j++) {
-            for (unsigned s = 0; s < 4U; s++) {
-                a[n] = (uint16_t)(F16_EDGES[i] | ((s & 1U) ? 0x8000U : 0U));
-                b[n] = (uint16_t)(F16_EDGES[j] | ((s & 2U) ? 0x8000U : 0U));
-                n++;
-            }
-        }
-    }
-    n -= 3U;
-    ISAS[0].wrap[K_F16](a, b, want, n);
-    isa->wrap[K_F16](a, b, got, n);
-    return memcmp(want, got, n * sizeof(uint16_t)) != 0;
-}
-
-/* The variant's streaming int8/uint8 loop, called directly (below the
- * threshold too: the check must run it), against the portable int8 and
- * uint8 wrap loops on every one of the 2^16 byte pairs, the output one byte
- * past a 64-byte boundary and the length 2^16 - 3 (the unaligned head, the
- * streamed body and the padded tail all run).  0 when they agree bit for
- * bit (or the variant has no such loop). */
-#define PAIRS8 65536U
-static int stream8_pairs_disagree(const struct isa *isa)
-{
-    static uint8_t a[PAIRS8], b[PAIRS8], want[PAIRS8], buffer[PAIRS8 + 128U];
-    if (isa->stream8 == NULL) {
-        return 0;
-    }
-    /* got[1] is one byte past a 64-byte boundary; got[0] and got[n + 1] are guards */
-    uint8_t *got = buffer + (64U - (uintptr_t)(void *)buffer % 64U);
-    for (size_t i = 0; i < PAIRS8; i++) {
-        a[i] = (uint8_t)(i >> 8);
-        b[i] = (uint8_t)i;
-    }
-    const size_t n = PAIRS8 - 3U;
-    for (enum kind k = K_I8; k <= K_U8; k++) {
-        memset(got, 0xA5, PAIRS8);
-        ISAS[0].wrap[k](a, b, want, n);
-        isa->stream8(a, b, got + 1, n);
-        if (memcmp(want, got + 1, n) != 0 || got[0] != 0xA5U || got[n + 1U] != 0xA5U) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Which variants the CPU runs, and the one to use: SONNX_MUL_ISA, or the
- * widest supported.  0, or -1 with ImportError set. */
-static int select_isa(void)
-{
-    isa_supported[0] = 1;
-#if defined(SONNX_MUL_X86_VARIANTS)
-    __builtin_cpu_init();
-    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    isa_supported[1] = avx2;
-    isa_supported[2] = avx2 && __builtin_cpu_supports("avx512f") &&
-                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-#endif
-    const char *asked = getenv("SONNX_MUL_ISA");
-    int chosen = -1;
-    if (asked == NULL || asked[0] == '\0' || strcmp(asked, "auto") == 0) {
-        for (int v = 0; v < ISA_COUNT; v++) {
-            if (isa_supported[v]) {
-                chosen = v;
-            }
-        }
-    } else {
-        chosen = isa_index(asked);
-        if (chosen < 0) {
-            PyErr_Format(PyExc_ImportError,
-                         "sonnx_mul._native: SONNX_MUL_ISA=%s: expected auto, portable%s",
-                         asked, ISA_COUNT > 1 ? ", avx2 or avx512" : " (this build has no other)");
-            return -1;
-        }
-        if (!isa_supported[chosen]) {
-            PyErr_Format(PyExc_ImportError,
-                         "sonnx_mul._native: SONNX_MUL_ISA=%s: this CPU cannot run it", asked);
-            return -1;
-        }
-    }
-    if (chosen > 0 && f16_edges_disagree(&ISAS[chosen])) {
-        PyErr_Format(PyExc_ImportError,
-                     "sonnx_mul._native: the %s variant's float16 loop disagrees with the "
-                     "proved portable loop on this machine (F16C hardware or floating-point "
-                     "mode); set SONNX_MUL_ISA=portable",
-                     ISAS[chosen].name);
-        return -1;
-    }
-    if (chosen > 0 && stream8_pairs_disagree(&ISAS[chosen])) {
-        PyErr_Format(PyExc_ImportError,
-                     "sonnx_mul._native: the %s variant's streaming int8/uint8 loop disagrees "
-                     "with the proved portable loop on this machine; set SONNX_MUL_ISA=portable",
-                     ISAS[chosen].name);
-        return -1;
-    }
-    isa_current = &ISAS[chosen];
-    return 0;
-}
-
 PyMODINIT_FUNC PyInit__native(void)
 {
     import_array();
-    if (init_descrs() < 0 || select_isa() < 0) {
+    if (init_descrs() < 0 || sonnx_glue_select_isa() < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module);
@@ -931,7 +581,7 @@ PyMODINIT_FUNC PyInit__native(void)
         PyModule_AddStringConstant(m, "COMPILER", COMPILER) < 0 ||
         PyModule_AddIntConstant(m, "FLT_EVAL_METHOD", FLT_EVAL_METHOD) < 0 ||
         PyModule_AddIntConstant(m, "THREADS_MIN_ELEMENTS", THREADS_MIN_ELEMENTS) < 0 ||
-        PyModule_AddIntConstant(m, "STREAM8_MIN_ELEMENTS", STREAM8_MIN_ELEMENTS) < 0) {
+        PyModule_AddIntConstant(m, "STREAM8_MIN_ELEMENTS", sonnx_glue_stream8_min_elements) < 0) {
         Py_DECREF(m);
         return NULL;
     }

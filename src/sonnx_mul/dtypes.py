@@ -54,6 +54,24 @@ class ElementType:
         """Unsigned integer dtype of the same width, to read bit patterns."""
         return np.dtype(f"u{self.bits // 8}")
 
+    @property
+    def kernel_suffix(self) -> str:
+        """The C kernel's name of the type, as in ``sonnx_mul_wrap_i8`` or
+        ``sonnx_mul_bf16``: ``i``/``u`` and the width for integers, ``f`` and
+        the width for floats, ``bf16`` for the 16-bit float with 8 exponent bits."""
+        if self.is_float:
+            return f"{'bf' if self.bits == 16 and self.eb == 8 else 'f'}{self.bits}"
+        return f"{'i' if self.signed else 'u'}{self.bits}"
+
+    @property
+    def kernel_ctype(self) -> str:
+        """The C type of one element in the kernel's API: the exact-width
+        integer, ``float``/``double``, or for the 16-bit floats ``uint16_t``
+        (the kernel handles them as their bit patterns)."""
+        if self.is_float:
+            return {32: "float", 64: "double"}.get(self.bits, f"uint{self.bits}_t")
+        return f"{'' if self.signed else 'u'}int{self.bits}_t"
+
 
 def _float(name: str, dtype: object, eb: int, sb: int) -> ElementType:
     return ElementType(name, np.dtype(dtype), eb + sb, True, True, eb, sb)  # type: ignore[call-overload]
@@ -80,6 +98,14 @@ ALL_TYPES: tuple[ElementType, ...] = (
     FLOAT16, BFLOAT16, FLOAT32, FLOAT64,
     INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
 )  # fmt: skip
+
+
+def kernel_order() -> tuple[ElementType, ...]:
+    """The types in the C kernel's order (its integer source and header, the
+    glue's kinds): integers by width, signed first, then the floats."""
+    ints = sorted((t for t in ALL_TYPES if not t.is_float), key=lambda t: (t.bits, not t.signed))
+    return (*ints, *(t for t in ALL_TYPES if t.is_float))
+
 
 # Types each Mul version adds to the previous one.
 _ADDED_BY_VERSION: Mapping[int, tuple[ElementType, ...]] = MappingProxyType(

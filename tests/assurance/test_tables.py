@@ -26,6 +26,9 @@ def copy(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "why3", tmp_path / "why3")
     shutil.copytree(REPO / "proofs" / "drivers", tmp_path / "proofs" / "drivers")
     shutil.copytree(REPO / "proofs" / "wp", tmp_path / "proofs" / "wp")
+    for generated in tables.generated_files():
+        (tmp_path / generated).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / generated, tmp_path / generated)
     return tmp_path
 
 
@@ -176,6 +179,20 @@ def test_R3_OPSET_generated_file_is_the_generator_output() -> None:
             "",
             "proofs/drivers/narrowfloat.gen is not",
         ),
+        (
+            "src/sonnx_mul/_native_kinds.h",
+            '[K_U16] = {"uint16", KC_UNSIGNED, 2, NPY_UINT16}',
+            '[K_U16] = {"uint16", KC_SIGNED, 2, NPY_UINT16}',
+            "",
+            "src/sonnx_mul/_native_kinds.h is not",
+        ),
+        (
+            "src/sonnx_mul/_native_kinds.h",
+            "X(f32, float, K_F32)",
+            "X(f32, double, K_F32)",
+            "",
+            "src/sonnx_mul/_native_kinds.h is not",
+        ),
     ],
 )
 def test_R3_OPSET_why3_constant_changed_alone_fails(
@@ -211,6 +228,8 @@ def test_R3_OPSET_python_opset_table_changed_alone_fails(monkeypatch: pytest.Mon
     [
         ("int16", {"bits": 15}, "why3/checked.mlw"),
         ("uint8", {"signed": True}, "why3/wrap.mlw"),
+        ("uint8", {"signed": True}, "src/sonnx_mul/_native_kinds.h"),
+        ("float", {"bits": 64}, "src/sonnx_mul/_native_kinds.h"),
         ("bfloat16", {"eb": 7, "sb": 9}, "why3/floats.mlw"),
         ("bfloat16", {"eb": 7, "sb": 9}, "proofs/drivers/narrowfloat.gen"),
         ("float", {"sb": 23, "bits": 31}, "why3/floats.mlw"),

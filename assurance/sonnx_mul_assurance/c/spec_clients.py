@@ -70,15 +70,6 @@ HEADER = """\
 """
 
 
-def suffix(t: ElementType) -> str:
-    """The kernel's name suffix of an integer type: ``i8`` ... ``u64``."""
-    return f"{'i' if t.signed else 'u'}{t.bits}"
-
-
-def ctype(t: ElementType) -> str:
-    return f"{'' if t.signed else 'u'}int{t.bits}_t"
-
-
 def _fits(t: ElementType, x: str) -> str:
     return f"{t.lo} <= {x} <= {t.hi}"
 
@@ -111,7 +102,7 @@ _SEPARATE = """\
 
 
 def _wrap(t: ElementType) -> str:
-    s, ct = suffix(t), ctype(t)
+    s, ct = t.kernel_suffix, t.kernel_ctype
     x, y = "\\at(a[k], Pre)", "\\at(b[k], Pre)"
     return f"""\
 /* @relation(F-WRAP, scope=function) */
@@ -141,7 +132,7 @@ void spec_wrap_in_place_{s}({ct} *a, const {ct} *b, size_t n)
 
 
 def _checked(t: ElementType) -> str:
-    s, ct = suffix(t), ctype(t)
+    s, ct = t.kernel_suffix, t.kernel_ctype
     fits = _fits(t, "a[k] * b[k]")
     at_fits = _fits(t, "\\at(a[k], Pre) * \\at(b[k], Pre)")
     return f"""\
@@ -176,12 +167,13 @@ size_t spec_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n)
 """
 
 
-def _nan_rule(t: ElementType, name: str) -> str:
+def _nan_rule(t: ElementType) -> str:
+    name, ct = t.kernel_suffix, t.kernel_ctype
     infinity = ((1 << t.eb) - 1) << (t.sb - 1)
     sign = 1 << (t.bits - 1)
     return f"""\
 /* @relation(F-FLOAT, scope=function) */
-{_SEPARATE}void spec_nan_rule_{name}(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{_SEPARATE}void spec_nan_rule_{name}(const {ct} *a, const {ct} *b, {ct} *c, size_t n)
 {{
     sonnx_mul_{name}(a, b, c, n);
     /*@ assert spec_nan_rule: \\forall integer k; 0 <= k < n ==>
@@ -197,9 +189,9 @@ def generate() -> str:
     parts = [HEADER, "\n"]
     for t in dtypes.ALL_TYPES:
         if not t.is_float:
-            parts.append(f"/* {ctype(t)} */\n" + _wrap(t) + _checked(t))
-    parts.append(_nan_rule(dtypes.FLOAT16, "f16"))
-    parts.append(_nan_rule(dtypes.BFLOAT16, "bf16"))
+            parts.append(f"/* {t.kernel_ctype} */\n" + _wrap(t) + _checked(t))
+    parts.append(_nan_rule(dtypes.FLOAT16))
+    parts.append(_nan_rule(dtypes.BFLOAT16))
     return "".join(parts).rstrip("\n") + "\n"
 
 
@@ -232,11 +224,11 @@ FLOAT_TIE_HEADER = """\
 """
 
 
-def _float_client(t: ElementType, ctype_: str) -> str:
-    name, width = f"f{t.bits}", t.bits
+def _float_client(t: ElementType) -> str:
+    name, width, ct = t.kernel_suffix, t.bits, t.kernel_ctype
     return f"""
 /* @relation(F-FLOAT, scope=function) */
-{_SEPARATE}void spec_{name}(const {ctype_} *a, const {ctype_} *b, {ctype_} *c, size_t n)
+{_SEPARATE}void spec_{name}(const {ct} *a, const {ct} *b, {ct} *c, size_t n)
 {{
     sonnx_mul_{name}(a, b, c, n);
     /*@ assert spec_product: \\forall integer k; 0 <= k < n ==>
@@ -250,8 +242,4 @@ def _float_client(t: ElementType, ctype_: str) -> str:
 
 def generate_float_tie() -> str:
     """The tie lemmas, then a client of the float32 and of the float64 loop."""
-    return (
-        FLOAT_TIE_HEADER
-        + _float_client(dtypes.FLOAT32, "float")
-        + _float_client(dtypes.FLOAT64, "double")
-    )
+    return FLOAT_TIE_HEADER + _float_client(dtypes.FLOAT32) + _float_client(dtypes.FLOAT64)

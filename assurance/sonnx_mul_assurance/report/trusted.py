@@ -88,7 +88,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "instructions): the F16C conversions widen the magnitudes exactly, vmulps "
         "multiplies once, vcvtps2ph rounds to nearest even (rounding given in the "
         "instruction), the operands' sign is put back, a NaN a stands for b as in the "
-        "proved loop. Dispatch rule, at import (src/sonnx_mul/_native.c): "
+        "proved loop. Dispatch rule, at import (src/sonnx_mul/_native_variants.c): "
         "SONNX_MUL_ISA=portable|avx2|avx512 if set (ImportError if the CPU lacks it), "
         "otherwise the widest the CPU supports per __builtin_cpu_supports: avx512 "
         "(AVX-512 F/BW/VL, AVX2, F16C), else avx2 (AVX2, F16C), else portable (SSE2); "

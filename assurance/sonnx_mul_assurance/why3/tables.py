@@ -5,7 +5,10 @@ registry (:mod:`sonnx_mul.dtypes`), ``why3/profile.mlw`` (element-type
 tags, the opset table, ``MAX_KNOWN_OPSET``, per type its width, integer
 range, modulus and float format) and the per-type instances of
 :mod:`sonnx_mul_assurance.why3.instances` (``wrap.mlw``, ``checked.mlw``,
-``floats.mlw``, ``narrowfloat.mlw``, ``proofs/drivers/narrowfloat.gen``).
+``floats.mlw``, ``narrowfloat.mlw``, ``proofs/drivers/narrowfloat.gen``),
+the WP client units of :mod:`sonnx_mul_assurance.c.spec_clients` and the
+glue's element kinds (``src/sonnx_mul/_native_kinds.h``,
+:mod:`sonnx_mul_assurance.c.glue_kinds`).
 ``check`` (a ``make prove`` step) fails when
 
 * a generated file is not byte-identical to what ``generate`` writes, or
@@ -30,7 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sonnx_mul import dtypes
-from sonnx_mul_assurance.c import spec_clients
+from sonnx_mul_assurance.c import glue_kinds, spec_clients
 from sonnx_mul_assurance.why3 import instances, whyml
 from sonnx_mul_assurance.why3.check_order import check_order
 from sonnx_mul_assurance.why3.instances import tag
@@ -150,6 +153,7 @@ def generated_files() -> dict[Path, Callable[[], str]]:
         **instances.GENERATORS,
         spec_clients.PATH: spec_clients.generate,
         spec_clients.FLOAT_TIE: spec_clients.generate_float_tie,
+        glue_kinds.PATH: glue_kinds.generate,
     }
 
 

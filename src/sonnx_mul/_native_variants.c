@@ -1,0 +1,364 @@
+/* sonnx_mul._native: the kernel variants and their selection at import
+ * (docs/native-kernel.md, "ISA variants and run-time dispatch").
+ *
+ * Besides the portable SSE2 build of the kernel, the same proved sources are
+ * compiled again with AVX2 and with AVX-512 flags (native/flags.mk; symbols
+ * sonnx_mul_avx2_* and sonnx_mul_avx512_*, sonnx_mul_rename.h), and float16
+ * has an F16C hardware loop (native/hw/sonnx_mul_f16c.c, verified
+ * exhaustively, not WP-proved); int8 and uint8 in wrap mode, from
+ * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, run a loop with streaming
+ * stores (native/hw/sonnx_mul_stream8.c, verified exhaustively, not
+ * WP-proved; below the threshold, and in checked mode, the proved loop).
+ * At import the widest variant the CPU supports is selected (avx512:
+ * AVX-512 F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable);
+ * SONNX_MUL_ISA=portable|avx2|avx512 selects one instead (ImportError if the
+ * CPU lacks it).  Before a hardware variant is used, its float16 loop is
+ * compared bit for bit with the portable one on every pair of a set of edge
+ * values, and its streaming int8/uint8 loop (called directly, whatever the
+ * threshold) on every pair of bytes.
+ *
+ * The per-kind tables come from _native_kinds.h, generated from the
+ * registry of element types: no list of the types is written here. */
+#include "_native_variants.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sonnx_mul_kernel.h"
+
+/* The typed adapters of one kind in the variant whose tag is VARIANT_TAG
+ * (the sonnx_mul_* names inside expand to the variant's renamed functions
+ * after sonnx_mul_rename.h).  Two levels, so that VARIANT_TAG is expanded
+ * before it is pasted. */
+#define INT_ADAPTERS(S, T, K) INT_ADAPTERS_(VARIANT_TAG, S, T)
+#define INT_ADAPTERS_(V, S, T) INT_ADAPTERS__(V, S, T)
+#define INT_ADAPTERS__(V, S, T)                                                   \
+    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
+    {                                                                             \
+        sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
+    }                                                                             \
+    static size_t scan_##V##S(const void *a, const void *b, size_t n)             \
+    {                                                                             \
+        return sonnx_mul_first_overflow_##S((const T *)a, (const T *)b, n);       \
+    }                                                                             \
+    static size_t checked_##V##S(const void *a, const void *b, void *c, size_t n) \
+    {                                                                             \
+        return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
+    }
+
+#define FLOAT_ADAPTER(S, T, K) FLOAT_ADAPTER_(VARIANT_TAG, S, T)
+#define FLOAT_ADAPTER_(V, S, T) FLOAT_ADAPTER__(V, S, T)
+#define FLOAT_ADAPTER__(V, S, T)                                                  \
+    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
+    {                                                                             \
+        sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
+    }
+
+/* Statements filling `isa`'s entries of one kind with the adapters of the
+ * variant VARIANT_TAG. */
+#define SET_INT(S, T, K) SET_INT_(VARIANT_TAG, S, K)
+#define SET_INT_(V, S, K) SET_INT__(V, S, K)
+#define SET_INT__(V, S, K)                                                        \
+    isa->wrap[K] = wrap_##V##S;                                                   \
+    isa->scan[K] = scan_##V##S;                                                   \
+    isa->checked[K] = checked_##V##S;
+
+#define SET_FLOAT(S, T, K) SET_FLOAT_(VARIANT_TAG, S, K)
+#define SET_FLOAT_(V, S, K) SET_FLOAT__(V, S, K)
+#define SET_FLOAT__(V, S, K) isa->wrap[K] = wrap_##V##S;
+
+/* Every adapter of the variant VARIANT_TAG, and the function that fills a
+ * table with them (named fill_<tag>). */
+#define VARIANT_ADAPTERS                                                          \
+    SONNX_MUL_INT_KINDS(INT_ADAPTERS)                                             \
+    SONNX_MUL_FLOAT_KINDS(FLOAT_ADAPTER)
+#define FILL_FN(V) FILL_FN_(V)
+#define FILL_FN_(V) fill_##V
+#define VARIANT_FILL                                                              \
+    static void FILL_FN(VARIANT_TAG)(struct isa *isa, const char *name)           \
+    {                                                                             \
+        isa->name = name;                                                         \
+        SONNX_MUL_INT_KINDS(SET_INT)                                              \
+        SONNX_MUL_FLOAT_KINDS(SET_FLOAT)                                          \
+    }
+
+#define VARIANT_TAG portable_
+VARIANT_ADAPTERS
+VARIANT_FILL
+#undef VARIANT_TAG
+
+#if defined(SONNX_MUL_X86_VARIANTS)
+#include "sonnx_mul_f16c.h"
+#include "sonnx_mul_stream8.h"
+
+/* The float16 hardware loops (F16C, 8- and 16-wide; verified exhaustively,
+ * not WP-proved). */
+static void wrap_f16c_f16(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_f16c_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
+}
+
+static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
+}
+
+/* The int8/uint8 wrap loops with streaming stores (32- and 64-wide; verified
+ * exhaustively, not WP-proved), called directly by the import check. */
+static void wrap_stream8_8(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_stream8_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
+}
+
+static void wrap_stream8512_8(const void *a, const void *b, void *c, size_t n)
+{
+    sonnx_mul_stream8512_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
+}
+
+/* The renamed declarations of the variants: sonnx_mul_kernel.h read again
+ * under the renaming of sonnx_mul_rename.h, once per variant prefix. */
+#define SONNX_MUL_VARIANT sonnx_mul_avx2
+#include "sonnx_mul_rename.h"
+#undef SONNX_MUL_KERNEL_H
+#include "sonnx_mul_kernel.h"
+#define VARIANT_TAG avx2_
+VARIANT_ADAPTERS
+VARIANT_FILL
+#undef VARIANT_TAG
+#undef SONNX_MUL_VARIANT
+#define SONNX_MUL_VARIANT sonnx_mul_avx512
+#undef SONNX_MUL_KERNEL_H
+#include "sonnx_mul_kernel.h"
+#define VARIANT_TAG avx512_
+VARIANT_ADAPTERS
+VARIANT_FILL
+#undef VARIANT_TAG
+#undef SONNX_MUL_VARIANT
+
+/* A variant's int8/uint8 wrap: the streaming loop from
+ * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up (arrays beyond the L2, see
+ * sonnx_mul_stream8.h), the variant's proved loop below.  The path depends
+ * on n only: the same shape always takes the same path. */
+#define STREAM8_ADAPTER(V, S, HW)                                                 \
+    static void stream_##V##S(const void *a, const void *b, void *c, size_t n)    \
+    {                                                                             \
+        if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
+            HW(a, b, c, n);                                                       \
+        } else {                                                                  \
+            wrap_##V##S(a, b, c, n);                                              \
+        }                                                                         \
+    }
+STREAM8_ADAPTER(avx2_, i8, wrap_stream8_8)
+STREAM8_ADAPTER(avx2_, u8, wrap_stream8_8)
+STREAM8_ADAPTER(avx512_, i8, wrap_stream8512_8)
+STREAM8_ADAPTER(avx512_, u8, wrap_stream8512_8)
+
+enum { ISA_COUNT = 3 };
+const long sonnx_glue_stream8_min_elements = (long)SONNX_MUL_STREAM8_MIN_ELEMENTS;
+#else
+enum { ISA_COUNT = 1 };
+const long sonnx_glue_stream8_min_elements = 0L;
+#endif
+
+/* In order of preference from the last: portable first.  Filled once at
+ * import (fill_variants), read-only afterwards. */
+static struct isa ISAS[ISA_COUNT];
+
+/* Which variants this CPU can run (set at import). */
+static int isa_supported[ISA_COUNT];
+
+const struct isa *sonnx_glue_isa_current = &ISAS[0];
+
+static void fill_variants(void)
+{
+    fill_portable_(&ISAS[0], "portable");
+#if defined(SONNX_MUL_X86_VARIANTS)
+    fill_avx2_(&ISAS[1], "avx2");
+    ISAS[1].wrap[K_F16] = wrap_f16c_f16;
+    ISAS[1].wrap[K_I8] = stream_avx2_i8;
+    ISAS[1].wrap[K_U8] = stream_avx2_u8;
+    ISAS[1].stream8 = wrap_stream8_8;
+    fill_avx512_(&ISAS[2], "avx512");
+    ISAS[2].wrap[K_F16] = wrap_f16c512_f16;
+    ISAS[2].wrap[K_I8] = stream_avx512_i8;
+    ISAS[2].wrap[K_U8] = stream_avx512_u8;
+    ISAS[2].stream8 = wrap_stream8512_8;
+#endif
+}
+
+/* The index in ISAS of the variant called `text`, -1 when there is none. */
+static int isa_index(const char *text)
+{
+    for (int v = 0; v < ISA_COUNT; v++) {
+        if (strcmp(text, ISAS[v].name) == 0) {
+            return v;
+        }
+    }
+    return -1;
+}
+
+const struct isa *sonnx_glue_isa_named(PyObject *name)
+{
+    const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (text == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "sonnx_mul._native: the ISA must be a str");
+        }
+        return NULL;
+    }
+    const int v = isa_index(text);
+    if (v < 0) {
+        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: no ISA variant %R", name);
+        return NULL;
+    }
+    if (!isa_supported[v]) {
+        PyErr_Format(PyExc_ValueError, "sonnx_mul._native: this CPU cannot run the %s variant",
+                     text);
+        return NULL;
+    }
+    return &ISAS[v];
+}
+
+PyObject *sonnx_glue_isa_names(void)
+{
+    PyObject *names = PyList_New(0);
+    if (names == NULL) {
+        return NULL;
+    }
+    for (int v = 0; v < ISA_COUNT; v++) {
+        if (!isa_supported[v]) {
+            continue;
+        }
+        PyObject *name = PyUnicode_FromString(ISAS[v].name);
+        if (name == NULL || PyList_Append(names, name) < 0) {
+            Py_XDECREF(name);
+            Py_DECREF(names);
+            return NULL;
+        }
+        Py_DECREF(name);
+    }
+    PyObject *result = PyList_AsTuple(names);
+    Py_DECREF(names);
+    return result;
+}
+
+/* float16 patterns whose products cover every case of the narrowing: zeros,
+ * subnormals, the normal range's ends, halfway and near-halfway products,
+ * overflow, infinities, quiet and signalling NaNs with payloads, both signs. */
+static const uint16_t F16_EDGES[] = {
+    0x0000, 0x0001, 0x0002, 0x0003, 0x01FF, 0x0200, 0x03FF, 0x0400, 0x0401, 0x07FF,
+    0x0C00, 0x1400, 0x1C00, 0x2400, 0x3400, 0x3555, 0x37FF, 0x3800, 0x3BFF, 0x3C00,
+    0x3C01, 0x3C03, 0x3DFF, 0x3E00, 0x3E01, 0x4000, 0x4001, 0x4A00, 0x5800, 0x5BFF,
+    0x7800, 0x7BFE, 0x7BFF, 0x7C00, 0x7C01, 0x7D55, 0x7DFF, 0x7E00, 0x7E01, 0x7FFF,
+};
+
+#define F16_EDGE_COUNT (sizeof F16_EDGES / sizeof F16_EDGES[0])
+#define F16_EDGE_PAIRS (4U * F16_EDGE_COUNT * F16_EDGE_COUNT)
+
+/* The variant's float16 loop against the portable one on every ordered pair of
+ * F16_EDGES with both signs, all but the last 3 (a length that is not a
+ * multiple of the vector width: the tail is run too).  0 when they agree bit for bit. */
+static int f16_edges_disagree(const struct isa *isa)
+{
+    static uint16_t a[F16_EDGE_PAIRS], b[F16_EDGE_PAIRS], want[F16_EDGE_PAIRS],
+        got[F16_EDGE_PAIRS];
+    size_t n = 0;
+    for (size_t i = 0; i < F16_EDGE_COUNT; i++) {
+        for (size_t j = 0; j < F16_EDGE_COUNT; j++) {
+            for (unsigned s = 0; s < 4U; s++) {
+                a[n] = (uint16_t)(F16_EDGES[i] | ((s & 1U) ? 0x8000U : 0U));
+                b[n] = (uint16_t)(F16_EDGES[j] | ((s & 2U) ? 0x8000U : 0U));
+                n++;
+            }
+        }
+    }
+    n -= 3U;
+    ISAS[0].wrap[K_F16](a, b, want, n);
+    isa->wrap[K_F16](a, b, got, n);
+    return memcmp(want, got, n * sizeof(uint16_t)) != 0;
+}
+
+/* The variant's streaming int8/uint8 loop, called directly (below the
+ * threshold too: the check must run it), against the portable int8 and
+ * uint8 wrap loops on every one of the 2^16 byte pairs, the output one byte
+ * past a 64-byte boundary and the length 2^16 - 3 (the unaligned head, the
+ * streamed body and the padded tail all run).  0 when they agree bit for
+ * bit (or the variant has no such loop). */
+#define PAIRS8 65536U
+static int stream8_pairs_disagree(const struct isa *isa)
+{
+    static uint8_t a[PAIRS8], b[PAIRS8], want[PAIRS8], buffer[PAIRS8 + 128U];
+    static const enum kind bytes[] = {K_I8, K_U8};
+    if (isa->stream8 == NULL) {
+        return 0;
+    }
+    /* got[1] is one byte past a 64-byte boundary; got[0] and got[n + 1] are guards */
+    uint8_t *got = buffer + (64U - (uintptr_t)(void *)buffer % 64U);
+    for (size_t i = 0; i < PAIRS8; i++) {
+        a[i] = (uint8_t)(i >> 8);
+        b[i] = (uint8_t)i;
+    }
+    const size_t n = PAIRS8 - 3U;
+    for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
+        memset(got, 0xA5, PAIRS8);
+        ISAS[0].wrap[bytes[k]](a, b, want, n);
+        isa->stream8(a, b, got + 1, n);
+        if (memcmp(want, got + 1, n) != 0 || got[0] != 0xA5U || got[n + 1U] != 0xA5U) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int sonnx_glue_select_isa(void)
+{
+    fill_variants();
+    isa_supported[0] = 1;
+#if defined(SONNX_MUL_X86_VARIANTS)
+    __builtin_cpu_init();
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    isa_supported[1] = avx2;
+    isa_supported[2] = avx2 && __builtin_cpu_supports("avx512f") &&
+                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
+    const char *asked = getenv("SONNX_MUL_ISA");
+    int chosen = -1;
+    if (asked == NULL || asked[0] == '\0' || strcmp(asked, "auto") == 0) {
+        for (int v = 0; v < ISA_COUNT; v++) {
+            if (isa_supported[v]) {
+                chosen = v;
+            }
+        }
+    } else {
+        chosen = isa_index(asked);
+        if (chosen < 0) {
+            PyErr_Format(PyExc_ImportError,
+                         "sonnx_mul._native: SONNX_MUL_ISA=%s: expected auto, portable%s",
+                         asked, ISA_COUNT > 1 ? ", avx2 or avx512" : " (this build has no other)");
+            return -1;
+        }
+        if (!isa_supported[chosen]) {
+            PyErr_Format(PyExc_ImportError,
+                         "sonnx_mul._native: SONNX_MUL_ISA=%s: this CPU cannot run it", asked);
+            return -1;
+        }
+    }
+    if (chosen > 0 && f16_edges_disagree(&ISAS[chosen])) {
+        PyErr_Format(PyExc_ImportError,
+                     "sonnx_mul._native: the %s variant's float16 loop disagrees with the "
+                     "proved portable loop on this machine (F16C hardware or floating-point "
+                     "mode); set SONNX_MUL_ISA=portable",
+                     ISAS[chosen].name);
+        return -1;
+    }
+    if (chosen > 0 && stream8_pairs_disagree(&ISAS[chosen])) {
+        PyErr_Format(PyExc_ImportError,
+                     "sonnx_mul._native: the %s variant's streaming int8/uint8 loop disagrees "
+                     "with the proved portable loop on this machine; set SONNX_MUL_ISA=portable",
+                     ISAS[chosen].name);
+        return -1;
+    }
+    sonnx_glue_isa_current = &ISAS[chosen];
+    return 0;
+}
