@@ -279,7 +279,8 @@ GLUE_FUNCTIONS: tuple[str, ...] = (
 )
 """The functions of ``GLUE`` the glue's mutants are planted in: its strided paths and
 its checked path (issue 28). The rest of the file is argument checking (``check_operand``,
-``same_shape``, ``isa_named``), the variant selection and the import-time checks."""
+``same_shape``), the dtype table and the module's definition; the variant selection and
+the import-time checks are ``_native_variants.c``'s."""
 
 GLUE_TESTS: tuple[str, ...] = (
     "tests/operator/test_glue_boundaries.py", "tests/operator/test_out.py",
