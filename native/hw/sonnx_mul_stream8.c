@@ -1,37 +1,30 @@
 /* sonnx_mul_stream8.c -- int8/uint8 wrap Mul with streaming (non-temporal)
  * stores, for arrays too large for the cache.  Compiled twice
  * (native/flags.mk):
- *   SONNX_CFLAGS_AVX2     -> sonnx_mul_stream8_wrap8, 32 elements at a time
- *   SONNX_CFLAGS_AVX512   -> sonnx_mul_stream8512_wrap8, 64 at a time
- *                            (AVX-512BW: 16-bit multiplies on 512 bits)
+ *   SONNX_CFLAGS_AVX2     -> sonnx_mul_stream8_wrap8, 32-byte streaming stores
+ *   SONNX_CFLAGS_AVX512   -> sonnx_mul_stream8512_wrap8, 64-byte ones
  * and called only when the CPU has those instructions and n is at least
  * SONNX_MUL_STREAM8_MIN_ELEMENTS (the glue checks both at run time).
  *
- * Why: at 10^6 elements the three 1 MB streams of a multiply do not fit the
- * L2 with ordinary stores (each store first reads the line it writes: a
- * fourth stream); a streaming store writes the line without reading it and
- * keeps a and b in the cache.
+ * Why: at 10^6 elements the three 1 MB streams of a multiply do not fit a
+ * 2 MB L2 with ordinary stores (each store first reads the line it writes:
+ * a fourth stream); a streaming store writes the line without reading it
+ * and keeps a and b in the cache.
  *
- * The arithmetic: the wrapped 8-bit product is the low byte of the exact
- * product, and the low byte of a 16-bit product depends only on the low
- * bytes of its factors.  So each 16-bit lane holding two bytes (even, odd)
- * gives
- *   - the even byte's product: the low byte of the lane product a * b
- *     (vpmullw), its high byte masked off;
- *   - the odd byte's product: (a & 0xFF00) * (b >> 8) (vpsrlw, vpmullw),
- *     whose low byte is 0 and whose high byte is a_odd * b_odd mod 2^8;
- * OR-ed together.  The two's-complement wrap of int8 and the modulo-2^8
- * result of uint8 have the same bits, so one loop serves both.
- * Not WP-proved: verified by exhaustion on the compiled code
- * (sonnx_mul_stream8.h).
+ * No product is computed here: every product is computed by the variant's
+ * WP-proved loop sonnx_mul_wrap_u8 (native/src, compiled with the same ISA
+ * flags), BLOCK elements at a time into a buffer that stays in the L1
+ * cache; this file only moves each block's bytes to c with streaming stores.
+ * The int8 wrap and the uint8 wrap have the same bits (the low byte of the
+ * product depends only on the factors' low bytes, whatever their sign), so
+ * one loop serves both.  The elements before c's first WIDTH-aligned byte
+ * and those after the last whole block go straight to c through the same
+ * proved loop (ordinary stores).  _mm_sfence() before returning orders the
+ * streaming stores before any later store of the caller.
  *
- * Every element goes through the same vector code: the body (c aligned to
- * the vector width) with streaming stores, the unaligned head and the last
- * n % WIDTH elements through a zero-padded copy (ordinary stores into the
- * copy, then memcpy to c); _mm_sfence() before returning orders the
- * streaming stores before any later store of the caller. */
+ * Not WP-proved (the copy is intrinsics): verified by exhaustion on the
+ * compiled code (sonnx_mul_stream8.h). */
 #include <immintrin.h>
-#include <string.h>
 
 #include "sonnx_mul_stream8.h"
 
@@ -39,81 +32,65 @@
 #error "sonnx_mul_stream8.c is compiled with SONNX_CFLAGS_AVX2 or SONNX_CFLAGS_AVX512"
 #endif
 
-/* One vector of bytes and its operations. */
+/* The products: the proved loop of the variant compiled with the same flags
+ * (sonnx_mul_rename.h names it sonnx_mul_avx2_wrap_u8 / sonnx_mul_avx512_wrap_u8). */
+#if defined(__AVX512BW__)
+#define SONNX_MUL_VARIANT sonnx_mul_avx512
+#else
+#define SONNX_MUL_VARIANT sonnx_mul_avx2
+#endif
+#include "sonnx_mul_rename.h"
+#include "sonnx_mul_kernel.h"
+
+/* One vector of bytes: an unaligned load and a streaming (aligned) store. */
 #if defined(__AVX512BW__)
 #define WIDTH 64U
 #define NAME(x) sonnx_mul_stream8512_##x
-typedef __m512i vec;
-#define LOAD(p) _mm512_loadu_si512((const void *)(p))
-#define STORE(p, v) _mm512_storeu_si512((void *)(p), (v))
-#define STREAM(p, v) _mm512_stream_si512((void *)(p), (v))
-#define SET16(x) _mm512_set1_epi16(x)
-#define AND(x, y) _mm512_and_si512((x), (y))
-#define OR(x, y) _mm512_or_si512((x), (y))
-#define MUL16(x, y) _mm512_mullo_epi16((x), (y))
-#define SHR16(x, k) _mm512_srli_epi16((x), (k))
+#define STREAM_COPY(dst, src) \
+    _mm512_stream_si512((void *)(dst), _mm512_loadu_si512((const void *)(src)))
 #else
 #define WIDTH 32U
 #define NAME(x) sonnx_mul_stream8_##x
-typedef __m256i vec;
-#define LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-#define STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
-#define STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), (v))
-#define SET16(x) _mm256_set1_epi16(x)
-#define AND(x, y) _mm256_and_si256((x), (y))
-#define OR(x, y) _mm256_or_si256((x), (y))
-#define MUL16(x, y) _mm256_mullo_epi16((x), (y))
-#define SHR16(x, k) _mm256_srli_epi16((x), (k))
+#define STREAM_COPY(dst, src)                       \
+    _mm256_stream_si256((__m256i *)(void *)(dst), \
+                        _mm256_loadu_si256((const __m256i *)(const void *)(src)))
 #endif
 
-/* WIDTH wrapped byte products.  `fault` is 0 in the extension; the planted
- * faults of the exhaustive harness's negative control only: 1 keeps the
- * high byte of the even bytes' lane product (no mask). */
-static inline vec mul_vec(vec a, vec b, const int fault)
+#define BLOCK SONNX_MUL_STREAM8_BLOCK
+#if BLOCK % WIDTH != 0U
+#error "SONNX_MUL_STREAM8_BLOCK must be a multiple of the vector width"
+#endif
+
+/* Bytes [0, count) of buf to c (WIDTH-aligned, count a multiple of WIDTH)
+ * with streaming stores.  `fault` is 0 in the extension; 1 (the exhaustive
+ * harness's negative control only) leaves each block's last vector uncopied. */
+static inline void stream_block(uint8_t *c, const uint8_t *buf, size_t count, const int fault)
 {
-    const vec low = SET16(0x00FF);
-    const vec high = SET16((short)0xFF00);
-    vec even = MUL16(a, b);
-    if (fault != 1) {
-        even = AND(even, low);
+    const size_t end = (fault == 1) ? count - WIDTH : count;
+    for (size_t j = 0; j < end; j += WIDTH) {
+        STREAM_COPY(c + j, buf + j);
     }
-    const vec odd = MUL16(AND(a, high), SHR16(b, 8));
-    return OR(even, odd);
 }
 
-/* n - i < WIDTH elements from i through a zero-padded copy (the same
- * mul_vec; an ordinary store into the copy). */
-static inline void padded(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t count,
-                          const int fault)
-{
-    uint8_t ta[WIDTH];
-    uint8_t tb[WIDTH];
-    uint8_t tc[WIDTH];
-    memset(ta, 0, sizeof ta);
-    memset(tb, 0, sizeof tb);
-    memcpy(ta, a, count);
-    memcpy(tb, b, count);
-    STORE(tc, mul_vec(LOAD(ta), LOAD(tb), fault));
-    memcpy(c, tc, count);
-}
-
-/* fault 2 (planted only): the last n % WIDTH elements are skipped. */
+/* fault 2 (planted only): the elements after the last whole block are skipped. */
 static inline void loop(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n, const int fault)
 {
+    uint8_t buf[BLOCK] __attribute__((aligned(64)));
     /* head: up to the first WIDTH-aligned element of c */
     size_t head = (size_t)((WIDTH - ((uintptr_t)(void *)c % WIDTH)) % WIDTH);
     if (head > n) {
         head = n;
     }
-    if (head > 0U) {
-        padded(a, b, c, head, fault);
-    }
+    sonnx_mul_wrap_u8(a, b, c, head);
     size_t i = head;
-    for (; (n - i) >= WIDTH; i += WIDTH) {
-        STREAM(c + i, mul_vec(LOAD(a + i), LOAD(b + i), fault));
+    for (; (n - i) >= BLOCK; i += BLOCK) {
+        /* the block's products are all read before c's block is written:
+           c may be exactly a or b */
+        sonnx_mul_wrap_u8(a + i, b + i, buf, BLOCK);
+        stream_block(c + i, buf, BLOCK, fault);
     }
-    if (i < n && fault != 2) {
-        padded(a + i, b + i, c + i, n - i, fault);
+    if (fault != 2) {
+        sonnx_mul_wrap_u8(a + i, b + i, c + i, n - i);
     }
     _mm_sfence();
 }
@@ -126,7 +103,7 @@ void NAME(wrap8)(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 #else
 /* The harness's second build of this file: the planted faults only (its
  * checks link the extension's own object for the real loop). */
-void NAME(wrap8_high_byte)(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+void NAME(wrap8_short_copy)(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
 {
     loop(a, b, c, n, 1);
 }

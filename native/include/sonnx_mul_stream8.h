@@ -1,9 +1,12 @@
 /* sonnx_mul_stream8.h -- the int8/uint8 wrap loop with streaming stores
- * (x86-64 with AVX2, or AVX-512BW for the 64-wide loop):
+ * (x86-64 with AVX2, or AVX-512BW for the 64-byte stores):
  * native/hw/sonnx_mul_stream8.c.
  *
- * NOT proved by Frama-C WP (intrinsics, non-temporal stores): the compiled
- * code is verified by EXHAUSTION instead, every one of the 2^16 (a, b)
+ * Its products are computed by the variant's WP-proved sonnx_mul_wrap_u8,
+ * block by block into a buffer; the loop itself only moves the bytes with
+ * streaming stores.  That copy is NOT proved by Frama-C WP (intrinsics,
+ * non-temporal stores): the compiled code is verified by EXHAUSTION
+ * instead, every one of the 2^16 (a, b)
  * pairs of int8 and of uint8 bit for bit against the proved portable loops
  * sonnx_mul_wrap_i8 / sonnx_mul_wrap_u8 through a buffer longer than the
  * threshold, and every length 1 .. 3 * WIDTH + 1 at every misalignment
@@ -36,19 +39,25 @@
  * (docs/native-kernel.md). */
 #define SONNX_MUL_STREAM8_MIN_ELEMENTS 786432U
 
-/* 32 elements at a time (AVX2) */
+/* Elements per block: the proved loop writes a block's products into a
+ * buffer of this many bytes (2 KiB: it stays in the L1 cache beside the a
+ * and b lines being read), which is then streamed to c.  A multiple of 64. */
+#define SONNX_MUL_STREAM8_BLOCK 2048U
+
+/* 32-byte streaming stores, the products by sonnx_mul_avx2_wrap_u8 (AVX2) */
 void sonnx_mul_stream8_wrap8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
-/* 64 at a time (AVX-512BW; the file compiled with SONNX_CFLAGS_AVX512) */
+/* 64-byte ones, the products by sonnx_mul_avx512_wrap_u8 (AVX-512BW; the
+ * file compiled with SONNX_CFLAGS_AVX512) */
 void sonnx_mul_stream8512_wrap8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
 
 #ifdef SONNX_MUL_STREAM8_PLANTED_FAULTS
 /* The negative controls of the exhaustive harness only (a second build of
- * the file, never in the extension): the even bytes' high byte kept, and
- * the last n % WIDTH elements skipped. */
-void sonnx_mul_stream8_wrap8_high_byte(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
+ * the file, never in the extension): each block's last vector not copied,
+ * and the elements after the last whole block skipped. */
+void sonnx_mul_stream8_wrap8_short_copy(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
 void sonnx_mul_stream8_wrap8_no_tail(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
-void sonnx_mul_stream8512_wrap8_high_byte(const uint8_t *a, const uint8_t *b, uint8_t *c,
-                                          size_t n);
+void sonnx_mul_stream8512_wrap8_short_copy(const uint8_t *a, const uint8_t *b, uint8_t *c,
+                                           size_t n);
 void sonnx_mul_stream8512_wrap8_no_tail(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
 #endif
 

@@ -6,9 +6,10 @@
  * sonnx_mul_avx2_* and sonnx_mul_avx512_*, sonnx_mul_rename.h), and float16
  * has an F16C hardware loop (native/hw/sonnx_mul_f16c.c, verified
  * exhaustively, not WP-proved); int8 and uint8 in wrap mode, from
- * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, run a loop with streaming
- * stores (native/hw/sonnx_mul_stream8.c, verified exhaustively, not
- * WP-proved; below the threshold, and in checked mode, the proved loop).
+ * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, copy the proved loop's
+ * products to the result with streaming stores (native/hw/sonnx_mul_stream8.c,
+ * the copy verified exhaustively, not WP-proved; below the threshold, and in
+ * checked mode, the proved loop writes the result itself).
  * At import the widest variant the CPU supports is selected (avx512:
  * AVX-512 F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable);
  * SONNX_MUL_ISA=portable|avx2|avx512 selects one instead (ImportError if the
@@ -104,8 +105,9 @@ static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
     sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
 }
 
-/* The int8/uint8 wrap loops with streaming stores (32- and 64-wide; verified
- * exhaustively, not WP-proved), called directly by the import check. */
+/* The int8/uint8 wrap loops with streaming stores (32- and 64-byte; the
+ * products by the variant's proved loop, the copy verified exhaustively, not
+ * WP-proved), called directly by the import check. */
 static void wrap_stream8_8(const void *a, const void *b, void *c, size_t n)
 {
     sonnx_mul_stream8_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
@@ -283,7 +285,7 @@ static int f16_edges_disagree(const struct isa *isa)
  * threshold too: the check must run it), against the portable int8 and
  * uint8 wrap loops on every one of the 2^16 byte pairs, the output one byte
  * past a 64-byte boundary and the length 2^16 - 3 (the unaligned head, the
- * streamed body and the padded tail all run).  0 when they agree bit for
+ * streamed blocks and the rest all run).  0 when they agree bit for
  * bit (or the variant has no such loop). */
 #define PAIRS8 65536U
 static int stream8_pairs_disagree(const struct isa *isa)

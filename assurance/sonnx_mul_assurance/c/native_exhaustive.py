@@ -17,12 +17,13 @@ compile commands (setup.py): all 2^32 pairs of the F16C float16 loop
 its verification) and of
 the AVX2 and AVX-512 builds of the proved bfloat16 loop, bit for bit against
 the proved portable loops; all 2^16 pairs of int8 and of uint8 through the
-streaming wrap loop (native/hw/sonnx_mul_stream8.c, 32- and 64-wide, not
-WP-proved) on a buffer longer than its threshold, and every length
-1..3*64+1 at every output misalignment 0..63, bit for bit against the proved
-portable wrap loops; planted faults of the F16C loop (rounding toward
-zero, the hardware's sign of a NaN) and of the streaming loop (the high byte
-kept, the tail skipped) must be caught first.  A check whose
+streaming wrap loop (native/hw/sonnx_mul_stream8.c, 32- and 64-byte stores;
+its products by the variants' proved loops, its copy not WP-proved) on a
+buffer longer than its threshold, and every length 1..3*64+1 and those
+around one and two blocks at every output misalignment 0..63, bit for bit
+against the proved portable wrap loops; planted faults of the F16C loop (rounding toward
+zero, the hardware's sign of a NaN) and of the streaming loop (a block's last
+vector uncopied, the tail skipped) must be caught first.  A check whose
 instructions this CPU lacks is recorded as skipped, with the reason.
 """
 
@@ -129,13 +130,14 @@ def hw_objects(root: Path) -> list[Path]:
         commands[out / f"sonnx_mul_{stem}.o"] = [*extra, stream8]
         commands[out / f"sonnx_mul_{stem}_planted.o"] = [*extra, planted8, stream8]
     for variant in ("avx2", "avx512"):
-        commands[out / f"sonnx_mul_float.{variant}.o"] = [
-            *rows[f"SONNX_CFLAGS_{variant.upper()}"],
-            f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant}",
-            "-include",
-            "sonnx_mul_rename.h",
-            "native/src/sonnx_mul_float.c",
-        ]
+        for unit in ("float", "int"):  # the streaming loop calls the variant's int8 loop
+            commands[out / f"sonnx_mul_{unit}.{variant}.o"] = [
+                *rows[f"SONNX_CFLAGS_{variant.upper()}"],
+                f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant}",
+                "-include",
+                "sonnx_mul_rename.h",
+                f"native/src/sonnx_mul_{unit}.c",
+            ]
     for obj, args in commands.items():
         subprocess.run([*base, *args[:-1], "-c", args[-1], "-o", str(obj)], cwd=root, check=True)
     return list(commands)

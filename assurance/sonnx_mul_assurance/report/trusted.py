@@ -111,21 +111,24 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "The streaming int8/uint8 wrap loop (AVX2 / AVX-512BW, non-temporal stores)",
         ("machine",),
-        "on an x86-64 CPU with AVX2 (avx2 variant, 32-wide) or AVX-512 F/BW/VL (avx512 "
-        "variant, 64-wide), int8 and uint8 Mul in wrap mode with at least "
+        "on an x86-64 CPU with AVX2 (avx2 variant, 32-byte stores) or AVX-512 F/BW/VL "
+        "(avx512 variant, 64-byte stores), int8 and uint8 Mul in wrap mode with at least "
         "SONNX_MUL_STREAM8_MIN_ELEMENTS (786432) elements in one kernel call runs "
-        "native/hw/sonnx_mul_stream8.c (not WP-proved: intrinsics and non-temporal "
-        "stores, outside Frama-C's model): 16-bit multiplies (vpmullw) keeping the low "
-        "byte, the result written with streaming stores then sfence; below the threshold, "
-        "in checked mode and under SONNX_MUL_ISA=portable, the proved loop runs",
+        "native/hw/sonnx_mul_stream8.c: the products are computed by the variant's "
+        "WP-proved sonnx_mul_wrap_u8, 2048 at a time into a buffer, which the loop copies "
+        "to the result with streaming stores then sfence (that copy is not WP-proved: "
+        "intrinsics and non-temporal stores, outside Frama-C's model); below the "
+        "threshold, in checked mode and under SONNX_MUL_ISA=portable, the proved loop "
+        "writes the result itself",
         (
             "verified by exhaustion on the compiled objects (the extension's own compile "
             "commands): all 2^16 (a, b) pairs of int8 and of uint8, each at every byte "
             "position of a vector, through a buffer longer than the threshold, bit for bit "
             "against the proved portable wrap loops, and every length 1..193 (3 vectors "
-            "+ 1) at every output misalignment 0..63 and in place, the bytes around the "
-            "output unchanged; planted faults (the high byte kept, the tail skipped) "
-            "caught first (make verify-exhaustive, proofs/out/native-exhaustive.json)",
+            "+ 1) and from 64 before to 193 after one and two whole blocks, at every output "
+            "misalignment 0..63 and in place, the bytes around the output unchanged; "
+            "planted faults (a block's last vector not copied, the tail skipped) caught "
+            "first (make verify-exhaustive, proofs/out/native-exhaustive.json)",
             "checked at import: before a hardware variant is used, its streaming loop, "
             "called directly, must agree bit for bit with the portable loop on all 2^16 "
             "byte pairs with a misaligned output (ImportError otherwise); "
