@@ -4,9 +4,12 @@
  *
  * Its products are computed by the variant's WP-proved sonnx_mul_wrap_u8,
  * block by block into a buffer; the loop itself only moves the bytes with
- * streaming stores.  That copy is NOT proved by Frama-C WP (intrinsics,
- * non-temporal stores): the compiled code is verified by EXHAUSTION
- * instead, every one of the 2^16 (a, b)
+ * streaming stores.  Frama-C WP proves the loop (the contract of
+ * sonnx_mul_wrap_u8) from the proved loop's contract and the ADMITTED
+ * contracts of its three machine operations (the block copy with streaming
+ * stores, the length of the unaligned head, the fence): Frama-C has no
+ * model of the instructions.  The compiled code is verified by EXHAUSTION
+ * too, every one of the 2^16 (a, b)
  * pairs of int8 and of uint8 bit for bit against the proved portable loops
  * sonnx_mul_wrap_i8 / sonnx_mul_wrap_u8 through a buffer longer than the
  * threshold, and every length 1 .. 3 * WIDTH + 1 at every misalignment

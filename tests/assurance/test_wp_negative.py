@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INT_C = "native/src/sonnx_mul_int.c"
 FLOAT_C = "native/src/sonnx_mul_float.c"
 TIE_C = "proofs/wp/float_tie.c"
+STREAM8_C = "native/hw/sonnx_mul_stream8.c"
 TOUCHED = {
     INT_C: [
         "sonnx_mul_wrap_u8",
@@ -40,6 +41,7 @@ TOUCHED = {
         "excess_i64",
     ],
     FLOAT_C: ["f32_bits_to_bf16", "sonnx_mul_f32"],
+    STREAM8_C: ["loop"],
 }
 
 if shutil.which("frama-c") is None:
@@ -293,3 +295,32 @@ def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
     assert wp.compare(run, pinned)
     assert wp_failed(run, "typed_lemma_tie32"), run.goals
     assert run.goals["typed_lemma_tie64"].status == wp.VALID
+
+
+def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> None:
+    # the streaming int8/uint8 loop copying one vector less of each block
+    # (what the exhaustive harness's planted fault 1 does at run time)
+    run, errors = _planted(
+        tmp_path,
+        STREAM8_C,
+        "stream_block(c + i, buf, (fault == 1) ? (BLOCK - WIDTH) : BLOCK);",
+        "stream_block(c + i, buf, BLOCK - WIDTH);",
+        ["loop"],
+        properties=("streamed",),
+    )
+    assert errors
+    assert wp_failed(run, "typed_loop_assert_streamed"), run.goals
+
+
+def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
+    # the elements before c's first aligned byte left unwritten
+    run, errors = _planted(
+        tmp_path,
+        STREAM8_C,
+        "    sonnx_mul_wrap_u8(a, b, c, head);\n",
+        "",
+        ["loop"],
+        properties=("done",),
+    )
+    assert errors
+    assert wp_failed(run, "typed_loop_loop_invariant_done_established"), run.goals

@@ -116,10 +116,11 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "SONNX_MUL_STREAM8_MIN_ELEMENTS (786432) elements in one kernel call runs "
         "native/hw/sonnx_mul_stream8.c: the products are computed by the variant's "
         "WP-proved sonnx_mul_wrap_u8, 2048 at a time into a buffer, which the loop copies "
-        "to the result with streaming stores then sfence (that copy is not WP-proved: "
-        "intrinsics and non-temporal stores, outside Frama-C's model); below the "
-        "threshold, in checked mode and under SONNX_MUL_ISA=portable, the proved loop "
-        "writes the result itself",
+        "to the result with streaming stores then sfence; WP proves the loop from that "
+        "contract and the admitted contracts of its three machine operations (block "
+        "copy, head length, fence: intrinsics and non-temporal stores, outside Frama-C's "
+        "model); below the threshold, in checked mode and under SONNX_MUL_ISA=portable, "
+        "the proved loop writes the result itself",
         (
             "verified by exhaustion on the compiled objects (the extension's own compile "
             "commands): all 2^16 (a, b) pairs of int8 and of uint8, each at every byte "
