@@ -2,11 +2,14 @@
  * exact widenings / round-to-nearest-even narrowings between binary32 and
  * the two 16-bit formats, on bit patterns.
  *
- * The only float operations are the products (binary32 and binary64 `*`)
- * and, in the float16 conversions, one exact binary32 subtraction (widening
- * a subnormal) and one binary32 addition whose IEEE rounding performs the
+ * The only float operations are the products (binary32 and binary64 `*`);
+ * in the float16 conversions, one exact binary32 subtraction (widening a
+ * subnormal) and one binary32 addition whose IEEE rounding performs the
  * subnormal narrowing (Giesen's "magic" constant; RNE because the default
- * rounding mode is never changed).  Everything else is unsigned integer
+ * rounding mode is never changed); and in the bfloat16 loop, the exact
+ * widenings to binary64, one binary64 addition that rounds the product
+ * (the same "magic" constant trick), exact binary64 subtractions and exact
+ * conversions back to binary32.  Everything else is unsigned integer
  * arithmetic on the bits, branch-free (selects) so that gcc vectorises the
  * loops.
  */
@@ -74,12 +77,7 @@ typedef union {
     uint64_t u;
 } sonnx_f64_view;
 
-/* The views of the float64 loop only: admitted clauses as for f32_pattern
- * (views-f64 checks them on the binary64 edge patterns). */
-/*@ assigns \nothing;
-    admit ensures number: !\is_NaN(x) ==> \result == sonnx_bits64(x);
-    admit ensures nan: \is_NaN(x) ==> \result % 9223372036854775808 > 9218868437227405312;
-*/
+/*@ assigns \nothing; */
 /* @relation(F-FLOAT, scope=function) */
 static inline uint64_t f64_bits(double x)
 {
@@ -88,16 +86,36 @@ static inline uint64_t f64_bits(double x)
     return v.u;
 }
 
-/*@ assigns \nothing;
-    admit ensures bits: u % 9223372036854775808 <= 9218868437227405312 ||
-      u == 9221120237041090560 ==> sonnx_bits64(\result) == u;
-*/
+/*@ assigns \nothing; */
 /* @relation(F-FLOAT, scope=function) */
 static inline double f64_from_bits(uint64_t u)
 {
     sonnx_f64_view v;
     v.u = u;
     return v.f;
+}
+
+/* The views of the float64 loop only: admitted clauses as for f32_pattern
+ * (views-f64 checks them on the binary64 edge patterns).  The bfloat16 loop
+ * calls the plain views above, for the reason given at f32_pattern. */
+/*@ assigns \nothing;
+    admit ensures number: !\is_NaN(x) ==> \result == sonnx_bits64(x);
+    admit ensures nan: \is_NaN(x) ==> \result % 9223372036854775808 > 9218868437227405312;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint64_t f64_pattern(double x)
+{
+    return f64_bits(x);
+}
+
+/*@ assigns \nothing;
+    admit ensures bits: u % 9223372036854775808 <= 9218868437227405312 ||
+      u == 9221120237041090560 ==> sonnx_bits64(\result) == u;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline double f64_of_pattern(uint64_t u)
+{
+    return f64_from_bits(u);
 }
 
 /* ---- bfloat16 <-> binary32: pure integer operations on the bits -------- */
@@ -313,7 +331,7 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = f64_from_bits(f64_canonical(f64_bits(a[i] * b[i])));
+        c[i] = f64_of_pattern(f64_canonical(f64_pattern(a[i] * b[i])));
     }
 }
 
@@ -341,6 +359,36 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
     }
 }
 
+/* The bfloat16 product without a subnormal intermediate.  Multiplied in
+ * binary32, two bfloat16 give a binary32 subnormal whenever the product is
+ * below 2^-126, and x86 FPUs take a microcode assist for every subnormal
+ * result (2.7-3.9x the time of a normal one, docs/native-kernel.md "Time
+ * by value class").  In binary64 the product p of two bfloat16 magnitudes
+ * is exact (8 x 8 significand bits) and normal (at least 2^-266 when not
+ * 0), so it is rounded once, to bfloat16, by the "magic" addition, every
+ * value on the way normal:
+ *
+ *   big = 2^(e+45) for p in [2^e, 2^(e+1)): the ulp of p + big is 2^(e-7),
+ *         bfloat16's ulp there, so (p + big) - big is p rounded to nearest
+ *         even (the subtraction is exact).  The exponent field is added to
+ *         on the bits: for infinity and NaN it wraps into the sign bit
+ *         (big is then a tiny negative normal; inf + big - big = inf).
+ *   p < 2^-126 (bfloat16 subnormal or zero): big = 2^-81 rounds to
+ *         bfloat16's subnormal step 2^-133, and `less` keeps 2^-126 of it:
+ *         t = result + 2^-126, in binary32's least normal binade, whose bits
+ *         are those of 2^-126 plus the subnormal's own bits shifted by 16;
+ *         subtracting the bits of big - less = 2^-126 leaves them.
+ *   otherwise t is the result: 8 significant bits, so its binary32
+ *         conversion is exact, or infinity from 2^128 on (RNE overflow), and
+ *         the top 16 bits of the binary32 pattern are the bfloat16.
+ *
+ * The single rounding gives the bits of the earlier binary32 product
+ * narrowed by f32_bits_to_bf16 (that double rounding is innocuous,
+ * why3/widen.mlw bfloat16_double_rounding); all 2^32 pairs were compared.
+ * The magnitudes are multiplied and the sign put back (the exclusive or of
+ * the operands' signs, IEEE 754 6.3, as in the float16 loop); a NaN
+ * product becomes the canonical NaN through bf16_canonical.  The `if`s are
+ * selects, which gcc turns into blends. */
 /* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
@@ -351,8 +399,21 @@ void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const float p = f32_from_bits(bf16_to_f32_bits(a[i])) * f32_from_bits(bf16_to_f32_bits(b[i]));
-        const uint16_t r = bf16_canonical(f32_bits_to_bf16(f32_bits(p)));
+        const uint16_t ha = a[i];
+        const uint16_t hb = b[i];
+        const uint32_t sign = ((uint32_t)ha ^ (uint32_t)hb) & 0x8000U;
+        const double p = (double)f32_from_bits(bf16_to_f32_bits((uint16_t)(ha & 0x7FFFU))) *
+                         (double)f32_from_bits(bf16_to_f32_bits((uint16_t)(hb & 0x7FFFU)));
+        /* p's exponent field plus 45 (0x2D): big = 2^(e+45) */
+        double big = f64_from_bits((f64_bits(p) & 0x7FF0000000000000U) + 0x02D0000000000000U);
+        double less = big;
+        if (p < 0x1p-126) {
+            big = 0x1p-81;              /* 2^-133 * 2^52 */
+            less = 0x1p-81 - 0x1p-126;  /* exact: 45 significant bits */
+        }
+        const double t = (p + big) - less;
+        const uint32_t u = f32_bits((float)t) - f32_bits((float)(big - less));
+        const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));
         /*@ assert nan_rule: sonnx_bf16_nan_canonical(r); */
         c[i] = r;
     }
