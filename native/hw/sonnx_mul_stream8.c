@@ -28,6 +28,7 @@
  * unaligned head, the store fence), which are admitted: Frama-C has no model
  * of the instructions, and the compiled loop is verified by exhaustion
  * instead (sonnx_mul_stream8.h). */
+/* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_stream8.h"
 
 #ifndef __FRAMAC__
@@ -172,6 +173,9 @@ static void loop(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n, const
 }
 
 #ifndef SONNX_MUL_STREAM8_PLANTED_FAULTS
+/* The entry point (named in full for the traceability scan: NAME() below
+ * builds the planted faults' names). */
+/* @relation(F-WRAP, scope=function) */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
     requires valid_c: \valid(c + (0 .. n - 1));
@@ -181,7 +185,11 @@ static void loop(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n, const
     ensures wrap: \forall integer k; 0 <= k < n ==>
         sonnx_wraps_u8(c[k], \old(a[k]) * \old(b[k]));
 */
-void NAME(wrap8)(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+#if !defined(__AVX512BW__) /* the build WP analyses */
+void sonnx_mul_stream8_wrap8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+#else
+void sonnx_mul_stream8512_wrap8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+#endif
 {
     loop(a, b, c, n, 0);
 }
