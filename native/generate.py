@@ -560,6 +560,20 @@ def _logic(t: IntType) -> str:
     return text
 
 
+# The preconditions of every element-wise entry point of the kernel, stated
+# once: the integer contracts below and the float ones of header_float.h.in
+# (its @ELEMENTWISE_REQUIRES@) are written with them.
+READ_REQUIRES = """requires valid_a: \\valid_read(a + (0 .. n - 1));
+    requires valid_b: \\valid_read(b + (0 .. n - 1));"""
+ELEMENTWISE_REQUIRES = (
+    READ_REQUIRES
+    + """
+    requires valid_c: \\valid(c + (0 .. n - 1));
+    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));"""
+)
+
+
 def _wrap_term(t: IntType, x: str, y: str) -> str:
     """The ACSL term the wrap loop is proved to compute for operands x, y."""
     if t.bits == 64:
@@ -572,19 +586,14 @@ def _prototypes(t: IntType) -> str:
     wt_old = _wrap_term(t, "\\old(a[k])", "\\old(b[k])")
     return f"""
 /* {ct} */
-/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
-    requires valid_b: \\valid_read(b + (0 .. n - 1));
-    requires valid_c: \\valid(c + (0 .. n - 1));
-    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
-    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+/*@ {ELEMENTWISE_REQUIRES}
     assigns c[0 .. n - 1];
     ensures wrap: \\forall integer k; 0 <= k < n ==>
         {wt_old};
 */
 void sonnx_mul_wrap_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
 
-/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
-    requires valid_b: \\valid_read(b + (0 .. n - 1));
+/*@ {READ_REQUIRES}
     assigns \\nothing;
     ensures range: 0 <= \\result <= n;
     ensures prefix_fits: \\forall integer k; 0 <= k < \\result ==> sonnx_fits_{s}(a[k] * b[k]);
@@ -592,11 +601,7 @@ void sonnx_mul_wrap_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n);
 */
 size_t sonnx_mul_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n);
 
-/*@ requires valid_a: \\valid_read(a + (0 .. n - 1));
-    requires valid_b: \\valid_read(b + (0 .. n - 1));
-    requires valid_c: \\valid(c + (0 .. n - 1));
-    requires alias_a: c == a || \\separated(c + (0 .. n - 1), a + (0 .. n - 1));
-    requires alias_b: c == b || \\separated(c + (0 .. n - 1), b + (0 .. n - 1));
+/*@ {ELEMENTWISE_REQUIRES}
     behavior all_fit:
       assumes \\forall integer k; 0 <= k < n ==> sonnx_fits_{s}(a[k] * b[k]);
       assigns c[0 .. n - 1];
@@ -625,7 +630,7 @@ def render_header() -> str:
         + logic
         + "*/\n"
         + protos
-        + HEADER_FLOAT
+        + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES)
     )
 
 
