@@ -38,17 +38,29 @@ def test_prover_names_are_those_wp_prints() -> None:
 
 def test_named_open_goals_are_retried_by_function_and_name() -> None:
     open_goals = {"typed_f_assert_wrap_elem": "f", "typed_wrap1_i16_ensures_wrap1": "wrap1_i16"}
-    retry = wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60)
+    [retry] = wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60)
     assert retry == wp_plan.Invocation(
         ("z3-debian",), 5000, 60, ("f", "wrap1_i16"), ("wrap1", "wrap_elem")
     )
     assert retry.selection_argv() == ["-wp-fct", "f,wrap1_i16", "-wp-prop=wrap1,wrap_elem"]
 
 
+def test_an_open_lemma_is_retried_by_name_in_a_run_of_its_own() -> None:
+    # a lemma's goal belongs to <globals>, which -wp-fct does not accept
+    open_goals = {"typed_lemma_tie64": wp_plan.GLOBALS, "typed_f_assert_wrap_elem": "f"}
+    runs = wp_plan.retry(open_goals, KNOWN, ["cvc5-frame"], 5000, 60)
+    assert [r.selection_argv() for r in runs] == [
+        ["-wp-fct", "f", "-wp-prop=wrap_elem"],
+        ["-wp-prop=tie64"],
+    ]
+    assert wp_plan.retry({}, KNOWN, ["cvc5-frame"], 5000, 60) == []
+
+
 def test_an_unnamed_open_goal_retries_its_whole_function() -> None:
     # negative control of the name filter: an invariant has no name to select
     open_goals = {"typed_f_assert_wrap_elem": "f", "typed_f_loop_invariant_preserved": "f"}
-    assert wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60).properties == ()
+    [retry] = wp_plan.retry(open_goals, KNOWN, ["z3-debian"], 5000, 60)
+    assert retry.properties == ()
 
 
 def test_an_rte_assertion_is_not_taken_for_a_label() -> None:

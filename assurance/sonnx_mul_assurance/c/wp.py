@@ -196,7 +196,7 @@ def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict
     return split_functions(program)
 
 
-GLOBALS = "<globals>"
+GLOBALS = wp_plan.GLOBALS
 """The pseudo-function holding the logic definitions and the declarations'
 contracts (every function's goals depend on them)."""
 
@@ -335,8 +335,8 @@ def prove(
             todo.update({g: v.function for g, v in goals.items() if v.status != VALID})
         if properties:  # only the selected goals
             todo = {g: f for g, f in todo.items() if g in goals or any(p in g for p in properties)}
-        if todo:
-            found = run(wp_plan.retry(todo, known, (prover,), budget(prover), unit.timeout))
+        for invocation in wp_plan.retry(todo, known, (prover,), budget(prover), unit.timeout):
+            found = run(invocation)
             goals.update({g: v for g, v in found.items() if g in todo})
     seconds = time.perf_counter() - start
     scheduled = len(goals) + lost

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from sonnx_mul_assurance.why3.config import prover_sections
 
 QED = "Qed"
+GLOBALS = "<globals>"
+"""The function WP's goals of lemmas (and the manifest's pin of the logic) belong to."""
 MEASURE_STEPS = 2_000_000_000
 """The step limit of ``update-manifest``'s search, when no goal is pinned yet."""
 
@@ -128,15 +130,24 @@ def retry(
     provers: Sequence[str],
     steps: int,
     timeout: int,
-) -> Invocation:
-    """``provers`` on ``open_goals`` (goal -> function): by name when every one
-    is a named property, else their whole functions."""
-    functions = tuple(sorted(set(open_goals.values())))
-    names = {named_property(g, f, known) for g, f in open_goals.items()}
-    if None in names:
-        return Invocation(tuple(provers), steps, timeout, functions)
-    named = tuple(sorted(n for n in names if n))
-    return Invocation(tuple(provers), steps, timeout, functions, named)
+) -> list[Invocation]:
+    """``provers`` on ``open_goals`` (goal -> function): the functions' goals by
+    name when every one is a named property, else their whole functions; the
+    lemmas (function ``GLOBALS``, which ``-wp-fct`` cannot select) by their
+    names, in a run of their own."""
+    lemmas = tuple(
+        sorted(g.removeprefix("typed_lemma_") for g, f in open_goals.items() if f == GLOBALS)
+    )
+    rest = {g: f for g, f in open_goals.items() if f != GLOBALS}
+    runs = []
+    if rest:
+        functions = tuple(sorted(set(rest.values())))
+        names = {named_property(g, f, known) for g, f in rest.items()}
+        named = () if None in names else tuple(sorted(n for n in names if n))
+        runs.append(Invocation(tuple(provers), steps, timeout, functions, named))
+    if lemmas:
+        runs.append(Invocation(tuple(provers), steps, timeout, (), lemmas))
+    return runs
 
 
 def skipped_properties(
