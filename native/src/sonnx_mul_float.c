@@ -412,7 +412,8 @@ void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
             less = 0x1p-81 - 0x1p-126;  /* exact: 45 significant bits */
         }
         const double t = (p + big) - less;
-        const uint32_t u = f32_bits((float)t) - f32_bits((float)(big - less));
+        const double offset = big - less; /* 2^-126 below it, else 0 */
+        const uint32_t u = f32_bits((float)t) - f32_bits((float)offset);
         const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));
         /*@ assert nan_rule: sonnx_bf16_nan_canonical(r); */
         c[i] = r;
