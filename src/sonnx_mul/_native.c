@@ -33,8 +33,6 @@
 #include <float.h>
 #include <string.h>
 
-#include <stdlib.h>
-
 #include "_native_variants.h"
 #include "sonnx_mul_fpenv.h"
 

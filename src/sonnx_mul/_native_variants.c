@@ -28,13 +28,16 @@
 
 #include "sonnx_mul_kernel.h"
 
-/* The typed adapters of one kind in the variant whose tag is VARIANT_TAG
- * (the sonnx_mul_* names inside expand to the variant's renamed functions
- * after sonnx_mul_rename.h).  Two levels, so that VARIANT_TAG is expanded
- * before it is pasted. */
-#define INT_ADAPTERS(S, T, K) INT_ADAPTERS_(VARIANT_TAG, S, T)
-#define INT_ADAPTERS_(V, S, T) INT_ADAPTERS__(V, S, T)
-#define INT_ADAPTERS__(V, S, T)                                                   \
+/* TAGGED(M, S, T, K) is M(V, S, T, K) with V the current VARIANT_TAG: an
+ * argument is expanded before it is substituted, so M receives the tag
+ * itself (portable_, avx2_, ...) and can paste it into names.  The X-macro
+ * lists of _native_kinds.h call the 3-argument forms below. */
+#define TAGGED(M, S, T, K) TAGGED_(M, VARIANT_TAG, S, T, K)
+#define TAGGED_(M, V, S, T, K) M(V, S, T, K)
+
+/* The typed adapters of one kind in variant V (the sonnx_mul_* names inside
+ * expand to the variant's renamed functions after sonnx_mul_rename.h). */
+#define INT_ADAPTERS_OF(V, S, T, K)                                               \
     static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
     {                                                                             \
         sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
@@ -47,27 +50,23 @@
     {                                                                             \
         return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
     }
-
-#define FLOAT_ADAPTER(S, T, K) FLOAT_ADAPTER_(VARIANT_TAG, S, T)
-#define FLOAT_ADAPTER_(V, S, T) FLOAT_ADAPTER__(V, S, T)
-#define FLOAT_ADAPTER__(V, S, T)                                                  \
+#define FLOAT_ADAPTER_OF(V, S, T, K)                                              \
     static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
     {                                                                             \
         sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
     }
 
-/* Statements filling `isa`'s entries of one kind with the adapters of the
- * variant VARIANT_TAG. */
-#define SET_INT(S, T, K) SET_INT_(VARIANT_TAG, S, K)
-#define SET_INT_(V, S, K) SET_INT__(V, S, K)
-#define SET_INT__(V, S, K)                                                        \
+/* Statements filling `isa`'s entries of one kind with variant V's adapters. */
+#define SET_INT_OF(V, S, T, K)                                                    \
     isa->wrap[K] = wrap_##V##S;                                                   \
     isa->scan[K] = scan_##V##S;                                                   \
     isa->checked[K] = checked_##V##S;
+#define SET_FLOAT_OF(V, S, T, K) isa->wrap[K] = wrap_##V##S;
 
-#define SET_FLOAT(S, T, K) SET_FLOAT_(VARIANT_TAG, S, K)
-#define SET_FLOAT_(V, S, K) SET_FLOAT__(V, S, K)
-#define SET_FLOAT__(V, S, K) isa->wrap[K] = wrap_##V##S;
+#define INT_ADAPTERS(S, T, K) TAGGED(INT_ADAPTERS_OF, S, T, K)
+#define FLOAT_ADAPTER(S, T, K) TAGGED(FLOAT_ADAPTER_OF, S, T, K)
+#define SET_INT(S, T, K) TAGGED(SET_INT_OF, S, T, K)
+#define SET_FLOAT(S, T, K) TAGGED(SET_FLOAT_OF, S, T, K)
 
 /* Every adapter of the variant VARIANT_TAG, and the function that fills a
  * table with them (named fill_<tag>). */
@@ -172,20 +171,29 @@ static int isa_supported[ISA_COUNT];
 
 const struct isa *sonnx_glue_isa_current = &ISAS[0];
 
+#if defined(SONNX_MUL_X86_VARIANTS)
+/* A hardware variant's loops that are not its proved ones: float16 by F16C,
+ * int8/uint8 wrap through the streaming loop (`i8`, `u8`: with the
+ * threshold; `stream8`: the loop itself, for the import check). */
+static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn u8,
+                               wrap_fn stream8)
+{
+    isa->wrap[K_F16] = f16;
+    isa->wrap[K_I8] = i8;
+    isa->wrap[K_U8] = u8;
+    isa->stream8 = stream8;
+}
+#endif
+
 static void fill_variants(void)
 {
     fill_portable_(&ISAS[0], "portable");
 #if defined(SONNX_MUL_X86_VARIANTS)
     fill_avx2_(&ISAS[1], "avx2");
-    ISAS[1].wrap[K_F16] = wrap_f16c_f16;
-    ISAS[1].wrap[K_I8] = stream_avx2_i8;
-    ISAS[1].wrap[K_U8] = stream_avx2_u8;
-    ISAS[1].stream8 = wrap_stream8_8;
+    use_hardware_loops(&ISAS[1], wrap_f16c_f16, stream_avx2_i8, stream_avx2_u8, wrap_stream8_8);
     fill_avx512_(&ISAS[2], "avx512");
-    ISAS[2].wrap[K_F16] = wrap_f16c512_f16;
-    ISAS[2].wrap[K_I8] = stream_avx512_i8;
-    ISAS[2].wrap[K_U8] = stream_avx512_u8;
-    ISAS[2].stream8 = wrap_stream8512_8;
+    use_hardware_loops(&ISAS[2], wrap_f16c512_f16, stream_avx512_i8, stream_avx512_u8,
+                       wrap_stream8512_8);
 #endif
 }
 
