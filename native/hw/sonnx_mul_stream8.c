@@ -17,9 +17,10 @@
  * cache; this file only moves each block's bytes to c with streaming stores.
  * The int8 wrap and the uint8 wrap have the same bits (the low byte of the
  * product depends only on the factors' low bytes, whatever their sign), so
- * one loop serves both.  The elements before c's first WIDTH-aligned byte
- * and those after the last whole block go straight to c through the same
- * proved loop (ordinary stores).  _mm_sfence() before returning orders the
+ * one loop serves both.  The elements before c's first WIDTH-aligned byte go
+ * straight to c through the same proved loop; those after the last whole
+ * block go through the buffer too, copied with ordinary stores.
+ * _mm_sfence() before returning orders the
  * streaming stores before any later store of the caller.
  *
  * WP proves the loop (its contract below: the same as sonnx_mul_wrap_u8's)
@@ -150,7 +151,9 @@ static void loop(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n, const
                 sonnx_wraps_u8(c[k], \at(a[k], Pre) * \at(b[k], Pre)); */
     }
     /* the rest (fewer than BLOCK) through the buffer too, copied by
-       ordinary stores */
+       ordinary stores: written straight into c + i by the proved loop, WP
+       did not prove it (the callee's aliasing case c + i == a + i, with the
+       offset, defeated CVC4 and Z3); the copy costs at most BLOCK bytes */
     const size_t rest = (fault == 2) ? 0U : (n - i);
     sonnx_mul_wrap_u8(a + i, b + i, buf, rest);
     /*@ assert rest_products: \forall integer k; i <= k < n ==>
