@@ -1,11 +1,15 @@
 /* sonnx_mul_f16c.h -- the float16 hardware loop (x86-64 with F16C and AVX2):
  * native/hw/sonnx_mul_f16c.c.
  *
- * NOT proved by Frama-C WP (the F16C conversion instructions are outside
- * its model): the compiled code is verified by EXHAUSTION instead, every one
- * of the 2^32 pairs of float16 patterns bit for bit against the proved
- * portable loop sonnx_mul_f16 and against the oracle (make
- * verify-exhaustive; native/verify/exhaustive.c), and checked at import
+ * Frama-C WP proves the loop against sonnx_mul_f16's contract (the same
+ * text; `make prove` compares them) from the ADMITTED contract of its one
+ * machine operation, the products of one vector (the F16C conversion
+ * instructions are outside its model).  The compiled code is verified by
+ * EXHAUSTION too, every one of the 2^32 pairs of float16 patterns bit for
+ * bit against the proved portable loop sonnx_mul_f16 and against the
+ * oracle, and every length up to 49 at every misalignment with the bytes
+ * around the result unchanged (make verify-exhaustive;
+ * native/verify/exhaustive.c), and checked at import
  * (src/sonnx_mul/_native_variants.c) and by the self-test.  Selected at run time
  * only on a CPU that has AVX2 and F16C (and AVX-512 F/BW/VL for the 16-wide
  * loop; docs/native-kernel.md).
@@ -34,6 +38,9 @@ void sonnx_mul_f16c_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t 
 void sonnx_mul_f16c512_f16_truncating(const uint16_t *a, const uint16_t *b, uint16_t *c,
                                       size_t n);
 void sonnx_mul_f16c512_f16_nan_sign(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+void sonnx_mul_f16c_f16_short_tail(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+void sonnx_mul_f16c512_f16_short_tail(const uint16_t *a, const uint16_t *b, uint16_t *c,
+                                      size_t n);
 #endif
 
 #endif /* SONNX_MUL_F16C_H */

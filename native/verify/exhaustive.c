@@ -30,13 +30,21 @@
  * the extension is built from), the loops selected at run time:
  *   mul-f16-f16c, mul-f16-f16c512   all 2^32 pairs of the F16C hardware
  *                     loops sonnx_mul_f16c_f16 (8-wide) and
- *                     sonnx_mul_f16c512_f16 (16-wide; native/hw/, not
- *                     WP-proved) BIT FOR
+ *                     sonnx_mul_f16c512_f16 (16-wide; native/hw/, WP
+ *                     proves the loop from its vector operation's admitted
+ *                     contract, which this checks) BIT FOR
  *                     BIT against the proved portable sonnx_mul_f16 (NaN
  *                     payloads and signs included), every 4099th also
  *                     against the oracle; each row of 2^16 pairs in two
  *                     calls cut at 2^16 - (1..7), so that the loops' tails
  *                     (not a multiple of the vector width) are run too
+ *   mul-f16-f16c-layouts, mul-f16-f16c512-layouts   every length
+ *                     1 .. 3 * 16 + 1 at every output misalignment 0..15
+ *                     elements, and in place (c == a), against
+ *                     sonnx_mul_f16: the whole vectors and the zero-padded
+ *                     tail; the bytes around the output must not change
+ *                     (what the admitted contract of the loops' vector
+ *                     operation, mul_block, claims it writes)
  *   mul-bf16-avx2 / mul-bf16-avx512   the same for the proved sources
  *                     compiled with SONNX_CFLAGS_AVX2 / _AVX512
  *                     (sonnx_mul_avx2_bf16 ...) against sonnx_mul_bf16
@@ -60,7 +68,8 @@
  *                     rest; the output starts as the complement of the
  *                     expected bytes and the bytes around it must not change
  * and `selftest` also runs planted faults of the hardware loops (rounding
- * toward zero; the hardware's sign of a NaN product; the streaming loop
+ * toward zero; the hardware's sign of a NaN product; the float16 loop's
+ * tail copied one element short; the streaming loop
  * leaving a block's last vector uncopied; skipping its tail), which must
  * be caught.
  *
@@ -547,6 +556,59 @@ static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
 }
 #endif
 
+#if defined(SONNX_MUL_HW)
+typedef void (*loop16_fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t);
+
+/* Every length 1 .. 3 * 16 + 1 at every output misalignment 0..15
+ * elements (the inputs misaligned otherwise), then in place (c == a), of a
+ * float16 hardware loop against the proved sonnx_mul_f16 (the
+ * pairs check covers the values; this one the whole vectors, the
+ * zero-padded tail and what the loop writes): the output starts as the
+ * complement of the expected bits and the GUARD bytes around it must not
+ * change. */
+static unsigned long long check_f16c_layouts(const char *name, loop16_fn got,
+                                             unsigned long long *cases)
+{
+    enum { MAXLEN = 3 * 16 + 1, SPAN = MAXLEN + 16 + GUARD };
+    static uint16_t abuf[SPAN + 32], bbuf[SPAN + 32], cbuf[SPAN + 32], want[MAXLEN];
+    uint16_t *c0 = cbuf + GUARD / 2U;
+    uint32_t seed = 4242U;
+    unsigned long long bad = 0;
+    printed8 = 0U;
+    *cases = 0;
+    for (size_t m = 0; m < 16U; m++) {
+        for (size_t n = 1; n <= (size_t)MAXLEN; n++) {
+            uint16_t *a = abuf + (m * 5U + 1U) % 16U;
+            uint16_t *b = bbuf + (m * 11U + 7U) % 16U;
+            uint16_t *c = c0 + m;
+            for (size_t j = 0; j < n; j++) {
+                seed = seed * 1103515245U + 12345U;
+                a[j] = (uint16_t)(seed >> 16);
+                seed = seed * 1103515245U + 12345U;
+                b[j] = (uint16_t)(seed >> 16);
+            }
+            sonnx_mul_f16(a, b, want, n);
+            uint8_t *cb = (uint8_t *)(void *)c;
+            const uint8_t *wb = (const uint8_t *)(const void *)want;
+            /* separate output */
+            memset(cb - GUARD / 2U, 0xA5, 2U * n + GUARD);
+            for (size_t j = 0; j < n; j++) {
+                c[j] = (uint16_t)~want[j];
+            }
+            got(a, b, c, n);
+            bad += compare8(name, cb, wb, 2U * n, GUARD / 2U, GUARD / 2U);
+            /* in place: c holds a */
+            memset(cb - GUARD / 2U, 0xA5, 2U * n + GUARD);
+            memcpy(c, a, 2U * n);
+            got(c, b, c, n);
+            bad += compare8(name, cb, wb, 2U * n, GUARD / 2U, GUARD / 2U);
+            *cases += 2U;
+        }
+    }
+    return bad;
+}
+#endif
+
 /* views-f32: every pattern x through the compiled float32 loop as x * 1. */
 static unsigned long long check_views_f32(void)
 {
@@ -697,8 +759,10 @@ int main(int argc, char **argv)
         } planted16[] = {
             {"selftest-truncating-f16c", sonnx_mul_f16c_f16_truncating, 0},
             {"selftest-nan-sign-f16c", sonnx_mul_f16c_f16_nan_sign, 0},
+            {"selftest-short-tail-f16c", sonnx_mul_f16c_f16_short_tail, 0},
             {"selftest-truncating-f16c512", sonnx_mul_f16c512_f16_truncating, 1},
             {"selftest-nan-sign-f16c512", sonnx_mul_f16c512_f16_nan_sign, 1},
+            {"selftest-short-tail-f16c512", sonnx_mul_f16c512_f16_short_tail, 1},
         };
         int missed = 0;
         for (size_t p = 0; p < sizeof planted16 / sizeof planted16[0]; p++) {
@@ -706,8 +770,10 @@ int main(int argc, char **argv)
                 continue;
             }
             t0 = now();
+            unsigned long long cases;
             const unsigned long long caught =
-                check_same("planted", planted16[p].fn, sonnx_mul_f16, 0, 257U);
+                check_same("planted", planted16[p].fn, sonnx_mul_f16, 0, 257U) +
+                check_f16c_layouts("planted", planted16[p].fn, &cases);
             printf("%s %llu caught %.2f\n", planted16[p].name, caught, now() - t0);
             missed |= caught == 0ULL;
         }
@@ -785,6 +851,22 @@ int main(int argc, char **argv)
         failed |= report(
             "mul-f16-f16c512", all,
             check_same("mul-f16-f16c512", sonnx_mul_f16c512_f16, sonnx_mul_f16, 0, 1U), t0);
+    }
+    static const struct {
+        const char *name;
+        loop16_fn fn;
+    } f16c_layouts[] = {
+        {"mul-f16-f16c-layouts", sonnx_mul_f16c_f16},
+        {"mul-f16-f16c512-layouts", sonnx_mul_f16c512_f16},
+    };
+    for (size_t v = 0; v < sizeof f16c_layouts / sizeof f16c_layouts[0]; v++) {
+        if (selected(argc, argv, f16c_layouts[v].name)) {
+            unsigned long long cases;
+            t0 = now();
+            const unsigned long long bad =
+                check_f16c_layouts(f16c_layouts[v].name, f16c_layouts[v].fn, &cases);
+            failed |= report(f16c_layouts[v].name, cases, bad, t0);
+        }
     }
     if (selected(argc, argv, "mul-bf16-avx2")) {
         t0 = now();

@@ -30,7 +30,8 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
     assert caught["selftest-truncating-bf16"] > 0 and caught["selftest-wrong-mask-f16"] > 0
     assert caught["selftest-no-rule-f64"] > 0  # views-f64 sees the hardware's NaN
     # the hardware loops' planted faults this CPU can run (F16C: rounding
-    # toward zero, the hardware's NaN; streaming int8/uint8: a block's last
+    # toward zero, the hardware's NaN, the tail copied one element short;
+    # streaming int8/uint8: a block's last
     # vector left uncopied, the tail skipped), bit for bit with the proved
     # loops; the 512-bit ones only with AVX-512 (an illegal instruction otherwise)
     assert len(caught) == native_exhaustive.planted_faults()
@@ -40,6 +41,7 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
             continue
         assert caught[f"selftest-truncating-f16c{suffix}"] > 0
         assert caught[f"selftest-nan-sign-f16c{suffix}"] > 0
+        assert caught[f"selftest-short-tail-f16c{suffix}"] > 0
         assert caught[f"selftest-short-copy-stream8{suffix}"] > 0
         assert caught[f"selftest-no-tail-stream8{suffix}"] > 0
 
@@ -58,11 +60,13 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
 
     if native_exhaustive.is_x86_64():
         # the streaming int8/uint8 loops: every byte pair and every
-        # length/misalignment (a fraction of a second), on the CPUs that have them
+        # length/misalignment, and the float16 loops' layouts (a fraction of
+        # a second), on the CPUs that have them
         checks = [
             c
             for c in native_exhaustive.HW_CHECKS
-            if c.startswith("wrap8-") and c not in native_exhaustive.skipped_checks((c,))
+            if (c.startswith("wrap8-") or (c.startswith("mul-f16-") and c.endswith("-layouts")))
+            and c not in native_exhaustive.skipped_checks((c,))
         ]
         proc = subprocess.run([str(harness), *checks], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -72,7 +76,12 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
         # 1..193, 1984..2241 and 4032..4289 (a block of 2048 and the rest)
         layouts = str(64 * 2 * (193 + 2 * 258))
         for check, (inputs, bad) in rows.items():
-            expected = "131072" if not check.endswith("-layouts") else layouts
+            if check.startswith("mul-f16-"):
+                expected = str(16 * 2 * 49)  # 16 misalignments x 2 x the lengths 1..49
+            elif check.endswith("-layouts"):
+                expected = layouts
+            else:
+                expected = "131072"
             assert (inputs, bad) == (expected, "0"), check
 
     proc = subprocess.run(["make", "-s", "c-kernel"], cwd=ROOT, capture_output=True, text=True)

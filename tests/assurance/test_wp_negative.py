@@ -30,6 +30,7 @@ INT_C = "native/src/sonnx_mul_int.c"
 FLOAT_C = "native/src/sonnx_mul_float.c"
 TIE_C = "proofs/wp/float_tie.c"
 STREAM8_C = "native/hw/sonnx_mul_stream8.c"
+F16C_C = "native/hw/sonnx_mul_f16c.c"
 TOUCHED = {
     INT_C: [
         "sonnx_mul_wrap_u8",
@@ -42,6 +43,7 @@ TOUCHED = {
     ],
     FLOAT_C: ["f32_bits_to_bf16", "sonnx_mul_f32"],
     STREAM8_C: ["loop"],
+    F16C_C: ["loop"],
 }
 
 if shutil.which("frama-c") is None:
@@ -324,3 +326,61 @@ def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
     )
     assert errors
     assert wp_failed(run, "typed_loop_loop_invariant_done_established"), run.goals
+
+
+def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Path) -> None:
+    # the F16C loop's zero-padded tail filled from a and b without the bound:
+    # it reads up to WIDTH - 1 elements past the operands
+    run, errors = _planted(
+        tmp_path,
+        F16C_C,
+        "            if (j < rest) {\n",
+        "            if (j < WIDTH) {\n",
+        ["loop"],
+    )
+    assert errors
+    failed = sorted(g for g in run.goals if wp_failed(run, g))
+    reads = ["typed_loop_assert_rte_mem_access", "typed_loop_assert_rte_mem_access_2"]
+    assert failed == reads, failed
+
+
+def test_F_FLOAT_float16_hardware_loop_copying_a_short_tail_fails(tmp_path: Path) -> None:
+    # the last element of the tail left unwritten (the exhaustive harness's
+    # planted fault 3 at run time): its NaN rule is not established
+    run, errors = _planted(
+        tmp_path,
+        F16C_C,
+        "const size_t count = (fault == 3) ? (rest - 1U) : rest;",
+        "const size_t count = rest - 1U;",
+        ["loop"],
+        properties=("nan_rule",),
+    )
+    assert errors
+    assert wp_failed(run, "typed_loop_ensures_nan_rule"), run.goals
+
+
+def test_F_FLOAT_hardware_loop_with_a_weaker_contract_than_the_proved_loop_fails(
+    tmp_path: Path,
+) -> None:
+    # WP would prove the F16C loop against a weaker contract too, and a re-pin
+    # would accept it: the stand-in check compares it with sonnx_mul_f16's
+    include = ROOT / "native" / "include"
+    contracts: dict[str, str] = {}
+    for source in (INT_C, FLOAT_C, STREAM8_C, F16C_C):
+        contracts.update(wp.printed_functions(ROOT / source, include)[1])
+    assert wp.stand_in_errors(contracts) == []  # the positive control
+
+    copy = tmp_path / "native"
+    shutil.copytree(ROOT / "native", copy)
+    hw = copy / "hw" / "sonnx_mul_f16c.c"
+    entry = (
+        "    assigns c[0 .. n - 1];\n"
+        "    ensures nan_rule: \\forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);\n"
+        "*/\n#if !defined(__AVX512F__)"
+    )
+    text = hw.read_text()
+    assert text.count(entry) == 1
+    hw.write_text(text.replace(entry, "    assigns c[0 .. n - 1];\n*/\n#if !defined(__AVX512F__)"))
+    weakened = {**contracts, **wp.printed_functions(hw, copy / "include")[1]}
+    errors = wp.stand_in_errors(weakened)
+    assert len(errors) == 1 and "sonnx_mul_f16c_f16" in errors[0], errors

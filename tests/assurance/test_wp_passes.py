@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sonnx_mul_assurance.c import wp, wp_plan
+from sonnx_mul_assurance.evidence import schema
 
 SOURCE = """
 /*@ assigns \\nothing;
@@ -141,6 +142,25 @@ def test_a_goal_proved_over_its_own_step_limit_fails() -> None:
     assert wp.compare(over, pinned) == [
         "a.c: goal typed_g_variant proved by CVC4 1.8 in 3001 steps, over its limit of 3000"
     ]
+
+
+def test_the_largest_step_ratio_reads_each_goal_against_its_own_unit() -> None:
+    # the streaming and float16 hardware loops both have a function `loop`:
+    # the same goal name in two units, with different pins
+    name = "typed_loop_loop_invariant_kept_preserved"
+    manifest = {
+        "units": [
+            {"source": "a.c", "goals": {name: {"prover": "CVC4 1.8", "steplimit": 400000}}},
+            {"source": "b.c", "goals": {name: {"prover": "CVC4 1.8", "steplimit": 40000}}},
+        ]
+    }
+
+    def unit(source: str, steps: int) -> schema.WpUnit:
+        goal = schema.WpGoal("loop", "CVC4 1.8", "Valid", 0.1, steps)
+        return schema.WpUnit(source, "", "", 0.1, {name: goal}, [])
+
+    ratio, worst = wp.largest_ratio(manifest, [unit("a.c", 200000), unit("b.c", 30000)])
+    assert (ratio, worst) == (0.75, f"b.c: {name}")
 
 
 def test_steps_are_read_from_the_verdict_line() -> None:

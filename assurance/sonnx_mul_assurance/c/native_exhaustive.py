@@ -13,17 +13,19 @@ planted fault not caught, or on a check that did not run.
 On x86-64 the loops the extension selects at run time are checked too
 (``HW_CHECKS``), linked from objects compiled with exactly the extension's
 compile commands (setup.py): all 2^32 pairs of the F16C float16 loop
-(native/hw/sonnx_mul_f16c.c, 8- and 16-wide builds, not WP-proved: this is
-its verification) and of
+(native/hw/sonnx_mul_f16c.c, 8- and 16-wide builds; WP proves the loop from the
+admitted contract of its vector operation, which this verifies, with the
+values) and every length 1..49 of it at every output misalignment, and
 the AVX2 and AVX-512 builds of the proved bfloat16 loop, bit for bit against
 the proved portable loops; all 2^16 pairs of int8 and of uint8 through the
 streaming wrap loop (native/hw/sonnx_mul_stream8.c, 32- and 64-byte stores;
-its products by the variants' proved loops, its copy not WP-proved) on a
+its products by the variants' proved loops, its copy admitted by WP) on a
 buffer longer than its threshold, and every length 1..3*64+1 and those
 around one and two blocks at every output misalignment 0..63, bit for bit
-against the proved portable wrap loops; planted faults of the F16C loop (rounding toward
-zero, the hardware's sign of a NaN) and of the streaming loop (a block's last
-vector uncopied, the tail skipped) must be caught first.  A check whose
+against the proved portable wrap loops; planted faults of the F16C loop
+(rounding toward zero, the hardware's sign of a NaN, the tail one element
+short) and of the streaming loop (a block's last vector uncopied, the tail
+skipped) must be caught first.  A check whose
 instructions this CPU lacks is recorded as skipped, with the reason.
 """
 
@@ -45,7 +47,9 @@ BUILD = Path("build/c-kernel/gcc")
 OUT = Path("proofs/out/native-exhaustive.json")
 HW_CHECKS = (
     "mul-f16-f16c",
+    "mul-f16-f16c-layouts",
     "mul-f16-f16c512",
+    "mul-f16-f16c512-layouts",
     "mul-bf16-avx2",
     "mul-bf16-avx512",
     "wrap8-stream8",
@@ -67,7 +71,9 @@ CHECKS = (
 # The CPU features (/proc/cpuinfo flags) each hardware check needs.
 HW_NEEDS = {
     "mul-f16-f16c": ("avx2", "f16c"),
+    "mul-f16-f16c-layouts": ("avx2", "f16c"),
     "mul-f16-f16c512": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
+    "mul-f16-f16c512-layouts": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
     "mul-bf16-avx2": ("avx2",),
     "mul-bf16-avx512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
     "wrap8-stream8": ("avx2",),
@@ -183,16 +189,16 @@ def skipped_checks(checks: tuple[str, ...]) -> dict[str, str]:
 def planted_faults() -> int:
     """How many planted faults the harness's selftest runs on this CPU: the
     two narrowings and the float64 loop without the NaN rule everywhere, and
-    the hardware loops the CPU can execute (four 256-bit ones with AVX2 and
-    F16C, four 512-bit ones with AVX-512)."""
+    the hardware loops the CPU can execute (five 256-bit ones with AVX2 and
+    F16C: three float16, two streaming; five 512-bit ones with AVX-512)."""
     if not is_x86_64():
         return 3
     have = cpu_flags()
     count = 3
     if {"avx2", "f16c"} <= have:
-        count += 4
+        count += 5
         if set(HW_NEEDS["mul-f16-f16c512"]) <= have:
-            count += 4
+            count += 5
     return count
 
 
