@@ -11,11 +11,12 @@ checked against an exact rational oracle by ``tests/operator/test_selftest.py``.
 
 The vectors run on the kernel variant selected at import
 (``sonnx_mul._native.isa()``: ``portable``, ``avx2`` or ``avx512``; the
-float16 loop of the last two is the F16C hardware loop, verified
-exhaustively, not proved). When that is not the portable build, the
-self-test also runs every pair of the vectors' operands (both signs, both
-orders) of every type through the selected variant and through the portable
-build of the proved sources, and requires the same bits.
+float16 loop of the last two is the F16C hardware loop, WP-proved from the
+admitted contract of its vector operation and verified exhaustively). When
+that is not the portable build, the self-test also runs every pair of the
+vectors' operands (both signs, both orders) of every type through the
+selected variant and through the portable build of the proved sources, and
+requires the same bits.
 """
 
 from __future__ import annotations
