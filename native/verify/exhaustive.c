@@ -503,8 +503,61 @@ static unsigned long long check_stream8_pairs(const char *name, loop8_fn got)
     return bad;
 }
 
+/* A loop on bytes (uint8) or on 16-bit elements (float16 bits): exactly
+ * one member is set. */
+typedef struct {
+    loop8_fn bytes;
+    loop16_fn halves;
+} any_loop;
+
+static size_t width(any_loop f)
+{
+    return (f.bytes != NULL) ? 1U : 2U;
+}
+
+static void run_loop(any_loop f, const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+{
+    if (f.bytes != NULL) {
+        f.bytes(a, b, c, n);
+    } else {
+        f.halves((const uint16_t *)(const void *)a, (const uint16_t *)(const void *)b,
+                 (uint16_t *)(void *)c, n);
+    }
+}
+
+/* One layout case of the hardware loop `got` against the proved loop `ref`
+ * it stands in for: n random elements at a and b; the output c first
+ * separate, starting as the complement of the expected bytes, then in place
+ * (c holding a); the GUARD bytes each side of c must stay 0xA5, as the
+ * loop's `assigns` says. */
+static unsigned long long layout_case(const char *name, any_loop got, any_loop ref,
+                                      uint8_t *a, uint8_t *b, uint8_t *c, uint8_t *want,
+                                      size_t n, uint32_t *seed)
+{
+    const size_t bytes = n * width(ref);
+    for (size_t j = 0; j < bytes; j++) {
+        *seed = *seed * 1103515245U + 12345U;
+        a[j] = (uint8_t)(*seed >> 16);
+        *seed = *seed * 1103515245U + 12345U;
+        b[j] = (uint8_t)(*seed >> 16);
+    }
+    run_loop(ref, a, b, want, n);
+    memset(c - GUARD, 0xA5, bytes + 2U * GUARD);
+    for (size_t j = 0; j < bytes; j++) {
+        c[j] = (uint8_t)~want[j];
+    }
+    run_loop(got, a, b, c, n);
+    unsigned long long bad = compare8(name, c, want, bytes, GUARD, GUARD);
+    memset(c - GUARD, 0xA5, bytes + 2U * GUARD);
+    memcpy(c, a, bytes);
+    run_loop(got, c, b, c, n);
+    bad += compare8(name, c, want, bytes, GUARD, GUARD);
+    return bad;
+}
+
 /* Every length 1 .. 3 * 64 + 1 at every output misalignment 0..63 (the
- * inputs at other misalignments), then in place (c == a). */
+ * inputs at other misalignments), separate and in place, of a streaming
+ * loop against sonnx_mul_wrap_u8. */
 static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
                                                 unsigned long long *cases)
 {
@@ -517,6 +570,7 @@ static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
     uint8_t *a0 = abuf + (64U - (uintptr_t)(void *)abuf % 64U);
     uint8_t *b0 = bbuf + (64U - (uintptr_t)(void *)bbuf % 64U);
     uint8_t *c0 = cbuf + (64U - (uintptr_t)(void *)cbuf % 64U) + GUARD;
+    const any_loop hw = {got, NULL}, proved = {sonnx_mul_wrap_u8, NULL};
     uint32_t seed = 12345U;
     unsigned long long bad = 0;
     printed8 = 0U;
@@ -527,28 +581,8 @@ static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
             if (rest > (size_t)SHORT && rest < SONNX_MUL_STREAM8_BLOCK - 64U) {
                 continue;
             }
-            uint8_t *a = a0 + (m * 5U + 1U) % 64U;
-            uint8_t *b = b0 + (m * 11U + 7U) % 64U;
-            uint8_t *c = c0 + m;
-            for (size_t j = 0; j < n; j++) {
-                seed = seed * 1103515245U + 12345U;
-                a[j] = (uint8_t)(seed >> 16);
-                seed = seed * 1103515245U + 12345U;
-                b[j] = (uint8_t)(seed >> 16);
-            }
-            sonnx_mul_wrap_u8(a, b, want, n);
-            /* separate output */
-            memset(c - GUARD, 0xA5, n + 2U * GUARD);
-            for (size_t j = 0; j < n; j++) {
-                c[j] = (uint8_t)~want[j];
-            }
-            got(a, b, c, n);
-            bad += compare8(name, c, want, n, GUARD, GUARD);
-            /* in place: c holds a */
-            memset(c - GUARD, 0xA5, n + 2U * GUARD);
-            memcpy(c, a, n);
-            got(c, b, c, n);
-            bad += compare8(name, c, want, n, GUARD, GUARD);
+            bad += layout_case(name, hw, proved, a0 + (m * 5U + 1U) % 64U,
+                               b0 + (m * 11U + 7U) % 64U, c0 + m, want, n, &seed);
             *cases += 2U;
         }
     }
@@ -557,51 +591,28 @@ static unsigned long long check_stream8_layouts(const char *name, loop8_fn got,
 #endif
 
 #if defined(SONNX_MUL_HW)
-typedef void (*loop16_fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t);
-
 /* Every length 1 .. 3 * 16 + 1 at every output misalignment 0..15
- * elements (the inputs misaligned otherwise), then in place (c == a), of a
- * float16 hardware loop against the proved sonnx_mul_f16 (the
- * pairs check covers the values; this one the whole vectors, the
- * zero-padded tail and what the loop writes): the output starts as the
- * complement of the expected bits and the GUARD bytes around it must not
- * change. */
+ * elements (the inputs misaligned otherwise), separate and in place, of a
+ * float16 hardware loop against the proved sonnx_mul_f16 (the pairs check
+ * covers the values; this one the whole vectors, the zero-padded tail and
+ * what the loop writes). */
 static unsigned long long check_f16c_layouts(const char *name, loop16_fn got,
                                              unsigned long long *cases)
 {
     enum { MAXLEN = 3 * 16 + 1, SPAN = MAXLEN + 16 + GUARD };
     static uint16_t abuf[SPAN + 32], bbuf[SPAN + 32], cbuf[SPAN + 32], want[MAXLEN];
     uint16_t *c0 = cbuf + GUARD / 2U;
+    const any_loop hw = {NULL, got}, proved = {NULL, sonnx_mul_f16};
     uint32_t seed = 4242U;
     unsigned long long bad = 0;
     printed8 = 0U;
     *cases = 0;
     for (size_t m = 0; m < 16U; m++) {
         for (size_t n = 1; n <= (size_t)MAXLEN; n++) {
-            uint16_t *a = abuf + (m * 5U + 1U) % 16U;
-            uint16_t *b = bbuf + (m * 11U + 7U) % 16U;
-            uint16_t *c = c0 + m;
-            for (size_t j = 0; j < n; j++) {
-                seed = seed * 1103515245U + 12345U;
-                a[j] = (uint16_t)(seed >> 16);
-                seed = seed * 1103515245U + 12345U;
-                b[j] = (uint16_t)(seed >> 16);
-            }
-            sonnx_mul_f16(a, b, want, n);
-            uint8_t *cb = (uint8_t *)(void *)c;
-            const uint8_t *wb = (const uint8_t *)(const void *)want;
-            /* separate output */
-            memset(cb - GUARD / 2U, 0xA5, 2U * n + GUARD);
-            for (size_t j = 0; j < n; j++) {
-                c[j] = (uint16_t)~want[j];
-            }
-            got(a, b, c, n);
-            bad += compare8(name, cb, wb, 2U * n, GUARD / 2U, GUARD / 2U);
-            /* in place: c holds a */
-            memset(cb - GUARD / 2U, 0xA5, 2U * n + GUARD);
-            memcpy(c, a, 2U * n);
-            got(c, b, c, n);
-            bad += compare8(name, cb, wb, 2U * n, GUARD / 2U, GUARD / 2U);
+            bad += layout_case(name, hw, proved,
+                               (uint8_t *)(void *)(abuf + (m * 5U + 1U) % 16U),
+                               (uint8_t *)(void *)(bbuf + (m * 11U + 7U) % 16U),
+                               (uint8_t *)(void *)(c0 + m), (uint8_t *)(void *)want, n, &seed);
             *cases += 2U;
         }
     }

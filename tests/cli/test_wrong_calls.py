@@ -232,8 +232,15 @@ def test_bad_environment_is_one_line_exit_2(
     assert next(iter(env)) in line and "rebuild" not in line.lower()
 
 
+# SIGINT as Python's start-up sets it when the parent does not ignore it: a
+# job started in the background by a non-interactive shell (nohup make prove
+# &) inherits SIGINT ignored, and the interrupt would then never arrive.
+DEFAULT_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 # A real SIGINT raised while the given module is being imported (start-up).
-INTERRUPT_AT = """
+INTERRUPT_AT = (
+    DEFAULT_SIGINT
+    + """
 import importlib.abc, signal
 class Interrupt(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
@@ -242,6 +249,7 @@ class Interrupt(importlib.abc.MetaPathFinder):
         return None
 sys.meta_path.insert(0, Interrupt())
 """
+)
 STARTUP_MODULES = ["numpy", "onnx", "sonnx_mul.kernel", "sonnx_mul.models.checker",
                    "sonnx_mul.cli.files"]  # fmt: skip
 
@@ -255,7 +263,7 @@ def test_sigint_during_start_up_is_one_line_exit_130(module: str, files: Fixture
 
 def test_sigint_at_exit_keeps_the_exit_code(files: Fixture) -> None:
     """A SIGINT after the command is done (an atexit hook) changes nothing."""
-    prelude = "import atexit, signal\natexit.register(signal.raise_signal, signal.SIGINT)"
+    prelude = DEFAULT_SIGINT + "import atexit\natexit.register(signal.raise_signal, signal.SIGINT)"
     done = console(baseline("check", files), {}, prelude)
     assert done.returncode == 0 and done.stderr == "", done
 
