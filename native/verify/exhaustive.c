@@ -53,7 +53,7 @@
  *                     sonnx_mul_stream8_wrap8 (32-wide) and
  *                     sonnx_mul_stream8512_wrap8 (64-wide; native/hw/: the
  *                     products by the variants' proved loops, the streaming
- *                     copy not WP-proved) BIT FOR BIT against the proved portable
+ *                     copy by its admitted vector operation) BIT FOR BIT against the proved portable
  *                     sonnx_mul_wrap_i8 / sonnx_mul_wrap_u8, in one call on
  *                     a buffer of 64 * 2^16 + 37 elements (longer than
  *                     SONNX_MUL_STREAM8_MIN_ELEMENTS: every pair at each of

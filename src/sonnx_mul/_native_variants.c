@@ -4,12 +4,14 @@
  * Besides the portable SSE2 build of the kernel, the same proved sources are
  * compiled again with AVX2 and with AVX-512 flags (native/flags.mk; symbols
  * sonnx_mul_avx2_* and sonnx_mul_avx512_*, sonnx_mul_rename.h), and float16
- * has an F16C hardware loop (native/hw/sonnx_mul_f16c.c, verified
- * exhaustively, not WP-proved); int8 and uint8 in wrap mode, from
- * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, copy the proved loop's
- * products to the result with streaming stores (native/hw/sonnx_mul_stream8.c,
- * the copy verified exhaustively, not WP-proved; below the threshold, and in
- * checked mode, the proved loop writes the result itself).
+ * has an F16C hardware loop (native/hw/sonnx_mul_f16c.c); int8 and uint8
+ * in wrap mode, from SONNX_MUL_STREAM8_MIN_ELEMENTS elements up, copy the
+ * proved loop's products to the result with streaming stores
+ * (native/hw/sonnx_mul_stream8.c; below the threshold, and in checked mode,
+ * the proved loop writes the result itself).  WP proves each of the two
+ * loops under the contract of the proved loop it stands in for, from the
+ * admitted contract of its one vector operation; that operation and the
+ * loops' values are verified exhaustively against the proved loops.
  * At import the widest variant the CPU supports is selected (avx512:
  * AVX-512 F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable);
  * SONNX_MUL_ISA=portable|avx2|avx512 selects one instead (ImportError if the

@@ -18,7 +18,8 @@ import pytest
 
 from sonnx_mul_assurance.why3 import driver as why3_driver
 
-pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
+# runs Why3 and the provers
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "src" / "sonnx_mul" / "oracle" / "integers.py"

@@ -28,7 +28,8 @@ from sonnx_mul_assurance.why3.driver import (
     update_manifest,
 )
 
-pytestmark = pytest.mark.provers  # runs Why3 or CrossHair and the provers
+# runs Why3 and the provers
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
 REPO = Path(__file__).resolve().parents[2]
 FAST_PORTFOLIO = ("cvc5",)  # the provers run_check requires besides the pinned ones

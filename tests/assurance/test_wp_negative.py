@@ -23,7 +23,7 @@ import pytest
 from sonnx_mul_assurance.c import wp
 from support import wp_failed, wp_refused, wp_unit
 
-pytestmark = pytest.mark.provers
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
 ROOT = Path(__file__).resolve().parents[2]
 INT_C = "native/src/sonnx_mul_int.c"

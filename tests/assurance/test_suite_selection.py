@@ -1,0 +1,144 @@
+"""What `make test-debian-python` leaves out, and why that cannot hide a failure of the product.
+
+The Debian-python run is `make test` with ``-m "not external_provers"``
+(``DEBIAN_SELECT`` in the Makefile).  A file may carry that marker only if
+its verdict is an external prover's (it is also marked ``provers``) and it
+imports nothing of the product (``sonnx_mul``): the interpreter then only
+starts Why3, Frama-C or cppcheck and reads what they answer.  `make test` and
+`make prove` run these files.  Negative controls: a marked file that imports
+the product, or that is not a prover test, is refused; pytest's own
+selection deselects exactly the marked files.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TESTS = REPO / "tests"
+MARKER = "external_provers"
+PRODUCT = "sonnx_mul"
+
+
+def _marks(tree: ast.Module) -> set[str]:
+    """The ``pytest.mark.<name>`` names of the module's ``pytestmark``."""
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            for sub in ast.walk(node.value):
+                if (
+                    isinstance(sub, ast.Attribute)
+                    and isinstance(sub.value, ast.Attribute)
+                    and sub.value.attr == "mark"
+                ):
+                    found.add(sub.attr)
+    return found
+
+
+def _product_imports(tree: ast.Module) -> list[str]:
+    """Every import of the product package, anywhere in the module."""
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names if a.name.split(".")[0] == PRODUCT]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] == PRODUCT
+        ):
+            names.append(node.module)
+    return names
+
+
+def selection_errors(source: str, name: str) -> list[str]:
+    """Why a test module may not carry the marker ([] when it may, or does not carry it)."""
+    tree = ast.parse(source)
+    marks = _marks(tree)
+    if MARKER not in marks:
+        return []
+    errors = [f"{name}: imports the product ({i})" for i in _product_imports(tree)]
+    if "provers" not in marks:
+        errors.append(f"{name}: marked {MARKER} but not provers")
+    return errors
+
+
+def _test_files() -> list[Path]:
+    return sorted(TESTS.rglob("test_*.py"))
+
+
+def test_marked_files_import_nothing_of_the_product() -> None:
+    marked = [p for p in _test_files() if MARKER in _marks(ast.parse(p.read_text()))]
+    assert marked, "no file is left out: the selection would be a no-op"
+    errors = [e for p in marked for e in selection_errors(p.read_text(), p.name)]
+    assert errors == []
+
+
+def test_negative_control_a_marked_file_importing_the_product_is_refused() -> None:
+    planted = (
+        "import pytest\nfrom sonnx_mul import mul\n"
+        "pytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
+    )
+    assert selection_errors(planted, "planted.py") == [
+        "planted.py: imports the product (sonnx_mul)"
+    ]
+    inside = (
+        "import pytest\npytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
+        "def test_x():\n    import sonnx_mul.kernel\n"
+    )
+    assert selection_errors(inside, "inside.py") == [
+        "inside.py: imports the product (sonnx_mul.kernel)"
+    ]
+    # the tooling package's name starts like the product's: not an import of it
+    tooling = (
+        "import pytest\nfrom sonnx_mul_assurance.c import wp\n"
+        "pytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
+    )
+    assert selection_errors(tooling, "tooling.py") == []
+
+
+def test_negative_control_a_marked_file_that_runs_no_prover_is_refused() -> None:
+    planted = "import pytest\npytestmark = pytest.mark.external_provers\n"
+    assert selection_errors(planted, "planted.py") == [
+        "planted.py: marked external_provers but not provers"
+    ]
+
+
+def test_the_debian_run_deselects_exactly_the_marked_files() -> None:
+    makefile = (REPO / "Makefile").read_text()
+    select = re.search(r"^DEBIAN_SELECT\s*:=\s*(.+)$", makefile, re.M)
+    assert select, "DEBIAN_SELECT not in the Makefile"
+    assert select.group(1).strip() == f'-m "not {MARKER}"'
+    assert "PYTEST_SELECT='$(DEBIAN_SELECT)'" in makefile
+    marked = {
+        p.relative_to(REPO).as_posix()
+        for p in _test_files()
+        if MARKER in _marks(ast.parse(p.read_text()))
+    }
+    # pytest's own reading of the marker: the files it collects under it
+    collected = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            MARKER,
+            "tests",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    files = {line.split("::")[0] for line in collected.stdout.splitlines() if "::" in line}
+    assert files == marked, collected.stdout[-2000:] + collected.stderr[-2000:]
