@@ -63,7 +63,7 @@ def measure(quick: bool) -> list[Row]:
         mul(a, b, out=out)
         with np.errstate(all="ignore"):
             want, numpy_want = out.view(uint).copy(), np.multiply(a, b).view(uint)
-        base = value_classes._median_cpu(partial(mul, a, b, out=out), repeats)
+        base = value_classes.median_cpu(partial(mul, a, b, out=out), repeats)
         for mode, mxcsr in MODES.items():
             dll.sonnx_bench_set_mxcsr(mxcsr)
             try:
@@ -71,7 +71,7 @@ def measure(quick: bool) -> list[Row]:
                 got = out.view(uint).copy()
                 with np.errstate(all="ignore"):
                     numpy_got = np.multiply(a, b).view(uint)
-                seconds = value_classes._median_cpu(partial(mul, a, b, out=out), repeats)
+                seconds = value_classes.median_cpu(partial(mul, a, b, out=out), repeats)
             finally:
                 dll.sonnx_bench_set_mxcsr(DEFAULT)
             rows.append(

@@ -409,9 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     from checker_hostile import memory_rows  # the hostile-file table (issue 29)
 
     hostile = memory_rows(args.quick)
-    from value_classes import measure as measure_classes  # time by value class (issue 28)
+    import value_classes  # time by value class (issue 28)
 
-    classes = [dataclasses.asdict(row) for row in measure_classes(3 if args.quick else 11)]
+    repeats = value_classes.QUICK_REPEATS if args.quick else value_classes.REPEATS
+    classes = [dataclasses.asdict(row) for row in value_classes.measure(repeats)]
     import fp_environment  # bits and time under a foreign MXCSR (issue 28)
     import kernel_cycles  # the C kernel alone, per element (issue 28)
 
@@ -550,9 +551,11 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
 
         lines += ["", "## Time by value class at 1e6 elements, `out=` (issue 28)", ""]
         lines += [
-            "Medians of this process's CPU time, mul and np.copyto of the same arrays",
-            "interleaved. Targets: every class within 1.25x of the type's fastest,",
-            "checked within 2x of wrap, the slowest class within 2x of the copy.",
+            "Medians of this process's CPU time: every class of a type on the same",
+            "arrays (its operands copied in before each sample), the classes sampled",
+            "round-robin, each mul beside np.copyto of its first operand. Targets: every",
+            "class within 1.25x of the type's fastest, checked within 2x of wrap, the",
+            "slowest class within 2x of the copy.",
             "",
         ]
         lines += render_classes([Row(**row) for row in results["value_classes"]])

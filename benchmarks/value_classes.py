@@ -28,6 +28,9 @@ import numpy as np
 from sonnx_mul import mul
 
 N = 1_000_000
+Case = tuple[str, str, np.ndarray, np.ndarray, str]
+"""(type, value class, a, b, overflow mode)."""
+REPEATS, QUICK_REPEATS = 21, 3  # samples of each class (rounds)
 FLOAT_FORMATS = {  # dtype name -> (dtype, exponent bits, fraction bits)
     "float16": (np.dtype(np.float16), 5, 10),
     "bfloat16": (np.dtype(ml_dtypes.bfloat16), 8, 7),
@@ -115,21 +118,25 @@ def int_classes(
     }
 
 
-def _median_cpu(call: Callable[[], object], repeats: int) -> float:
-    number = max(1, int(0.02 / max(_once(call), 1e-7)))
-    samples = []
-    for _ in range(repeats):
-        start = time.process_time()
-        for _ in range(number):
-            call()
-        samples.append((time.process_time() - start) / number)
-    return statistics.median(samples)
-
-
-def _once(call: Callable[[], object]) -> float:
+def _batch(call: Callable[[], object]) -> int:
+    """Calls per sample: about 20 ms of them."""
     start = time.perf_counter()
     call()
-    return time.perf_counter() - start
+    return max(1, int(0.02 / max(time.perf_counter() - start, 1e-7)))
+
+
+def _sample(call: Callable[[], object], number: int) -> float:
+    """CPU seconds of one call, over ``number`` calls."""
+    start = time.process_time()
+    for _ in range(number):
+        call()
+    return (time.process_time() - start) / number
+
+
+def median_cpu(call: Callable[[], object], repeats: int) -> float:
+    """Median CPU seconds of one call, over ``repeats`` samples."""
+    number = _batch(call)
+    return statistics.median(_sample(call, number) for _ in range(repeats))
 
 
 @dataclass(frozen=True)
@@ -146,9 +153,9 @@ class Row:
         return self.klass.endswith("(error)")
 
 
-def cases(rng: np.random.Generator) -> list[tuple[str, str, np.ndarray, np.ndarray, str]]:
+def cases(rng: np.random.Generator) -> list[Case]:
     """(type, class, a, b, overflow mode) of every value class of every type."""
-    jobs: list[tuple[str, str, np.ndarray, np.ndarray, str]] = []
+    jobs: list[Case] = []
     for name in FLOAT_FORMATS:
         jobs += [(name, c, a, b, "wrap") for c, (a, b) in float_classes(name, rng).items()]
     for name in INT_TYPES:
@@ -157,16 +164,47 @@ def cases(rng: np.random.Generator) -> list[tuple[str, str, np.ndarray, np.ndarr
 
 
 def measure(repeats: int) -> list[Row]:
-    """One row per (type, class), the mul and the copy of the same arrays."""
+    """One row per (type, class): the mul, and the copy of its first operand."""
+    jobs = cases(np.random.default_rng(20261126))
     rows: list[Row] = []
-    for type_name, klass, a, b, mode in cases(np.random.default_rng(20261126)):
-        out, copy = np.empty_like(a), np.empty_like(a)
-        mul(a, b, out=out, overflow=mode)  # raises if a checked class overflowed
-        seconds = _median_cpu(partial(mul, a, b, out=out, overflow=mode), repeats)
-        copy_seconds = _median_cpu(partial(np.copyto, copy, a), repeats)
-        rows.append(Row(type_name, klass, seconds, copy_seconds))
-        ratio = seconds / copy_seconds
-        print(f"{type_name:9s} {klass:20s} {seconds * 1e3:8.3f} ms  x{ratio:6.2f} copy")
+    for type_name in dict.fromkeys(job[0] for job in jobs):
+        rows += _measure_type([job for job in jobs if job[0] == type_name], repeats)
+    return rows
+
+
+def _measure_type(mine: list[Case], repeats: int) -> list[Row]:
+    """Every class of one type on the same three arrays (its operands copied
+    in before each sample): the addresses, and so the caches and pages, are
+    the same for all, and only the values differ.  The classes are sampled
+    round-robin (each round one sample of every class's mul and copy), so a
+    burst of load on the machine falls on all of them alike."""
+    left, right = np.empty_like(mine[0][2]), np.empty_like(mine[0][2])
+    out, copy = np.empty_like(left), np.empty_like(left)
+    use_mul = {m: partial(mul, left, right, out=out, overflow=m) for m in ("wrap", "error")}
+    use_copy = partial(np.copyto, copy, left)
+
+    def load(a: np.ndarray, b: np.ndarray) -> None:
+        np.copyto(left, a)
+        np.copyto(right, b)
+
+    numbers = []
+    for _, _, a, b, mode in mine:
+        load(a, b)
+        use_mul[mode]()  # raises if a checked class overflowed
+        numbers.append((_batch(use_mul[mode]), _batch(use_copy)))
+    samples: list[tuple[list[float], list[float]]] = [([], []) for _ in mine]
+    for _ in range(repeats):
+        for (_, _, a, b, mode), (nm, nc), (sm, sc) in zip(mine, numbers, samples, strict=True):
+            load(a, b)
+            sm.append(_sample(use_mul[mode], nm))
+            sc.append(_sample(use_copy, nc))
+    rows = []
+    for (type_name, klass, *_), (sm, sc) in zip(mine, samples, strict=True):
+        row = Row(type_name, klass, statistics.median(sm), statistics.median(sc))
+        rows.append(row)
+        print(
+            f"{type_name:9s} {klass:20s} {row.mul * 1e3:8.3f} ms  x{row.mul / row.copy:6.2f} copy"
+        )
     return rows
 
 
@@ -204,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
-    rows = measure(3 if args.quick else 11)
+    rows = measure(QUICK_REPEATS if args.quick else REPEATS)
     print("\n".join(render(rows)))
     return 0
 
