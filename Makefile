@@ -25,8 +25,9 @@ test: provers toolchains $(NATIVE)
 # must pass it; Debian's ships a sitecustomize.py of its own, the
 # interpreter's start-up hook, and strips ensurepip), but for the files marked
 # external_provers: their verdict is Why3's, Frama-C's or cppcheck's (child
-# processes) and they import nothing of the product, so the interpreter that
-# starts them does not decide it; make test and make prove run them (they
+# processes) and they import nothing of the product themselves (the tooling
+# they call reads its type table and hash helper, which the run tests
+# directly), so the interpreter that starts them does not decide it; make test and make prove run them (they
 # were 1330 of the suite's 1912 test-seconds).  In a copy of the tree
 # under build/, as a fresh clone would be: its venv is made by the `python3`
 # that PATH finds, its extension built by that interpreter, and neither the

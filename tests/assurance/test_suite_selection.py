@@ -3,8 +3,11 @@
 The Debian-python run is `make test` with ``-m "not external_provers"``
 (``DEBIAN_SELECT`` in the Makefile).  A file may carry that marker only if
 its verdict is an external prover's (it is also marked ``provers``) and it
-imports nothing of the product (``sonnx_mul``): the interpreter then only
-starts Why3, Frama-C or cppcheck and reads what they answer.  `make test` and
+imports nothing of the product (``sonnx_mul``) itself: the interpreter then
+only starts Why3, Frama-C or cppcheck and reads what they answer.  (The
+tooling those files call, ``sonnx_mul_assurance``, reads the product's type
+table, hash helper and quiet-NaN rule; the rest of the Debian run tests
+those directly.)  `make test` and
 `make prove` run these files.  Negative controls: a marked file that imports
 the product, or that is not a prover test, is refused; pytest's own
 selection deselects exactly the marked files.
