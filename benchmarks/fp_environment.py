@@ -23,6 +23,7 @@ from functools import partial
 import kernel_cycles
 import numpy as np
 import value_classes
+from sampling import median_cpu
 
 from sonnx_mul import mul
 
@@ -63,7 +64,7 @@ def measure(quick: bool) -> list[Row]:
         mul(a, b, out=out)
         with np.errstate(all="ignore"):
             want, numpy_want = out.view(uint).copy(), np.multiply(a, b).view(uint)
-        base = value_classes.median_cpu(partial(mul, a, b, out=out), repeats)
+        base = median_cpu(partial(mul, a, b, out=out), repeats)
         for mode, mxcsr in MODES.items():
             dll.sonnx_bench_set_mxcsr(mxcsr)
             try:
@@ -71,7 +72,7 @@ def measure(quick: bool) -> list[Row]:
                 got = out.view(uint).copy()
                 with np.errstate(all="ignore"):
                     numpy_got = np.multiply(a, b).view(uint)
-                seconds = value_classes.median_cpu(partial(mul, a, b, out=out), repeats)
+                seconds = median_cpu(partial(mul, a, b, out=out), repeats)
             finally:
                 dll.sonnx_bench_set_mxcsr(DEFAULT)
             rows.append(

@@ -29,6 +29,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 from onnx.reference import ReferenceEvaluator
+from sampling import Case, sample
 
 import sonnx_mul
 from sonnx_mul import kernel as running_kernel
@@ -44,7 +45,6 @@ TYPES = {
     "int32": (np.int32, TensorProto.INT32),
     "int64": (np.int64, TensorProto.INT64),
 }
-Case = Callable[[], object]
 
 
 def one_node_model(proto_type: int, n: int) -> onnx.ModelProto:
@@ -108,32 +108,6 @@ def cases(type_name: str, n: int) -> dict[str, Case | None]:
     evaluator = ReferenceEvaluator(model)
     result["onnx.reference"] = lambda: evaluator.run(None, {"A": a, "B": b})
     return result
-
-
-def calls_per_sample(case: Case, target_seconds: float) -> int:
-    start = time.perf_counter()
-    case()
-    once = max(time.perf_counter() - start, 1e-7)
-    return max(1, min(100_000, int(target_seconds / once)))
-
-
-def sample(
-    cases: dict[str, Case],
-    repeats: int,
-    target: float,
-    clock: Callable[[], float] = time.perf_counter,
-) -> dict[str, list[float]]:
-    """Per-call seconds of each case, one sample per repeat, the cases interleaved."""
-    numbers = {k: calls_per_sample(v, target) for k, v in cases.items()}
-    samples: dict[str, list[float]] = {k: [] for k in cases}
-    for _ in range(repeats):
-        for name, case in cases.items():  # interleaved: one sample of each per repeat
-            number = numbers[name]
-            start = clock()
-            for _ in range(number):
-                case()
-            samples[name].append((clock() - start) / number)
-    return samples
 
 
 def measure(type_name: str, n: int, repeats: int, target: float) -> dict[str, float | None]:

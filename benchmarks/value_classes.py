@@ -24,13 +24,15 @@ from functools import partial
 
 import ml_dtypes
 import numpy as np
+from sampling import Case, sample
 
 from sonnx_mul import mul
 
 N = 1_000_000
-Case = tuple[str, str, np.ndarray, np.ndarray, str]
+Job = tuple[str, str, np.ndarray, np.ndarray, str]
 """(type, value class, a, b, overflow mode)."""
 REPEATS, QUICK_REPEATS = 21, 3  # samples of each class (rounds)
+TARGET_SECONDS = 0.02  # of calls per sample
 FLOAT_FORMATS = {  # dtype name -> (dtype, exponent bits, fraction bits)
     "float16": (np.dtype(np.float16), 5, 10),
     "bfloat16": (np.dtype(ml_dtypes.bfloat16), 8, 7),
@@ -118,27 +120,6 @@ def int_classes(
     }
 
 
-def _batch(call: Callable[[], object]) -> int:
-    """Calls per sample: about 20 ms of them."""
-    start = time.perf_counter()
-    call()
-    return max(1, int(0.02 / max(time.perf_counter() - start, 1e-7)))
-
-
-def _sample(call: Callable[[], object], number: int) -> float:
-    """CPU seconds of one call, over ``number`` calls."""
-    start = time.process_time()
-    for _ in range(number):
-        call()
-    return (time.process_time() - start) / number
-
-
-def median_cpu(call: Callable[[], object], repeats: int) -> float:
-    """Median CPU seconds of one call, over ``repeats`` samples."""
-    number = _batch(call)
-    return statistics.median(_sample(call, number) for _ in range(repeats))
-
-
 @dataclass(frozen=True)
 class Row:
     """One value class of one type: median CPU seconds of mul and of np.copyto."""
@@ -153,9 +134,9 @@ class Row:
         return self.klass.endswith("(error)")
 
 
-def cases(rng: np.random.Generator) -> list[Case]:
+def cases(rng: np.random.Generator) -> list[Job]:
     """(type, class, a, b, overflow mode) of every value class of every type."""
-    jobs: list[Case] = []
+    jobs: list[Job] = []
     for name in FLOAT_FORMATS:
         jobs += [(name, c, a, b, "wrap") for c, (a, b) in float_classes(name, rng).items()]
     for name in INT_TYPES:
@@ -172,35 +153,33 @@ def measure(repeats: int) -> list[Row]:
     return rows
 
 
-def _measure_type(mine: list[Case], repeats: int) -> list[Row]:
+def _measure_type(mine: list[Job], repeats: int) -> list[Row]:
     """Every class of one type on the same three arrays (its operands copied
-    in before each sample): the addresses, and so the caches and pages, are
-    the same for all, and only the values differ.  The classes are sampled
-    round-robin (each round one sample of every class's mul and copy), so a
-    burst of load on the machine falls on all of them alike."""
+    in before each sample of its mul): the addresses, and so the caches and
+    pages, are the same for all, and only the values differ.  Sampled
+    round-robin (``sampling.sample``): one sample of every class's mul and
+    copy per round."""
     left, right = np.empty_like(mine[0][2]), np.empty_like(mine[0][2])
     out, copy = np.empty_like(left), np.empty_like(left)
-    use_mul = {m: partial(mul, left, right, out=out, overflow=m) for m in ("wrap", "error")}
     use_copy = partial(np.copyto, copy, left)
 
     def load(a: np.ndarray, b: np.ndarray) -> None:
         np.copyto(left, a)
         np.copyto(right, b)
 
-    numbers = []
-    for _, _, a, b, mode in mine:
+    calls: dict[str, Case] = {}
+    prepare: dict[str, Callable[[], None]] = {}
+    for _, klass, a, b, mode in mine:
         load(a, b)
-        use_mul[mode]()  # raises if a checked class overflowed
-        numbers.append((_batch(use_mul[mode]), _batch(use_copy)))
-    samples: list[tuple[list[float], list[float]]] = [([], []) for _ in mine]
-    for _ in range(repeats):
-        for (_, _, a, b, mode), (nm, nc), (sm, sc) in zip(mine, numbers, samples, strict=True):
-            load(a, b)
-            sm.append(_sample(use_mul[mode], nm))
-            sc.append(_sample(use_copy, nc))
+        mul(left, right, out=out, overflow=mode)  # raises if a checked class overflowed
+        calls[f"{klass} mul"] = partial(mul, left, right, out=out, overflow=mode)
+        prepare[f"{klass} mul"] = partial(load, a, b)
+        calls[f"{klass} copy"] = use_copy
+    samples = sample(calls, repeats, TARGET_SECONDS, time.process_time, prepare)
     rows = []
-    for (type_name, klass, *_), (sm, sc) in zip(mine, samples, strict=True):
-        row = Row(type_name, klass, statistics.median(sm), statistics.median(sc))
+    for type_name, klass, *_ in mine:
+        m, c = samples[f"{klass} mul"], samples[f"{klass} copy"]
+        row = Row(type_name, klass, statistics.median(m), statistics.median(c))
         rows.append(row)
         print(
             f"{type_name:9s} {klass:20s} {row.mul * 1e3:8.3f} ms  x{row.mul / row.copy:6.2f} copy"
