@@ -7,10 +7,12 @@ imports nothing of the product (``sonnx_mul``) itself: the interpreter then
 only starts Why3, Frama-C or cppcheck and reads what they answer.  (The
 tooling those files call, ``sonnx_mul_assurance``, reads the product's type
 table, hash helper and quiet-NaN rule; the rest of the Debian run tests
-those directly.)  `make test` and
-`make prove` run these files.  Negative controls: a marked file that imports
-the product, or that is not a prover test, is refused; pytest's own
-selection deselects exactly the marked files.
+those directly.)  `make test` and `make prove` run these files.  Imports are
+read by the layering check's reader (``test_import_graph.imported_names``:
+also inside functions and through importlib).  Negative controls: a marked
+file that imports the product (at the top, in a function, by importlib), or
+that is not a prover test, is refused; pytest's own selection deselects
+exactly the marked files.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+
+from test_import_graph import imported_names
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
@@ -44,31 +48,18 @@ def _marks(tree: ast.Module) -> set[str]:
     return found
 
 
-def _product_imports(tree: ast.Module) -> list[str]:
-    """Every import of the product package, anywhere in the module."""
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names if a.name.split(".")[0] == PRODUCT]
-        elif (
-            isinstance(node, ast.ImportFrom)
-            and node.module
-            and node.level == 0
-            and node.module.split(".")[0] == PRODUCT
-        ):
-            names.append(node.module)
-    return names
-
-
-def selection_errors(source: str, name: str) -> list[str]:
+def selection_errors(path: Path) -> list[str]:
     """Why a test module may not carry the marker ([] when it may, or does not carry it)."""
-    tree = ast.parse(source)
-    marks = _marks(tree)
+    marks = _marks(ast.parse(path.read_text()))
     if MARKER not in marks:
         return []
-    errors = [f"{name}: imports the product ({i})" for i in _product_imports(tree)]
+    # every import, also inside functions and through importlib (the layering check's reader)
+    product = sorted(
+        {name for name, _ in imported_names(path, path.stem) if name.split(".")[0] == PRODUCT}
+    )
+    errors = [f"{path.name}: imports the product ({', '.join(product)})"] if product else []
     if "provers" not in marks:
-        errors.append(f"{name}: marked {MARKER} but not provers")
+        errors.append(f"{path.name}: marked {MARKER} but not provers")
     return errors
 
 
@@ -79,38 +70,38 @@ def _test_files() -> list[Path]:
 def test_marked_files_import_nothing_of_the_product() -> None:
     marked = [p for p in _test_files() if MARKER in _marks(ast.parse(p.read_text()))]
     assert marked, "no file is left out: the selection would be a no-op"
-    errors = [e for p in marked for e in selection_errors(p.read_text(), p.name)]
+    errors = [e for p in marked for e in selection_errors(p)]
     assert errors == []
 
 
-def test_negative_control_a_marked_file_importing_the_product_is_refused() -> None:
-    planted = (
-        "import pytest\nfrom sonnx_mul import mul\n"
-        "pytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
-    )
-    assert selection_errors(planted, "planted.py") == [
-        "planted.py: imports the product (sonnx_mul)"
+def _planted(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "test_planted.py"
+    path.write_text(text)
+    return path
+
+
+MARKED = "import pytest\npytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
+
+
+def test_negative_control_a_marked_file_importing_the_product_is_refused(tmp_path: Path) -> None:
+    top = _planted(tmp_path, MARKED + "from sonnx_mul import mul\n")
+    assert selection_errors(top) == [
+        "test_planted.py: imports the product (sonnx_mul, sonnx_mul.mul)"
     ]
-    inside = (
-        "import pytest\npytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
-        "def test_x():\n    import sonnx_mul.kernel\n"
+    inside = _planted(tmp_path, MARKED + "def test_x():\n    import sonnx_mul.kernel\n")
+    assert selection_errors(inside) == ["test_planted.py: imports the product (sonnx_mul.kernel)"]
+    dynamic = _planted(
+        tmp_path, MARKED + "import importlib\nimportlib.import_module('sonnx_mul.kernel')\n"
     )
-    assert selection_errors(inside, "inside.py") == [
-        "inside.py: imports the product (sonnx_mul.kernel)"
-    ]
+    assert selection_errors(dynamic) == ["test_planted.py: imports the product (sonnx_mul.kernel)"]
     # the tooling package's name starts like the product's: not an import of it
-    tooling = (
-        "import pytest\nfrom sonnx_mul_assurance.c import wp\n"
-        "pytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
-    )
-    assert selection_errors(tooling, "tooling.py") == []
+    tooling = _planted(tmp_path, MARKED + "from sonnx_mul_assurance.c import wp\n")
+    assert selection_errors(tooling) == []
 
 
-def test_negative_control_a_marked_file_that_runs_no_prover_is_refused() -> None:
-    planted = "import pytest\npytestmark = pytest.mark.external_provers\n"
-    assert selection_errors(planted, "planted.py") == [
-        "planted.py: marked external_provers but not provers"
-    ]
+def test_negative_control_a_marked_file_that_runs_no_prover_is_refused(tmp_path: Path) -> None:
+    planted = _planted(tmp_path, "import pytest\npytestmark = pytest.mark.external_provers\n")
+    assert selection_errors(planted) == ["test_planted.py: marked external_provers but not provers"]
 
 
 def test_the_debian_run_deselects_exactly_the_marked_files() -> None:
