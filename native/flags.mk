@@ -44,8 +44,20 @@ SONNX_CFLAGS_ARCH_RISCV64 =
 # No -mfma: AVX-512F has FMA instructions of its own, and -ffp-contract=off
 # (above) keeps gcc from fusing `a * b + c`; a test disassembles the built
 # extension and finds no FMA instruction.
+# AVX-512DQ: gcc's 64-bit vector multiply becomes one vpmullq instead of three
+# vpmuludq, which halves the 64-bit checked scans and speeds up int32's
+# (docs/native-kernel.md, "ISA variants").
 SONNX_CFLAGS_AVX2 = -mavx2
-SONNX_CFLAGS_AVX512 = -mavx2 -mavx512f -mavx512bw -mavx512vl -mprefer-vector-width=512
+SONNX_CFLAGS_AVX512 = -mavx2 -mavx512f -mavx512bw -mavx512vl -mavx512dq -mprefer-vector-width=512
+# The CPU features (/proc/cpuinfo flags, __builtin_cpu_supports names) that
+# code compiled with each row above needs, and the variants' run-time rule:
+# avx2 needs SONNX_CPU_AVX2 and SONNX_CPU_F16C, avx512 those and
+# SONNX_CPU_AVX512.  The dispatch (src/sonnx_mul/_native_variants.c) and the
+# exhaustive harness (native/verify/exhaustive.c) test these names; a test
+# compares their __builtin_cpu_supports calls with these rows.
+SONNX_CPU_AVX2 = avx2
+SONNX_CPU_AVX512 = avx2 avx512f avx512bw avx512vl avx512dq
+SONNX_CPU_F16C = avx2 f16c
 # The float16 hardware loop native/hw/sonnx_mul_f16c.c (F16C conversions;
 # WP proves the loop under the proved loop's contract from the admitted
 # contract of its vector operation, which make verify-exhaustive checks on

@@ -217,11 +217,14 @@ def _shift_helpers() -> str:
 
 def _excess_fn(t: IntType) -> str:
     """The 64-bit overflow test without division: a value that is zero
-    exactly when x*y fits, from products of 32-bit halves (every step exact
-    while the high halves are not both non-zero; when they are, the product
-    is at least 2^64 and `both` alone makes the result non-zero).
-    Branch-free: selects, shifts, products and ORs only, so the block scan
-    that ORs it over its elements vectorises."""
+    exactly when x*y fits, from the three products of 32-bit halves that
+    can be non-zero (xh*yl, xl*yh, xl*yl; every step exact while the high
+    halves are not both non-zero; when they are, the product is at least
+    2^64 and `both`, their minimum, alone makes the result non-zero).
+    Symmetric in x and y, so no select picks the smaller factor: with
+    AVX-512DQ each product is one vpmullq (docs/native-kernel.md).
+    Branch-free: shifts, masks, products, a minimum and ORs only, so the
+    block scan that ORs it over its elements vectorises."""
     s = t.suffix
     head = (
         f"{CHECKED_MARKER}"
@@ -247,27 +250,30 @@ def _excess_fn(t: IntType) -> str:
     core = (
         f"    const uint64_t xh = high32_u64({u});\n"
         f"    const uint64_t yh = high32_u64({v});\n"
-        f"    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;\n"
+        f"    const uint64_t xl = {u} % 4294967296ULL;\n"
+        f"    const uint64_t yl = {v} % 4294967296ULL;\n"
+        f"    /*@ assert halves: {u} == xh * 4294967296 + xl && {v} == yh * 4294967296 + yl &&\n"
+        f"            xh < 4294967296 && yh < 4294967296; */\n"
+        f"    /* both: non-zero exactly when both high halves are */\n"
+        f"    const uint64_t both = (xh < yh) ? xh : yh;\n"
         f"    /*@ assert both_big: both != 0 ==> {u} * {v} >= 18446744073709551616; */\n"
-        f"    /* s: a factor below 2^32 unless both are large; l: the other */\n"
-        f"    const uint64_t s = (xh == 0ULL) ? {u} : {v};\n"
-        f"    const uint64_t l = (xh == 0ULL) ? {v} : {u};\n"
-        f"    const uint64_t lh = (xh == 0ULL) ? yh : xh;\n"
-        f"    const uint64_t ll = l - (lh * 4294967296ULL);\n"
-        f"    /*@ assert split: both == 0 ==> s < 4294967296 && {u} * {v} == s * l &&\n"
-        f"            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */\n"
-        f"    const uint64_t low = s * ll;\n"
+        f"    /* at most one cross product is non-zero unless both are: then exact, and\n"
+        f"       at most (2^32 - 1)^2, so that cross + lowh below cannot wrap */\n"
+        f"    const uint64_t cross = (xh * yl) + (xl * yh);\n"
+        f"    const uint64_t low = xl * yl;\n"
         f"    const uint64_t lowh = high32_u64(low);\n"
-        f"    const uint64_t t = (s * lh) + lowh;\n"
-        f"    /*@ assert product: both == 0 ==>\n"
-        f"            {u} * {v} == t * 4294967296 + (low - lowh * 4294967296); */\n"
+        f"    /*@ assert cross: both == 0 ==> cross == xh * yl + xl * yh &&\n"
+        f"            cross <= 18446744065119617025 && {u} * {v} == cross * 4294967296 + low &&\n"
+        f"            low == lowh * 4294967296 + low % 4294967296; */\n"
+        f"    const uint64_t t = cross + lowh;\n"
+        f"    /*@ assert product: both == 0 ==> {u} * {v} == t * 4294967296 + low % 4294967296; */\n"
     )
     if not t.signed:
         tail = "    return both | high32_u64(t);\n"
     else:
         tail = (
             "    const uint64_t over = both | high32_u64(t);\n"
-            "    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));\n"
+            "    const uint64_t pm = (t * 4294967296ULL) + (low % 4294967296ULL);\n"
             "    /*@ assert exact: over == 0 ==> pm == ux * uy; */\n"
             "    const uint64_t lim = 9223372036854775807ULL + neg;\n"
             "    return over | ((pm > lim) ? 1ULL : 0ULL);\n"

@@ -11,7 +11,7 @@
  * around the result unchanged (make verify-exhaustive;
  * native/verify/exhaustive.c), and checked at import
  * (src/sonnx_mul/_native_variants.c) and by the self-test.  Selected at run time
- * only on a CPU that has AVX2 and F16C (and AVX-512 F/BW/VL for the 16-wide
+ * only on a CPU that has AVX2 and F16C (and AVX-512 F/BW/VL/DQ for the 16-wide
  * loop; docs/native-kernel.md).
  *
  * Same contract as sonnx_mul_f16 (sonnx_mul_kernel.h): c[i] is the float16

@@ -15,7 +15,7 @@
  * threshold, and every length 1 .. 3 * WIDTH + 1 at every misalignment
  * 0..63 of the output (make verify-exhaustive; native/verify/exhaustive.c),
  * and checked at import (src/sonnx_mul/_native_variants.c).  Selected at run time,
- * in wrap mode only, only on a CPU that has AVX2 (AVX-512 F/BW/VL for the
+ * in wrap mode only, only on a CPU that has AVX2 (AVX-512 F/BW/VL/DQ for the
  * 64-wide loop) and only when n >= SONNX_MUL_STREAM8_MIN_ELEMENTS; below
  * it the proved loop runs (docs/native-kernel.md).
  *

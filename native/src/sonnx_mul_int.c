@@ -941,22 +941,25 @@ static inline uint64_t excess_i64(int64_t x, int64_t y)
     /*@ assert magnitudes: ux == \abs(x) && uy == \abs(y); */
     const uint64_t xh = high32_u64(ux);
     const uint64_t yh = high32_u64(uy);
-    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
+    const uint64_t xl = ux % 4294967296ULL;
+    const uint64_t yl = uy % 4294967296ULL;
+    /*@ assert halves: ux == xh * 4294967296 + xl && uy == yh * 4294967296 + yl &&
+            xh < 4294967296 && yh < 4294967296; */
+    /* both: non-zero exactly when both high halves are */
+    const uint64_t both = (xh < yh) ? xh : yh;
     /*@ assert both_big: both != 0 ==> ux * uy >= 18446744073709551616; */
-    /* s: a factor below 2^32 unless both are large; l: the other */
-    const uint64_t s = (xh == 0ULL) ? ux : uy;
-    const uint64_t l = (xh == 0ULL) ? uy : ux;
-    const uint64_t lh = (xh == 0ULL) ? yh : xh;
-    const uint64_t ll = l - (lh * 4294967296ULL);
-    /*@ assert split: both == 0 ==> s < 4294967296 && ux * uy == s * l &&
-            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
-    const uint64_t low = s * ll;
+    /* at most one cross product is non-zero unless both are: then exact, and
+       at most (2^32 - 1)^2, so that cross + lowh below cannot wrap */
+    const uint64_t cross = (xh * yl) + (xl * yh);
+    const uint64_t low = xl * yl;
     const uint64_t lowh = high32_u64(low);
-    const uint64_t t = (s * lh) + lowh;
-    /*@ assert product: both == 0 ==>
-            ux * uy == t * 4294967296 + (low - lowh * 4294967296); */
+    /*@ assert cross: both == 0 ==> cross == xh * yl + xl * yh &&
+            cross <= 18446744065119617025 && ux * uy == cross * 4294967296 + low &&
+            low == lowh * 4294967296 + low % 4294967296; */
+    const uint64_t t = cross + lowh;
+    /*@ assert product: both == 0 ==> ux * uy == t * 4294967296 + low % 4294967296; */
     const uint64_t over = both | high32_u64(t);
-    const uint64_t pm = (t * 4294967296ULL) + (low - (lowh * 4294967296ULL));
+    const uint64_t pm = (t * 4294967296ULL) + (low % 4294967296ULL);
     /*@ assert exact: over == 0 ==> pm == ux * uy; */
     const uint64_t lim = 9223372036854775807ULL + neg;
     return over | ((pm > lim) ? 1ULL : 0ULL);
@@ -1094,20 +1097,23 @@ static inline uint64_t excess_u64(uint64_t x, uint64_t y)
 {
     const uint64_t xh = high32_u64(x);
     const uint64_t yh = high32_u64(y);
-    const uint64_t both = ((xh != 0ULL) && (yh != 0ULL)) ? 1ULL : 0ULL;
+    const uint64_t xl = x % 4294967296ULL;
+    const uint64_t yl = y % 4294967296ULL;
+    /*@ assert halves: x == xh * 4294967296 + xl && y == yh * 4294967296 + yl &&
+            xh < 4294967296 && yh < 4294967296; */
+    /* both: non-zero exactly when both high halves are */
+    const uint64_t both = (xh < yh) ? xh : yh;
     /*@ assert both_big: both != 0 ==> x * y >= 18446744073709551616; */
-    /* s: a factor below 2^32 unless both are large; l: the other */
-    const uint64_t s = (xh == 0ULL) ? x : y;
-    const uint64_t l = (xh == 0ULL) ? y : x;
-    const uint64_t lh = (xh == 0ULL) ? yh : xh;
-    const uint64_t ll = l - (lh * 4294967296ULL);
-    /*@ assert split: both == 0 ==> s < 4294967296 && x * y == s * l &&
-            l == lh * 4294967296 + ll && 0 <= ll < 4294967296 && lh < 4294967296; */
-    const uint64_t low = s * ll;
+    /* at most one cross product is non-zero unless both are: then exact, and
+       at most (2^32 - 1)^2, so that cross + lowh below cannot wrap */
+    const uint64_t cross = (xh * yl) + (xl * yh);
+    const uint64_t low = xl * yl;
     const uint64_t lowh = high32_u64(low);
-    const uint64_t t = (s * lh) + lowh;
-    /*@ assert product: both == 0 ==>
-            x * y == t * 4294967296 + (low - lowh * 4294967296); */
+    /*@ assert cross: both == 0 ==> cross == xh * yl + xl * yh &&
+            cross <= 18446744065119617025 && x * y == cross * 4294967296 + low &&
+            low == lowh * 4294967296 + low % 4294967296; */
+    const uint64_t t = cross + lowh;
+    /*@ assert product: both == 0 ==> x * y == t * 4294967296 + low % 4294967296; */
     return both | high32_u64(t);
 }
 

@@ -762,7 +762,8 @@ int main(int argc, char **argv)
         __builtin_cpu_init();
         const int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
         const int avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
-                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                           __builtin_cpu_supports("avx512dq");
         static const struct {
             const char *name;
             void (*fn)(const uint16_t *, const uint16_t *, uint16_t *, size_t);

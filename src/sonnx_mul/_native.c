@@ -491,7 +491,7 @@ PyDoc_STRVAR(isa_doc,
 "isa()\n--\n\n"
 "The name of the kernel variant that multiply() runs: 'portable' (SSE2, the\n"
 "proved sources as such), 'avx2' (the same sources compiled for AVX2, float16\n"
-"by F16C) or 'avx512' (for AVX-512 F/BW/VL, float16 by F16C); chosen at import.");
+"by F16C) or 'avx512' (for AVX-512 F/BW/VL/DQ, float16 by F16C); chosen at import.");
 
 static PyObject *isa_name(PyObject *self, PyObject *unused)
 {

@@ -13,7 +13,8 @@
  * admitted contract of its one vector operation; that operation and the
  * loops' values are verified exhaustively against the proved loops.
  * At import the widest variant the CPU supports is selected (avx512:
- * AVX-512 F/BW/VL, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable);
+ * AVX-512 F/BW/VL/DQ, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable;
+ * the features are native/flags.mk's SONNX_CPU_* rows);
  * SONNX_MUL_ISA=portable|avx2|avx512 selects one instead (ImportError if the
  * CPU lacks it).  Before a hardware variant is used, its float16 loop is
  * compared bit for bit with the portable one on every pair of a set of edge
@@ -187,16 +188,18 @@ static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn
 }
 
 /* The avx512 variant's checked mode (the scan, and the checked call that
- * scans and writes) for the 16- and 32-bit types is the avx2 build's: in
+ * scans and writes) for int16, uint16 and uint32 is the avx2 build's: in
  * 512-bit vectors gcc 12 does not recognise the widening product (it
- * sign-extends 16-bit operands and multiplies with vpmulld, and emulates a
- * 64-bit product with three vpmuludq for 32-bit ones, where the 256-bit
- * build uses vpmulhw/vpmullw and one vpmuldq/vpmuludq), and its scan took
- * 1.3-2.1x the time at 10^6 elements on an AMD Zen 4 (docs/native-kernel.md,
- * "ISA variants").  Both builds are of the same proved source. */
+ * sign-extends 16-bit operands and multiplies with vpmulld, and computes a
+ * full 64-bit product for 32-bit ones, where the 256-bit build uses
+ * vpmulhw/vpmullw and one vpmuludq), and its scan took 1.1-1.4x the time
+ * at 10^6 elements on an AMD Zen 4 (docs/native-kernel.md, "ISA variants").
+ * int32's 512-bit scan, whose min/max of 64-bit products AVX-512 has as
+ * instructions, is the faster one.  Both builds are of the same proved
+ * source. */
 static void use_avx2_checked(struct isa *isa, const struct isa *avx2)
 {
-    static const int kinds[] = {K_I16, K_U16, K_I32, K_U32};
+    static const int kinds[] = {K_I16, K_U16, K_U32};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         isa->scan[kinds[i]] = avx2->scan[kinds[i]];
         isa->checked[kinds[i]] = avx2->checked[kinds[i]];
@@ -350,7 +353,8 @@ int sonnx_glue_select_isa(void)
     int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
     isa_supported[1] = avx2;
     isa_supported[2] = avx2 && __builtin_cpu_supports("avx512f") &&
-                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                       __builtin_cpu_supports("avx512dq");
 #endif
     const char *asked = getenv("SONNX_MUL_ISA");
     int chosen = -1;

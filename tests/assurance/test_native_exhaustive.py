@@ -34,10 +34,10 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
     # streaming int8/uint8: a block's last
     # vector left uncopied, the tail skipped), bit for bit with the proved
     # loops; the 512-bit ones only with AVX-512 (an illegal instruction otherwise)
-    assert len(caught) == native_exhaustive.planted_faults()
+    assert len(caught) == native_exhaustive.planted_faults(ROOT)
     widths = {"": "f16c", "512": "f16c512"}
     for suffix in ("", "512"):
-        if native_exhaustive.skipped_checks((f"mul-f16-{widths[suffix]}",)):
+        if native_exhaustive.skipped_checks(ROOT, (f"mul-f16-{widths[suffix]}",)):
             continue
         assert caught[f"selftest-truncating-f16c{suffix}"] > 0
         assert caught[f"selftest-nan-sign-f16c{suffix}"] > 0
@@ -66,7 +66,7 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
             c
             for c in native_exhaustive.HW_CHECKS
             if (c.startswith("wrap8-") or (c.startswith("mul-f16-") and c.endswith("-layouts")))
-            and c not in native_exhaustive.skipped_checks((c,))
+            and c not in native_exhaustive.skipped_checks(ROOT, (c,))
         ]
         proc = subprocess.run([str(harness), *checks], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -94,12 +94,13 @@ def test_F_FLOAT_hardware_checks_skip_only_with_a_reason() -> None:
     missing features; the evidence names the CPU."""
     checks = native_exhaustive.CHECKS
     assert set(native_exhaustive.HW_CHECKS) <= set(checks)
-    assert set(native_exhaustive.HW_NEEDS) == set(native_exhaustive.HW_CHECKS)
-    skipped = native_exhaustive.skipped_checks(checks)
+    needs = native_exhaustive.hw_needs(ROOT)
+    assert set(needs) == set(native_exhaustive.HW_CHECKS)
+    skipped = native_exhaustive.skipped_checks(ROOT, checks)
     assert set(skipped) <= set(native_exhaustive.HW_CHECKS)
     flags = native_exhaustive.cpu_flags()
-    for check, needs in native_exhaustive.HW_NEEDS.items():
-        if native_exhaustive.is_x86_64() and set(needs) <= flags:
+    for check, features in needs.items():
+        if native_exhaustive.is_x86_64() and set(features) <= flags:
             assert check not in skipped
         else:
             assert skipped[check]

@@ -192,6 +192,22 @@ def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path
     assert wp_failed(run, "typed_excess_u64_ensures_excess"), run.goals
 
 
+def test_F_CHECKED_64_bit_test_without_a_cross_product_fails(tmp_path: Path) -> None:
+    # the symmetric 64-bit test (here int64's, the first in the file) keeping
+    # only xl*yh: wrong whenever the high half of the first factor is the
+    # non-zero one, so the step that states the split product is refused
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "const uint64_t cross = (xh * yl) + (xl * yh);",
+        "const uint64_t cross = xl * yh;",
+        ["excess_i64"],
+        properties=("cross",),
+    )
+    assert errors
+    assert wp_failed(run, "typed_excess_i64_assert_cross"), run.goals
+
+
 def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> None:
     # the int64 test bounding |x*y| by 2^63 - 1 whatever the signs: it
     # reports a product of -2^63 (-2^62 * 2) as an overflow, so `excess` (an

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 
 from sonnx_mul import _native, kernel, mul, selftest
 from sonnx_mul.dtypes import ALL_TYPES, ElementType, by_onnx_name
+from sonnx_mul_assurance.c import flags as native_flags
 from sonnx_mul_assurance.c.native_exhaustive import cpu_flags
 from support import float_edge_bits, int_edge_values
 
@@ -81,6 +83,49 @@ def test_F_the_variant_in_use_is_one_this_cpu_runs() -> None:
         assert _native.isa() == _native.isas()[-1]  # the widest
 
 
+def variant_features() -> tuple[set[str], set[str]]:
+    """The CPU features the avx2 and the avx512 variants need (native/flags.mk)."""
+    rows = native_flags.table(ROOT)
+    avx2 = {*rows["SONNX_CPU_AVX2"], *rows["SONNX_CPU_F16C"]}
+    return avx2, avx2 | set(rows["SONNX_CPU_AVX512"])
+
+
+def features_tested_in(text: str, variable: str) -> set[str]:
+    """The __builtin_cpu_supports names in the statement assigning ``variable`` in ``text``."""
+    start = text.index(f"{variable} = ")
+    statement = text[start : text.index(";", start)]
+    return set(re.findall(r'__builtin_cpu_supports\("([a-z0-9_]+)"\)', statement))
+
+
+@pytest.mark.parametrize(
+    ("source", "avx2_variable", "avx512_variable"),
+    [
+        ("src/sonnx_mul/_native_variants.c", "int avx2", "isa_supported[2]"),
+        ("native/verify/exhaustive.c", "const int avx2", "const int avx512"),
+    ],
+)
+def test_F_the_cpu_tests_name_the_features_flags_mk_gives(
+    source: str, avx2_variable: str, avx512_variable: str
+) -> None:
+    """The dispatch and the exhaustive harness run a variant only on a CPU with
+    every feature its compile flags may use: native/flags.mk's SONNX_CPU_* rows."""
+    avx2, avx512 = variant_features()
+    text = (ROOT / source).read_text(encoding="utf-8")
+    assert features_tested_in(text, avx2_variable) == avx2
+    # the avx512 statement tests the avx2 variable and the rest
+    assert features_tested_in(text, avx512_variable) | avx2 == avx512
+    # each row's instruction-set flags (-mavx2, -mavx512dq, -mf16c ...) are its features
+    rows = native_flags.table(ROOT)
+    for row in ("AVX2", "AVX512", "F16C"):
+        row_flags = rows[f"SONNX_CFLAGS_{row}"]
+        isa_flags = {f[2:] for f in row_flags if re.fullmatch(r"-m(avx|f16c)\w*", f)}
+        assert isa_flags == set(rows[f"SONNX_CPU_{row}"]), row
+    # negative control: the same statement without its last feature differs
+    planted = re.sub(r' &&\s+__builtin_cpu_supports\("avx512dq"\)', "", text, count=1)
+    assert planted != text
+    assert features_tested_in(planted, avx512_variable) | avx2 != avx512
+
+
 def test_F_the_hardware_path_is_selected_on_a_cpu_that_has_it() -> None:
     if os.environ.get("SONNX_MUL_ISA", "auto") not in ("", "auto"):
         pytest.skip(f"SONNX_MUL_ISA={os.environ['SONNX_MUL_ISA']} chooses the variant")
@@ -89,11 +134,12 @@ def test_F_the_hardware_path_is_selected_on_a_cpu_that_has_it() -> None:
         assert _native.isas() == ("portable",) and _native.isa() == "portable"
         pytest.skip(f"not x86-64 ({platform.machine()}): the portable build is the only one")
     flags = cpu_flags()
-    if not {"avx2", "f16c"} <= flags:
+    avx2, avx512 = variant_features()
+    if not avx2 <= flags:
         assert _native.isa() == "portable"
-        pytest.skip(f"this CPU lacks {sorted({'avx2', 'f16c'} - flags)}: portable only")
+        pytest.skip(f"this CPU lacks {sorted(avx2 - flags)}: portable only")
     assert "avx2" in _native.isas()
-    if {"avx512f", "avx512bw", "avx512vl"} <= flags:
+    if avx512 <= flags:
         assert _native.isa() == "avx512"
     else:
         assert _native.isa() == "avx2"

@@ -68,19 +68,29 @@ CHECKS = (
     "mul-bf16",
     *HW_CHECKS,
 )
-# The CPU features (/proc/cpuinfo flags) each hardware check needs.
-HW_NEEDS = {
-    "mul-f16-f16c": ("avx2", "f16c"),
-    "mul-f16-f16c-layouts": ("avx2", "f16c"),
-    "mul-f16-f16c512": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
-    "mul-f16-f16c512-layouts": ("avx2", "f16c", "avx512f", "avx512bw", "avx512vl"),
-    "mul-bf16-avx2": ("avx2",),
-    "mul-bf16-avx512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
-    "wrap8-stream8": ("avx2",),
-    "wrap8-stream8-layouts": ("avx2",),
-    "wrap8-stream8512": ("avx2", "avx512f", "avx512bw", "avx512vl"),
-    "wrap8-stream8512-layouts": ("avx2", "avx512f", "avx512bw", "avx512vl"),
+# The flag rows (native/flags.mk) each hardware check's code is compiled with;
+# the CPU features it needs are those rows' SONNX_CPU_* features.
+HW_BUILDS = {
+    "mul-f16-f16c": ("F16C",),
+    "mul-f16-f16c-layouts": ("F16C",),
+    "mul-f16-f16c512": ("F16C", "AVX512"),
+    "mul-f16-f16c512-layouts": ("F16C", "AVX512"),
+    "mul-bf16-avx2": ("AVX2",),
+    "mul-bf16-avx512": ("AVX512",),
+    "wrap8-stream8": ("AVX2",),
+    "wrap8-stream8-layouts": ("AVX2",),
+    "wrap8-stream8512": ("AVX512",),
+    "wrap8-stream8512-layouts": ("AVX512",),
 }
+
+
+def hw_needs(root: Path) -> dict[str, tuple[str, ...]]:
+    """The CPU features (/proc/cpuinfo flags) each hardware check needs, from native/flags.mk."""
+    rows = flags.table(root)
+    return {
+        check: tuple(dict.fromkeys(f for row in builds for f in rows[f"SONNX_CPU_{row}"]))
+        for check, builds in HW_BUILDS.items()
+    }
 
 
 def compile_flags(root: Path) -> list[str]:
@@ -173,20 +183,21 @@ def build(root: Path) -> Path:
     return exe
 
 
-def skipped_checks(checks: tuple[str, ...]) -> dict[str, str]:
+def skipped_checks(root: Path, checks: tuple[str, ...]) -> dict[str, str]:
     """The hardware checks this machine cannot run, with the reason."""
     if not is_x86_64():
         return {c: f"not x86-64 ({platform.machine()})" for c in checks if c in HW_CHECKS}
     have = cpu_flags()
+    needs = hw_needs(root)
     reasons = {}
     for check in checks:
-        missing = [f for f in HW_NEEDS.get(check, ()) if f not in have]
+        missing = [f for f in needs.get(check, ()) if f not in have]
         if missing:
             reasons[check] = f"this CPU lacks {', '.join(missing)}"
     return reasons
 
 
-def planted_faults() -> int:
+def planted_faults(root: Path) -> int:
     """How many planted faults the harness's selftest runs on this CPU: the
     two narrowings and the float64 loop without the NaN rule everywhere, and
     the hardware loops the CPU can execute (five 256-bit ones with AVX2 and
@@ -195,9 +206,9 @@ def planted_faults() -> int:
         return 3
     have = cpu_flags()
     count = 3
-    if {"avx2", "f16c"} <= have:
+    if set(hw_needs(root)["mul-f16-f16c"]) <= have:
         count += 5
-        if set(HW_NEEDS["mul-f16-f16c512"]) <= have:
+        if set(hw_needs(root)["mul-f16-f16c512"]) <= have:
             count += 5
     return count
 
@@ -205,7 +216,7 @@ def planted_faults() -> int:
 def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     """Run the negative control then the checks; write the evidence file."""
     exe = build(root)
-    skipped = skipped_checks(checks)
+    skipped = skipped_checks(root, checks)
     checks = tuple(c for c in checks if c not in skipped)
     record: dict[str, Any] = {
         "flags": compile_flags(root),
@@ -219,7 +230,7 @@ def run(root: Path, checks: tuple[str, ...] = CHECKS) -> int:
     for line in proc.stdout.splitlines():
         name, caught, _, seconds = line.split()
         record["selftest"][name] = {"caught": int(caught), "seconds": float(seconds)}
-    planted = planted_faults()
+    planted = planted_faults(root)
     if proc.returncode != 0 or len(record["selftest"]) != planted:
         errors.append(f"negative control failed: a planted fault was not caught\n{proc.stdout}")
     for check, reason in skipped.items():

@@ -94,7 +94,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "rule, at import (src/sonnx_mul/_native_variants.c): "
         "SONNX_MUL_ISA=portable|avx2|avx512 if set (ImportError if the CPU lacks it), "
         "otherwise the widest the CPU supports per __builtin_cpu_supports: avx512 "
-        "(AVX-512 F/BW/VL, AVX2, F16C), else avx2 (AVX2, F16C), else portable (SSE2); "
+        "(AVX-512 F/BW/VL/DQ, AVX2, F16C), else avx2 (AVX2, F16C), else portable (SSE2); "
         "sonnx_mul._native.isa() names the one in use",
         (
             "verified by exhaustion on the build machine's CPU: all 2^32 float16 pairs "
@@ -114,7 +114,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "The streaming int8/uint8 wrap loop (AVX2 / AVX-512BW, non-temporal stores)",
         ("machine",),
-        "on an x86-64 CPU with AVX2 (avx2 variant, 32-byte stores) or AVX-512 F/BW/VL "
+        "on an x86-64 CPU with AVX2 (avx2 variant, 32-byte stores) or AVX-512 F/BW/VL/DQ "
         "(avx512 variant, 64-byte stores), int8 and uint8 Mul in wrap mode with at least "
         "SONNX_MUL_STREAM8_MIN_ELEMENTS (786432) elements in one kernel call runs "
         "native/hw/sonnx_mul_stream8.c: the products are computed by the variant's "
