@@ -671,22 +671,23 @@ static int overflows_i32(int32_t x, int32_t y)
 */
 static int block_overflows_i32(const int32_t *a, const int32_t *b, size_t from, size_t to)
 {
-    int64_t lo = 0LL;
-    int64_t hi = 0LL;
+    uint64_t acc = 0U;
     size_t j;
     /*@ loop invariant from <= j <= to;
-        loop invariant \forall integer k; from <= k < j ==> lo <= a[k] * b[k];
-        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
-        loop assigns j, lo, hi;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i32(a[k] * b[k]);
+        loop assigns j, acc;
         loop variant to - j;
     */
     for (j = from; j < to; j++) {
         const int64_t p = (int64_t)a[j] * (int64_t)b[j];
         /*@ assert p_exact: p == a[j] * b[j]; */
-        lo = (p < lo) ? p : lo;
-        hi = (p > hi) ? p : hi;
+        const int64_t sum = p + 2147483648LL;
+        const uint64_t biased = (uint64_t)sum; /* named: MISRA 10.8 casts no composite */
+        /*@ assert window: biased < 4294967296 <==> sonnx_fits_i32(p); */
+        acc |= high32_u64(biased);
     }
-    return ((lo < ((-2147483647LL) - 1LL)) || (hi > 2147483647LL)) ? 1 : 0;
+    return (acc != 0U) ? 1 : 0;
 }
 
 /* Blocks of 4096 elements, each through the branch-free pass; from the

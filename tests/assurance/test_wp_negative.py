@@ -38,6 +38,7 @@ TOUCHED = {
         "overflows_i8",
         "sonnx_mul_first_overflow_u8",
         "block_overflows_i8",
+        "block_overflows_i32",
         "excess_u64",
         "excess_i64",
     ],
@@ -175,6 +176,22 @@ def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
     )
     assert errors
     assert wp_failed(run, "typed_block_overflows_i8_ensures_clear"), run.goals
+
+
+def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> None:
+    # the int32 block pass biasing the products by 2^31 - 1: the window
+    # [0, 2^32) then holds the products -2^31 + 1 .. 2^31, so INT32_MIN
+    # counts as an overflow and 2^31 does not
+    run, errors = _planted(
+        tmp_path,
+        INT_C,
+        "const int64_t sum = p + 2147483648LL;",
+        "const int64_t sum = p + 2147483647LL;",
+        ["block_overflows_i32"],
+        properties=("window",),
+    )
+    assert errors
+    assert wp_failed(run, "typed_block_overflows_i32_assert_window"), run.goals
 
 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
