@@ -205,10 +205,11 @@ def planted_faults(root: Path) -> int:
     if not is_x86_64():
         return 3
     have = cpu_flags()
+    needs = hw_needs(root)
     count = 3
-    if set(hw_needs(root)["mul-f16-f16c"]) <= have:
+    if set(needs["mul-f16-f16c"]) <= have:
         count += 5
-        if set(hw_needs(root)["mul-f16-f16c512"]) <= have:
+        if set(needs["mul-f16-f16c512"]) <= have:
             count += 5
     return count
 
