@@ -28,10 +28,16 @@
  * operation, the WIDTH products of one vector (mul_block), whose body WP
  * does not see: Frama-C has no model of the instructions.  What WP proves
  * is the loop's own part: every element written once, by whole vectors and
- * the zero-padded tail, nothing read or written out of bounds, nothing
- * else written, the NaN rule.  The admitted contract (and every value) is
- * verified by exhaustion on the compiled code (sonnx_mul_f16c.h). */
+ * the zero-padded tail, with the value the admitted contract gives its
+ * lane (sonnx_f16_mul_bits of the operands before the call, the proved
+ * portable loop's value; uninterpreted in this unit, so the loop is proved
+ * for every such function), nothing read or written out of bounds,
+ * nothing else written, the NaN rule.  The admitted contract (and every
+ * value) is verified by exhaustion on the compiled code against the proved
+ * portable loop (sonnx_mul_f16c.h). */
 /* @relation(F-RTE, scope=file) */
+/* the value sonnx_f16_mul_bits uninterpreted (sonnx_mul_kernel.h) */
+#define SONNX_MUL_F16_VALUE_OPAQUE 1
 #include "sonnx_mul_f16c.h"
 #include "sonnx_mul_config.h"
 #include "sonnx_mul_kernel.h"
@@ -67,6 +73,8 @@
     requires no_fault: fault == 0;
     assigns c[at .. at + WIDTH - 1];
     ensures nan_rule: \forall integer k; at <= k < at + WIDTH ==> sonnx_f16_nan_canonical(c[k]);
+    ensures product: \forall integer k; at <= k < at + WIDTH ==>
+        c[k] == sonnx_f16_mul_bits(\old(a[k]), \old(b[k]));
 */
 static inline void mul_block(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t at,
                              int fault);
@@ -146,12 +154,17 @@ static inline void mul_block(const uint16_t *a, const uint16_t *b, uint16_t *c, 
     requires no_fault: fault == 0;
     assigns c[0 .. n - 1];
     ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);
+    ensures product: \forall integer k; 0 <= k < n ==> c[k] == sonnx_f16_mul_bits(\old(a[k]), \old(b[k]));
 */
 static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n, const int fault)
 {
     size_t i = 0U;
     /*@ loop invariant 0 <= i <= n;
-        loop invariant done: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
+        loop invariant done_nan: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
+        loop invariant done: \forall integer k; 0 <= k < i ==>
+            c[k] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
+        loop invariant todo: \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
@@ -168,6 +181,8 @@ static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
         const size_t rest = n - i;
         size_t j;
         /*@ loop invariant 0 <= j <= WIDTH;
+            loop invariant filled: \forall integer l; 0 <= l < j ==> l < rest ==>
+                ta[l] == a[i + l] && tb[l] == b[i + l];
             loop assigns j, ta[0 .. WIDTH - 1], tb[0 .. WIDTH - 1];
             loop variant WIDTH - j;
         */
@@ -182,11 +197,20 @@ static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
             tb[j] = y;
         }
         mul_block(ta, tb, tc, 0U, fault);
+        /*@ assert tail: \forall integer k; i <= k < n ==>
+                tc[k - i] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre)); */
+        /*@ assert tail_nan: \forall integer l; 0 <= l < rest ==> sonnx_f16_nan_canonical(tc[l]); */
         const size_t count = (fault == 3) ? (rest - 1U) : rest;
         /*@ loop invariant 0 <= j <= count;
-            loop invariant kept: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
+            loop invariant kept_nan: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
+            loop invariant tail_nan: \forall integer l; 0 <= l < rest ==> sonnx_f16_nan_canonical(tc[l]);
+            loop invariant copied_nan: \forall integer k; i <= k < i + j ==> sonnx_f16_nan_canonical(c[k]);
+            loop invariant kept: \forall integer k; 0 <= k < i ==>
+                c[k] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
+            loop invariant tail: \forall integer k; i <= k < n ==>
+                tc[k - i] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
             loop invariant copied: \forall integer k; i <= k < i + j ==>
-                sonnx_f16_nan_canonical(c[k]);
+                c[k] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
             loop assigns j, c[i .. n - 1];
             loop variant count - j;
         */
@@ -207,6 +231,7 @@ static inline void loop(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);
+    ensures product: \forall integer k; 0 <= k < n ==> c[k] == sonnx_f16_mul_bits(\old(a[k]), \old(b[k]));
 */
 #if !defined(__AVX512F__) /* the build WP analyses */
 void sonnx_mul_f16c_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)

@@ -462,6 +462,11 @@ size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, 
         0 <= sonnx_bits32(x) < 4294967296 && sonnx_bits32(x) % 2147483648 <= 2139095040;
       axiom bits32_injective: \forall float x, y; !\is_NaN(x) ==> !\is_NaN(y) ==>
         sonnx_bits32(x) == sonnx_bits32(y) ==> sonnx_same32(x, y);
+      logic float sonnx_f32_of_bits(integer u);
+      axiom of_bits32_number: \forall integer u; 0 <= u < 4294967296 ==>
+        u % 2147483648 <= 2139095040 ==> sonnx_bits32(sonnx_f32_of_bits(u)) == u;
+      axiom of_bits32_nan: \forall integer u; 0 <= u < 4294967296 ==>
+        u % 2147483648 > 2139095040 ==> \is_NaN(sonnx_f32_of_bits(u));
       axiom bits64_nan: \forall double x; \is_NaN(x) ==> sonnx_bits64(x) == 9221120237041090560;
       axiom bits64_number: \forall double x; !\is_NaN(x) ==>
         0 <= sonnx_bits64(x) < 18446744073709551616 &&
@@ -501,10 +506,73 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
 
 /* float16 / bfloat16 on bit patterns: widen exactly to binary32, one
  * binary32 product, round-to-nearest-even narrowing on the bits.  The NaN
- * rule: every NaN written is the canonical quiet NaN (0x7E00, 0x7FC0). */
+ * rule: every NaN written is the canonical quiet NaN (0x7E00, 0x7FC0).
+ *
+ * float16's value: sonnx_f16_widen is the binary32 pattern of a float16
+ * magnitude h (0 <= h < 2^15) widened exactly, sonnx_f16_narrow the float16
+ * pattern of a binary32 magnitude u (0 <= u < 2^31) rounded to nearest
+ * even (a NaN quieted, its leading payload bits kept), both integer
+ * functions of the patterns; sonnx_f16_mul_bits(a, b) the pattern written
+ * for the operands a and b: the binary32 product (sonnx_fmul32, C's `*`) of
+ * the widened magnitudes, narrowed, with the exclusive or of the operands'
+ * signs, and the canonical NaN for a NaN. */
 /*@ predicate sonnx_f16_nan_canonical(integer h) = h % 32768 <= 31744 || h == 32256;
     predicate sonnx_bf16_nan_canonical(integer h) = h % 32768 <= 32640 || h == 32704;
 */
+#ifndef SONNX_MUL_F16_VALUE_OPAQUE
+/*@
+
+    logic integer sonnx_f16_widen(integer h) =
+      \let m0 = h % 1024;
+      \let m1 = (m0 < 8) ? m0 * 256 : m0;   \let s1 = (m0 < 8) ? 8 : 0;
+      \let m2 = (m1 < 128) ? m1 * 16 : m1;  \let s2 = (m1 < 128) ? s1 + 4 : s1;
+      \let m3 = (m2 < 512) ? m2 * 4 : m2;   \let s3 = (m2 < 512) ? s2 + 2 : s2;
+      \let m4 = (m3 < 1024) ? m3 * 2 : m3;  \let s4 = (m3 < 1024) ? s3 + 1 : s3;
+      h == 0 ? 0 :
+      h / 1024 == 0 ? m4 * 8192 + (112 - s4) * 8388608 :
+      h / 1024 == 31 ? h * 8192 + 1879048192 :
+      h * 8192 + 939524096;
+
+    logic integer sonnx_shr13(integer x, integer j) =
+      \let x1 = x / 8192;
+      \let x2 = ((j / 8) % 2 == 1) ? x1 / 256 : x1;
+      \let x3 = ((j / 4) % 2 == 1) ? x2 / 16 : x2;
+      \let x4 = ((j / 2) % 2 == 1) ? x3 / 4 : x3;
+      (j % 2 == 1) ? x4 / 2 : x4;
+
+    logic integer sonnx_f16_narrow(integer u) =
+      u > 2139095040 ? 32256 + (u / 8192) % 512 :
+      u >= 1199570944 ? 31744 :
+      u >= 947912704 ? (u - 939524096 + 4095 + (u / 8192) % 2) / 8192 :
+      u >= 855638016 ?
+        (\let sig = u % 8388608 + 8388608; \let j = 112 - u / 8388608;
+         \let t = sonnx_shr13(sig + (sonnx_shr13(sig, j) / 2) % 2 - 1, j);
+         t / 2 + t % 2) :
+      0;
+
+    logic integer sonnx_f16_sign(integer a, integer b) = ((a / 32768 + b / 32768) % 2) * 32768;
+
+    logic integer sonnx_f16_finish(integer p, integer s) =
+      \let r = sonnx_f16_narrow(p % 2147483648) + s;
+      (r % 32768 > 31744) ? 32256 : r;
+
+    logic integer sonnx_f16_product32(integer a, integer b) =
+      sonnx_bits32(sonnx_fmul32(sonnx_f32_of_bits(sonnx_f16_widen(a % 32768)),
+                                sonnx_f32_of_bits(sonnx_f16_widen(b % 32768))));
+
+    logic integer sonnx_f16_mul_bits(integer a, integer b) =
+      sonnx_f16_finish(sonnx_f16_product32(a, b), sonnx_f16_sign(a, b));
+*/
+#else
+/* The float16 hardware loop's WP unit (native/hw/sonnx_mul_f16c.c) sees
+ * the value as an uninterpreted function: its loop is proved for every
+ * function, hence for the one above, without the float terms of its
+ * definition (which Debian's CVC4 refuses and Z3 drowns in). */
+/*@ axiomatic SonnxF16Value {
+      logic integer sonnx_f16_mul_bits(integer a, integer b);
+    }
+*/
+#endif
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
     requires valid_c: \valid(c + (0 .. n - 1));
@@ -512,6 +580,7 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);
+    ensures product: \forall integer k; 0 <= k < n ==> c[k] == sonnx_f16_mul_bits(\old(a[k]), \old(b[k]));
 */
 void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 

@@ -2,14 +2,12 @@
  * exact widenings / round-to-nearest-even narrowings between binary32 and
  * the two 16-bit formats, on bit patterns.
  *
- * The only float operations are the products (binary32 and binary64 `*`);
- * in the float16 conversions, one exact binary32 subtraction (widening a
- * subnormal) and one binary32 addition whose IEEE rounding performs the
- * subnormal narrowing (Giesen's "magic" constant; RNE because the default
- * rounding mode is never changed); and in the bfloat16 loop, the exact
- * widenings to binary64, one binary64 addition that rounds the product
- * (the same "magic" constant trick), exact binary64 subtractions and exact
- * conversions back to binary32.  Everything else is unsigned integer
+ * The only float operations are the products (binary32 and binary64 `*`;
+ * float16's binary32 product is exact and never subnormal) and, in the
+ * bfloat16 loop, the exact widenings to binary64, one binary64 addition that
+ * rounds the product (Giesen's "magic" constant trick), exact binary64
+ * subtractions and exact conversions back to binary32.  The float16
+ * conversions are integer code only.  Everything else is unsigned integer
  * arithmetic on the bits, branch-free (selects) so that gcc vectorises the
  * loops.
  */
@@ -47,9 +45,13 @@ static inline float f32_from_bits(uint32_t u)
 
 /* The same views, with what they do to the bit pattern of the header's
  * axiomatic SonnxBits stated as admitted clauses (WP cannot read a union
- * member as another): the float32 loop's.  `make verify-exhaustive`
- * (views-f32) checks them on every binary32 pattern through that loop.
- * The 16-bit code calls the views without these clauses, so that its goals
+ * member as another): the float32 and float16 loops'.  `make
+ * verify-exhaustive` (views-f32) checks them on every binary32 pattern
+ * through the float32 loop.  No clause speaks of a NaN pattern other than
+ * the canonical one: WP's model has one NaN, whose bits SonnxBits calls
+ * canonical, so such a clause would make every NaN written look canonical
+ * (the float32 loop without its NaN rule would then be proved).  The
+ * bfloat16 code calls the views without these clauses, so that its goals
  * do not carry SonnxBits's float axioms (Debian's CVC4 has no floats). */
 /*@ assigns \nothing;
     admit ensures number: !\is_NaN(x) ==> \result == sonnx_bits32(x);
@@ -159,32 +161,72 @@ static inline uint16_t f32_bits_to_bf16(uint32_t u)
     return (uint16_t)h;
 }
 
-/* ---- float16 <-> binary32 ------------------------------------------- */
+/* ---- float16 <-> binary32: pure integer operations on the bits -------- */
 
-/* Exact widening of a float16 magnitude (Giesen's half_to_float_fast4
- * without the table; the sign bit of h is ignored): the exponent is rebiased
- * on the bits; a subnormal (or zero) is rebuilt as the normal
- * 2^-14 * (1 + m/1024) and 2^-14 subtracted, exactly. */
-/*@ assigns \nothing; */
+/* Exact widening of a float16 magnitude (the sign bit of h is ignored): a
+ * normal or special pattern is rebiased on the bits (13 more significand
+ * bits, exponent + 112, or 255 for infinity and NaN); a subnormal m * 2^-24
+ * is normalised by four selects that shift m left by s (8, 4, 2, 1) until
+ * its leading bit is bit 10, which gives the binary32 exponent 113 - s and
+ * the significand m * 2^s.  Every operation is unsigned integer arithmetic
+ * (no float operation, so no floating-point environment reaches it), `/`,
+ * `%` and `*` by powers of two as in f32_bits_to_bf16 (gcc emits shifts and
+ * masks), mirroring the specification sonnx_f16_widen of the header. */
+/*@ assigns \nothing;
+    ensures widen: \result == sonnx_f16_widen(h % 32768);
+    ensures range: \result < 2147483648;
+*/
 /* @relation(F-FLOAT, scope=function) */
 static inline uint32_t f16_mag_to_f32_bits(uint16_t h)
 {
-    const uint32_t shifted_exp = 0x0F800000U;   /* 0x7C00 << 13 */
-    const uint32_t magnitude = ((uint32_t)h & 0x7FFFU) << 13U;
-    const uint32_t exp = magnitude & shifted_exp;
-    const uint32_t rebiased = magnitude + 0x38000000U; /* (127 - 15) << 23 */
-    const uint32_t special = rebiased + 0x38000000U;   /* inf/NaN: exponent 255 */
-    const uint32_t sub_bits = rebiased + 0x00800000U;  /* 2^-14 * (1 + m/1024) */
-    const float sub = f32_from_bits(sub_bits) - 6.103515625e-05F; /* - 2^-14, exact */
-    const uint32_t sub_u = f32_bits(sub);
-    uint32_t mag_bits = rebiased;
-    if (exp == shifted_exp) {
-        mag_bits = special;
+    const uint32_t mag = (uint32_t)h % 32768U;
+    const uint32_t exp = mag / 1024U;
+    /* the subnormal significand m0 normalised to m4 by the left shift s4
+     * (one assignment per `if`: gcc turns each into a select) */
+    const uint32_t m0 = mag % 1024U;
+    uint32_t m1 = m0;
+    uint32_t s1 = 0U;
+    if (m0 < 8U) {
+        m1 = m0 * 256U;
+    }
+    if (m0 < 8U) {
+        s1 = 8U;
+    }
+    uint32_t m2 = m1;
+    uint32_t s2 = s1;
+    if (m1 < 128U) {
+        m2 = m1 * 16U;
+    }
+    if (m1 < 128U) {
+        s2 = s1 + 4U;
+    }
+    uint32_t m3 = m2;
+    uint32_t s3 = s2;
+    if (m2 < 512U) {
+        m3 = m2 * 4U;
+    }
+    if (m2 < 512U) {
+        s3 = s2 + 2U;
+    }
+    uint32_t m4 = m3;
+    uint32_t s4 = s3;
+    if (m3 < 1024U) {
+        m4 = m3 * 2U;
+    }
+    if (m3 < 1024U) {
+        s4 = s3 + 1U;
+    }
+    uint32_t bits = (mag * 8192U) + 939524096U;          /* exponent + 112 */
+    if (exp == 31U) {
+        bits = (mag * 8192U) + 1879048192U;              /* exponent 255 */
     }
     if (exp == 0U) {
-        mag_bits = sub_u;
+        bits = (m4 * 8192U) + ((112U - s4) * 8388608U);  /* normalised subnormal */
     }
-    return mag_bits;
+    if (mag == 0U) {
+        bits = 0U;
+    }
+    return bits;
 }
 
 /* The exact widening of a float16 pattern: its magnitude and its sign. */
@@ -196,35 +238,79 @@ static inline float f16_to_f32(uint16_t h)
     return f32_from_bits(f16_mag_to_f32_bits(h) | sign);
 }
 
-/* Round to nearest even (Giesen's float_to_half_fast3_rtne): |x| >= 2^16
- * (and inf) to infinity, a NaN to a quiet NaN; |x| < 2^-14 by the binary32
- * addition of 0.5 (its ulp is 2^-24, the float16 subnormal step, so the
- * IEEE RNE addition rounds the mantissa into the low bits); otherwise the
- * exponent is rebiased and 13 bits rounded off by integer RNE, the carry
- * going into the exponent (up to infinity from 65520 on). */
-/* The float16 pattern of the binary32 pattern u rounded, with the sign
- * bit `sign` (0 or 0x8000) in place of u's own. */
-/*@ assigns \nothing; */
+/* x / 2^(13 + j) for 0 <= j < 16: the right shift by a variable count as
+ * four selects between shifts by constants (8, 4, 2, 1), because WP's model
+ * of a variable shift bounds nothing (Cbits' lsr has no order axiom), and
+ * constant divisions are linear arithmetic to the provers. */
+/*@ assigns \nothing;
+    ensures shifted: \result == sonnx_shr13(x, j);
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint32_t shift_right_13_plus(uint32_t x, uint32_t j)
+{
+    const uint32_t x1 = x / 8192U;
+    uint32_t x2 = x1;
+    if (((j / 8U) % 2U) == 1U) {
+        x2 = x1 / 256U;
+    }
+    uint32_t x3 = x2;
+    if (((j / 4U) % 2U) == 1U) {
+        x3 = x2 / 16U;
+    }
+    uint32_t x4 = x3;
+    if (((j / 2U) % 2U) == 1U) {
+        x4 = x3 / 4U;
+    }
+    uint32_t x5 = x4;
+    if ((j % 2U) == 1U) {
+        x5 = x4 / 2U;
+    }
+    return x5;
+}
+
+/* Round to nearest even, on the bits of the binary32 magnitude mag, all of
+ * it unsigned integer arithmetic: a NaN to a quiet NaN (leading payload
+ * bits kept), 2^16 and up (infinity included) to infinity; from 2^-14 the
+ * exponent is rebiased and 13 bits rounded off (the carry going into the
+ * exponent, up to infinity from 65520 on); in [2^-25, 2^-14) the
+ * significand sig (24 bits) is divided by 2^(s+1), s = 125 - exponent
+ * (13..23), rounding to nearest even with two truncating shifts by s:
+ *   z = sig >> s;  q = z / 2;  t = (sig + q % 2 - 1) >> s;  RNE = t / 2 + t % 2
+ * (for q even, sig - 1 keeps an exact half below the rounding point; for q
+ * odd, sig itself puts it on it); below 2^-25 (half the least subnormal;
+ * 2^-25 itself is a tie to 0) to zero.  The float16 pattern of the
+ * binary32 pattern u rounded, with the sign bit `sign` (0 or 0x8000) in
+ * place of u's own. */
+/*@ requires sign: sign == 0 || sign == 32768;
+    assigns \nothing;
+    ensures narrow: \result == sonnx_f16_narrow(u % 2147483648) + sign;
+*/
 /* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
 {
-    const uint32_t abs_u = u & 0x7FFFFFFFU;
-    const uint32_t lsb = (abs_u >> 13U) & 1U;
-    const uint32_t normal = (abs_u + 0xC8000FFFU + lsb) >> 13U; /* - (112 << 23) + 0xFFF, mod 2^32 */
-    const float magic = 0.5F;                                     /* 0x3F000000 */
-    const uint32_t sub = f32_bits(f32_from_bits(abs_u) + magic) - 0x3F000000U;
-    const uint32_t nan = 0x7E00U | ((abs_u >> 13U) & 0x03FFU);
+    const uint32_t mag = u % 2147483648U;
+    const uint32_t lsb = (mag / 8192U) % 2U;
+    const uint32_t normal = ((mag - 939524096U) + 4095U + lsb) / 8192U;
+    const uint32_t sig = (mag % 8388608U) + 8388608U;
+    const uint32_t j = 112U - (mag / 8388608U);   /* s - 13 */
+    const uint32_t z = shift_right_13_plus(sig, j);
+    const uint32_t t = shift_right_13_plus((sig + ((z / 2U) % 2U)) - 1U, j);
+    const uint32_t sub = (t / 2U) + (t % 2U);
+    const uint32_t nan = 32256U + ((mag / 8192U) % 512U);
     uint32_t h = normal;
-    if (abs_u < 0x38800000U) {  /* below 2^-14: float16 subnormal or zero */
+    if (mag < 947912704U) {     /* below 2^-14: float16 subnormal */
         h = sub;
     }
-    if (abs_u >= 0x47800000U) { /* 2^16 and up: infinity */
-        h = 0x7C00U;
+    if (mag < 855638016U) {     /* below 2^-25: zero */
+        h = 0U;
     }
-    if (abs_u > 0x7F800000U) {
+    if (mag >= 1199570944U) {   /* 2^16 and up: infinity */
+        h = 31744U;
+    }
+    if (mag > 2139095040U) {    /* NaN */
         h = nan;
     }
-    return (uint16_t)(h | sign);
+    return (uint16_t)(h + sign);
 }
 
 /*@ assigns \nothing; */
@@ -335,27 +421,64 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n)
     }
 }
 
+/* One float16 product.  The sign of a product that is not a NaN is the
+ * exclusive or of the operands' signs (IEEE 754 6.3), so the magnitudes are
+ * multiplied and the sign put back once; a NaN product becomes the
+ * canonical NaN, whatever the operands' payloads and signs.  The one float
+ * operation is the binary32 product of the widened magnitudes: exact (11 x
+ * 11 significand bits) and normal or zero (at least 2^-48), so no rounding
+ * mode, flush-to-zero or denormals-are-zero changes it. */
+/*@ assigns \nothing;
+    ensures value: \result == sonnx_f16_mul_bits(ha, hb);
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t mul1_f16(uint16_t ha, uint16_t hb)
+{
+    const uint32_t sign = ((((uint32_t)ha / 32768U) + ((uint32_t)hb / 32768U)) % 2U) * 32768U;
+    /* the canonical binary32 NaN (the pattern of WP's one NaN) finishes as
+       the canonical float16 NaN */
+    /*@ assert nan_finish: sonnx_f16_finish(2143289344, sign) == 32256; */
+    const uint32_t wa = f16_mag_to_f32_bits(ha);
+    const uint32_t wb = f16_mag_to_f32_bits(hb);
+    /* a NaN operand as the canonical NaN: the one NaN pattern whose float
+       the views' contracts give (arithmetic, not a select: gcc merges a
+       select here with the widening's into a PHI it cannot vectorise) */
+    const uint32_t nan_a = (((uint32_t)ha % 32768U) + 1023U) / 32768U;  /* 1 iff a NaN */
+    const uint32_t nan_b = (((uint32_t)hb % 32768U) + 1023U) / 32768U;
+    const uint32_t ca = ((1U - nan_a) * wa) + (nan_a * 2143289344U);
+    const uint32_t cb = ((1U - nan_b) * wb) + (nan_b * 2143289344U);
+    /*@ assert nan_pattern: (nan_a == 1 <==> wa > 2139095040) && (nan_b == 1 <==> wb > 2139095040); */
+    /*@ assert canonical: ca == (wa > 2139095040 ? 2143289344 : wa) &&
+                          cb == (wb > 2139095040 ? 2143289344 : wb); */
+    const float fa = f32_of_pattern(ca);
+    const float fb = f32_of_pattern(cb);
+    /*@ assert operands: sonnx_same32(fa, sonnx_f32_of_bits(wa)) &&
+                         sonnx_same32(fb, sonnx_f32_of_bits(wb)); */
+    const float p = fa * fb;
+    const uint32_t pu = f32_pattern(p);
+    /*@ assert pattern: pu % 2147483648 > 2139095040 || pu == sonnx_f16_product32(ha, hb); */
+    /* so does every NaN pattern, whatever its payload: the payload of a
+       NaN product, which WP's model does not give, does not matter */
+    /*@ assert nan_payload: pu % 2147483648 > 2139095040 ==> sonnx_f16_finish(pu, sign) == 32256; */
+    const uint16_t r = f16_canonical(f32_bits_to_f16(pu, sign));
+    /*@ assert finish: r == sonnx_f16_finish(pu, sign); */
+    return r;
+}
+
 /* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
     /*@ loop invariant 0 <= i <= n;
-        loop invariant nan_rule: \forall integer k; 0 <= k < i ==> sonnx_f16_nan_canonical(c[k]);
+        loop invariant done: \forall integer k; 0 <= k < i ==>
+            c[k] == sonnx_f16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
+        loop invariant todo: \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        /* The sign of a product that is not a NaN is the exclusive or of
-           the operands' signs (IEEE 754 6.3), so the magnitudes are
-           multiplied and the sign put back once; a NaN product becomes the
-           canonical NaN, whatever the operands' payloads and signs. */
-        const uint16_t ha = a[i];
-        const uint16_t hb = b[i];
-        const uint32_t sign = ((uint32_t)ha ^ (uint32_t)hb) & 0x8000U;
-        const float p = f32_from_bits(f16_mag_to_f32_bits(ha)) * f32_from_bits(f16_mag_to_f32_bits(hb));
-        const uint16_t r = f16_canonical(f32_bits_to_f16(f32_bits(p), sign));
-        /*@ assert nan_rule: sonnx_f16_nan_canonical(r); */
-        c[i] = r;
+        c[i] = mul1_f16(a[i], b[i]);
     }
 }
 

@@ -42,7 +42,13 @@ TOUCHED = {
         "excess_u64",
         "excess_i64",
     ],
-    FLOAT_C: ["f32_bits_to_bf16", "sonnx_mul_f32"],
+    FLOAT_C: [
+        "f32_bits_to_bf16",
+        "sonnx_mul_f32",
+        "f16_mag_to_f32_bits",
+        "f32_bits_to_f16",
+        "mul1_f16",
+    ],
     STREAM8_C: ["loop"],
     F16C_C: ["loop"],
 }
@@ -272,6 +278,61 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
     assert wp_failed(run, "typed_f16_canonical_ensures_nan"), run.goals
 
 
+@pytest.mark.parametrize(
+    ("fault", "old", "new", "function", "goal"),
+    [
+        # ties rounded up instead of to even (normal results)
+        (
+            "wrong rounding",
+            "((mag - 939524096U) + 4095U + lsb) / 8192U",
+            "((mag - 939524096U) + 4096U) / 8192U",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # subnormal results truncated instead of rounded
+        (
+            "wrong subnormal rounding",
+            "const uint32_t sub = (t / 2U) + (t % 2U);",
+            "const uint32_t sub = t / 2U;",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # a subnormal result flushed to zero
+        (
+            "lost subnormal result",
+            "        h = sub;\n",
+            "        h = 0U;\n",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # a subnormal operand widened as zero (denormals-are-zero)
+        (
+            "lost subnormal operand",
+            "        bits = (m4 * 8192U) + ((112U - s4) * 8388608U);  /* normalised subnormal */",
+            "        bits = 0U;",
+            "f16_mag_to_f32_bits",
+            "typed_f16_mag_to_f32_bits_ensures_widen",
+        ),
+        # the narrowed NaN written as it comes (its payload), not the canonical NaN
+        (
+            "wrong NaN rule",
+            "const uint16_t r = f16_canonical(f32_bits_to_f16(pu, sign));",
+            "const uint16_t r = f32_bits_to_f16(pu, sign);",
+            "mul1_f16",
+            "typed_mul1_f16_assert_finish",
+        ),
+    ],
+)
+def test_F_FLOAT_float16_value_faults_fail(
+    tmp_path: Path, fault: str, old: str, new: str, function: str, goal: str
+) -> None:
+    # each fault changes bits that sonnx_f16_mul_bits fixes: the contract of
+    # the conversion or of the one-element product refuses it
+    run, errors = _planted(tmp_path, FLOAT_C, old, new, [function])
+    assert errors, fault
+    assert wp_failed(run, goal), (fault, run.goals)
+
+
 def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
     # the bfloat16 loop writing the narrowed product without the NaN rule
     run, errors = _planted(
@@ -406,14 +467,14 @@ def test_F_FLOAT_hardware_loop_with_a_weaker_contract_than_the_proved_loop_fails
     copy = tmp_path / "native"
     shutil.copytree(ROOT / "native", copy)
     hw = copy / "hw" / "sonnx_mul_f16c.c"
-    entry = (
-        "    assigns c[0 .. n - 1];\n"
-        "    ensures nan_rule: \\forall integer k; 0 <= k < n ==> sonnx_f16_nan_canonical(c[k]);\n"
-        "*/\n#if !defined(__AVX512F__)"
+    product = (
+        "    ensures product: \\forall integer k; 0 <= k < n ==>"
+        " c[k] == sonnx_f16_mul_bits(\\old(a[k]), \\old(b[k]));\n"
     )
+    entry = product + "*/\n#if !defined(__AVX512F__)"
     text = hw.read_text()
     assert text.count(entry) == 1
-    hw.write_text(text.replace(entry, "    assigns c[0 .. n - 1];\n*/\n#if !defined(__AVX512F__)"))
+    hw.write_text(text.replace(entry, "*/\n#if !defined(__AVX512F__)"))
     weakened = {**contracts, **wp.printed_functions(hw, copy / "include")[1]}
     errors = wp.stand_in_errors(weakened)
     assert len(errors) == 1 and "sonnx_mul_f16c_f16" in errors[0], errors
