@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import bitspec  # native/bitspec.py, beside this script
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
 
@@ -650,7 +651,9 @@ def render_header() -> str:
         + logic
         + "*/\n"
         + protos
-        + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES)
+        + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES).replace(
+            "@F16_CONVERSIONS@", "\n\n    ".join(bitspec.render_acsl(f) for f in bitspec.FUNCTIONS)
+        )
     )
 
 

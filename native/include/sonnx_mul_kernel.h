@@ -524,31 +524,33 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
 
     logic integer sonnx_f16_widen(integer h) =
       \let m0 = h % 1024;
-      \let m1 = (m0 < 8) ? m0 * 256 : m0;   \let s1 = (m0 < 8) ? 8 : 0;
-      \let m2 = (m1 < 128) ? m1 * 16 : m1;  \let s2 = (m1 < 128) ? s1 + 4 : s1;
-      \let m3 = (m2 < 512) ? m2 * 4 : m2;   \let s3 = (m2 < 512) ? s2 + 2 : s2;
-      \let m4 = (m3 < 1024) ? m3 * 2 : m3;  \let s4 = (m3 < 1024) ? s3 + 1 : s3;
+      \let m1 = m0 < 8 ? m0 * 256 : m0;
+      \let s1 = m0 < 8 ? 8 : 0;
+      \let m2 = m1 < 128 ? m1 * 16 : m1;
+      \let s2 = m1 < 128 ? s1 + 4 : s1;
+      \let m3 = m2 < 512 ? m2 * 4 : m2;
+      \let s3 = m2 < 512 ? s2 + 2 : s2;
+      \let m4 = m3 < 1024 ? m3 * 2 : m3;
+      \let s4 = m3 < 1024 ? s3 + 1 : s3;
       h == 0 ? 0 :
       h / 1024 == 0 ? m4 * 8192 + (112 - s4) * 8388608 :
-      h / 1024 == 31 ? h * 8192 + 1879048192 :
-      h * 8192 + 939524096;
+      h / 1024 == 31 ? h * 8192 + 1879048192 : h * 8192 + 939524096;
 
     logic integer sonnx_shr13(integer x, integer j) =
       \let x1 = x / 8192;
-      \let x2 = ((j / 8) % 2 == 1) ? x1 / 256 : x1;
-      \let x3 = ((j / 4) % 2 == 1) ? x2 / 16 : x2;
-      \let x4 = ((j / 2) % 2 == 1) ? x3 / 4 : x3;
-      (j % 2 == 1) ? x4 / 2 : x4;
+      \let x2 = (j / 8) % 2 == 1 ? x1 / 256 : x1;
+      \let x3 = (j / 4) % 2 == 1 ? x2 / 16 : x2;
+      \let x4 = (j / 2) % 2 == 1 ? x3 / 4 : x3;
+      j % 2 == 1 ? x4 / 2 : x4;
 
     logic integer sonnx_f16_narrow(integer u) =
       u > 2139095040 ? 32256 + (u / 8192) % 512 :
       u >= 1199570944 ? 31744 :
       u >= 947912704 ? (u - 939524096 + 4095 + (u / 8192) % 2) / 8192 :
-      u >= 855638016 ?
-        (\let sig = u % 8388608 + 8388608; \let j = 112 - u / 8388608;
-         \let t = sonnx_shr13(sig + (sonnx_shr13(sig, j) / 2) % 2 - 1, j);
-         t / 2 + t % 2) :
-      0;
+      u >= 855638016 ? (\let sig = u % 8388608 + 8388608;
+      \let j = 112 - u / 8388608;
+      \let t = sonnx_shr13(sig + (sonnx_shr13(sig, j) / 2) % 2 - 1, j);
+      t / 2 + t % 2) : 0;
 
     logic integer sonnx_f16_sign(integer a, integer b) = ((a / 32768 + b / 32768) % 2) * 32768;
 

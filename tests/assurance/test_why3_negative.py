@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from sonnx_mul_assurance.why3 import statements
+from sonnx_mul_assurance.why3 import bits, statements
 from sonnx_mul_assurance.why3.driver import (
     file_statements,
     load_manifest,
@@ -46,6 +46,8 @@ def copy(tmp_path: Path) -> Path:
     shutil.copy(
         REPO / "src/sonnx_mul/oracle/integers.py", tmp_path / "src/sonnx_mul/oracle/integers.py"
     )
+    (tmp_path / "native").mkdir()
+    shutil.copy(REPO / "native/bitspec.py", tmp_path / "native/bitspec.py")
     return tmp_path
 
 
@@ -544,3 +546,38 @@ def test_widen_mul_narrow_wrong_conversion_fails(copy: Path) -> None:
     assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
     refuted(copy, "widen.mlw", "WidenMulNarrow16", {"finite_case'vc#5"})
     refuted(copy, "widen.mlw", "WidenMulNarrowBF16", {"widen_mul_narrow_parts'vc#9"})
+
+
+def plant_bitspec(root: Path, old: str, new: str) -> None:
+    """A fault planted in the copy's native/bitspec.py (the one definition of
+    the float16 conversions), and why3/f16_bits.mlw rendered from it."""
+    path = root / "native/bitspec.py"
+    text = path.read_text()
+    assert text.count(old) == 1, f"fault anchor not found in bitspec: {old!r}"
+    path.write_text(text.replace(old, new))
+    (root / bits.PATH).write_text(bits.generate(bits.bitspec(root)))
+
+
+# cvc5 1.0.3 refuses each of these within its pinned steps ("unknown"); other
+# plants tried (subnormal results truncated or all flushed, a subnormal
+# operand's exponent off by one) make it abort in CaDiCaL while building a
+# counterexample ("High failure"), which refuted() does not count
+@pytest.mark.parametrize(
+    ("old", "new", "goal"),
+    [
+        ('op(op(op("u", "-", 939524096), "+", 4095), "+", op(op("u", "/", 8192), "%", 2))',
+         'op(op("u", "-", 939524096), "+", 4096)', "narrow_is_ieee#0"),
+        ('select(cmp("u", ">=", 855638016), sub, 0)', 'select(cmp("u", ">=", 864026624), sub, 0)',
+         "narrow_is_ieee#0"),
+        ('cmp("u", ">=", 1199570944)', 'cmp("u", ">=", 1199562752)', "narrow_is_ieee#0"),
+        ('op(op("h", "*", 8192), "+", 939524096)', 'op(op("h", "*", 8192), "+", 947912704)',
+         "widen_is_ieee#0"),
+    ],
+    ids=["ties rounded up", "results below 2^-24 lost", "overflow one step early",
+         "normal exponent rebiased wrong"],
+)  # fmt: skip
+def test_float16_conversion_fault_fails_its_ieee_lemma(
+    copy: Path, old: str, new: str, goal: str
+) -> None:
+    plant_bitspec(copy, old, new)
+    refuted(copy, str(bits.PATH), "Conversions", {goal})

@@ -64,6 +64,28 @@ def test_an_unnamed_open_goal_retries_its_whole_function() -> None:
     assert retry.properties == ()
 
 
+def test_a_whole_function_retry_leaves_out_what_is_pinned_elsewhere() -> None:
+    # the float unit: cvc5 retried mul1_f16 whole, and spent 4.3 million steps
+    # (3.5 minutes) on the assert pinned to Z3
+    pins = {
+        "typed_f_loop_invariant_preserved": {"function": "f", "prover": "CVC5 1.0.3 (frame)"},
+        "typed_f_assert_wrap_elem": {"function": "f", "prover": "Z3 4.8.12"},
+        "typed_wrap1_i16_ensures_wrap1": {"function": "wrap1_i16", "prover": "Qed"},
+        "typed_g_loop_invariant_preserved": {"function": "g", "prover": "CVC5 1.0.3 (frame)"},
+    }
+    todo = {"typed_f_loop_invariant_preserved": "f", "typed_g_loop_invariant_preserved": "g"}
+    leave_out = wp_plan.elsewhere(pins, "CVC5 1.0.3 (frame)", todo, KNOWN)
+    assert leave_out == {"f": {"wrap_elem"}}
+    runs = wp_plan.retry(todo, KNOWN, ["cvc5-frame"], 5000, 60, leave_out)
+    assert [r.selection_argv() for r in runs] == [
+        ["-wp-fct", "f", "-wp-prop=-wrap_elem"],
+        ["-wp-fct", "g"],
+    ]
+    # negative control: a goal still open for this prover is never left out
+    todo_too = dict(todo, typed_f_assert_wrap_elem="f")
+    assert wp_plan.elsewhere(pins, "CVC5 1.0.3 (frame)", todo_too, KNOWN) == {}
+
+
 def test_an_rte_assertion_is_not_taken_for_a_label() -> None:
     assert wp_plan.named_property("typed_f_assert_rte_mem_access", "f", KNOWN) is None
     assert wp_plan.named_property("typed_f_assert_wrap_elem", "f", KNOWN) == "wrap_elem"

@@ -362,7 +362,10 @@ def prove(
             todo.update({g: v.function for g, v in goals.items() if v.status != VALID})
         if properties:  # only the selected goals
             todo = {g: f for g, f in todo.items() if g in goals or any(p in g for p in properties)}
-        for invocation in wp_plan.retry(todo, known, (prover,), budget(prover), unit.timeout):
+        leave_out = wp_plan.elsewhere(pinned, name, todo, known)
+        for invocation in wp_plan.retry(
+            todo, known, (prover,), budget(prover), unit.timeout, leave_out
+        ):
             found = run(invocation)
             goals.update({g: v for g, v in found.items() if g in todo})
     seconds = time.perf_counter() - start

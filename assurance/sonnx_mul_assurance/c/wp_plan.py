@@ -130,9 +130,13 @@ def retry(
     provers: Sequence[str],
     steps: int,
     timeout: int,
+    leave_out: Mapping[str, set[str]] | None = None,
 ) -> list[Invocation]:
     """``provers`` on ``open_goals`` (goal -> function): the functions' goals by
-    name when every one is a named property, else their whole functions; the
+    name when every one is a named property, else their whole functions but
+    for the property names ``leave_out`` gives for each (goals pinned to
+    another prover: trying them would only burn the limit; one invocation per
+    distinct set, since ``-wp-prop`` applies to every function of a run); the
     lemmas (function ``GLOBALS``, which ``-wp-fct`` cannot select) by their
     names, in a run of their own."""
     lemmas = tuple(
@@ -143,11 +147,34 @@ def retry(
     if rest:
         functions = tuple(sorted(set(rest.values())))
         names = {named_property(g, f, known) for g, f in rest.items()}
-        named = () if None in names else tuple(sorted(n for n in names if n))
-        runs.append(Invocation(tuple(provers), steps, timeout, functions, named))
+        if None not in names:
+            named = tuple(sorted(n for n in names if n))
+            runs.append(Invocation(tuple(provers), steps, timeout, functions, named))
+        else:
+            groups: dict[frozenset[str], list[str]] = defaultdict(list)
+            for function in functions:
+                groups[frozenset((leave_out or {}).get(function, ()))].append(function)
+            for left, members in sorted(groups.items(), key=lambda item: item[1]):
+                left_out = tuple(f"-{name}" for name in sorted(left))
+                runs.append(Invocation(tuple(provers), steps, timeout, tuple(members), left_out))
     if lemmas:
         runs.append(Invocation(tuple(provers), steps, timeout, (), lemmas))
     return runs
+
+
+def elsewhere(
+    pins: Mapping[str, Mapping[str, str]], prover: str, todo: Mapping[str, str], known: set[str]
+) -> dict[str, set[str]]:
+    """function -> the property names of goals pinned to neither ``prover``
+    (its WP name) nor Qed, and not in ``todo``: a retry pass leaves them out."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for goal, pin in pins.items():
+        if pin.get("prover") in (QED, prover) or goal in todo:
+            continue
+        name = named_property(goal, pin["function"], known)
+        if name is not None:
+            out[pin["function"]].add(name)
+    return dict(out)
 
 
 def skipped_properties(

@@ -219,6 +219,7 @@ def narrowfloat_mlw() -> str:
                 max_int=_decimal_or_hex(biggest),
             )
         )
+    parts.append(_text("narrowfloat.tail.mlw"))
     parts.append("(* @relation(F-FLOAT, scope=range_end) *)\n")
     return "".join(parts)
 
