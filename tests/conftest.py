@@ -11,7 +11,8 @@ settings.register_profile("long", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The slowest files first, by their measured test time (make prove,
-# 2026-11-24: 108 s for the Why3 controls down to 3.5 s).  ``-n 2 --dist
+# 2026-11-24: 108 s for the Why3 controls down to 3.5 s; 2026-11-28: the WP
+# controls of the float unit about 1200 s, the spec clients 450 s).  ``-n 2 --dist
 # loadfile`` (make test, make prove) hands whole files to the two workers as
 # they free up, so each module-scoped fixture (a fresh install, the built
 # report, ONNX's node corpus, a proof tree copy) is built once and not once per
@@ -19,8 +20,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # long files first let the short ones even out the end.  Only the order
 # changes: every test runs, each file in its own order.
 SLOW_FIRST = (
-    "test_why3_negative.py",
+    "test_wp_negative_float.py",
+    "test_spec_clients.py",
     "test_wp_negative.py",
+    "test_why3_negative.py",
     "test_verify_install.py",
     "test_verify_attacks.py",
     "test_hostile_models.py",

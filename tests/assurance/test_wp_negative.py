@@ -1,5 +1,9 @@
 """Negative controls of the Frama-C WP check of the native kernel (F-WRAP, F-CHECKED, F-FLOAT).
 
+The integer unit and the two hand-written loops here; the float unit and
+the float tie in ``test_wp_negative_float.py`` (two files, so that the two
+test workers share them: ``--dist loadfile``).
+
 Each test copies ``native/`` with one planted fault, runs the project's WP
 driver on the affected function only (``-wp-fct``) and asserts that the check
 fails, on the goal the fault must break.  The positive control runs the same
@@ -28,7 +32,6 @@ pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 ROOT = Path(__file__).resolve().parents[2]
 INT_C = "native/src/sonnx_mul_int.c"
 FLOAT_C = "native/src/sonnx_mul_float.c"
-TIE_C = "proofs/wp/float_tie.c"
 STREAM8_C = "native/hw/sonnx_mul_stream8.c"
 F16C_C = "native/hw/sonnx_mul_f16c.c"
 TOUCHED = {
@@ -42,13 +45,6 @@ TOUCHED = {
         "excess_u64",
         "excess_i64",
     ],
-    FLOAT_C: [
-        "f32_bits_to_bf16",
-        "sonnx_mul_f32",
-        "f16_mag_to_f32_bits",
-        "f32_bits_to_f16",
-        "mul1_f16",
-    ],
     STREAM8_C: ["loop"],
     F16C_C: ["loop"],
 }
@@ -57,7 +53,7 @@ if shutil.which("frama-c") is None:
     pytest.skip("frama-c not installed (sh proofs/install-provers.sh)", allow_module_level=True)
 
 
-def _planted(
+def planted(
     tmp_path: Path,
     source: str,
     old: str,
@@ -94,7 +90,7 @@ def _planted(
 
 @pytest.mark.parametrize("source", sorted(TOUCHED))
 def test_positive_control_unmodified_copy_passes(tmp_path: Path, source: str) -> None:
-    run, errors = _planted(tmp_path, source, "", "", TOUCHED[source])
+    run, errors = planted(tmp_path, source, "", "", TOUCHED[source])
     assert errors == [], errors
     assert {g.function for g in run.goals.values()} == set(TOUCHED[source])
     assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
@@ -103,7 +99,7 @@ def test_positive_control_unmodified_copy_passes(tmp_path: Path, source: str) ->
 def test_F_WRAP_signed_product_in_the_signed_type_fails(tmp_path: Path) -> None:
     # int32 wrap computing x*y in int (signed overflow) instead of int64_t
     # (the first occurrence of the anchor is the wrap's one-element helper)
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "const int64_t p = (int64_t)x * (int64_t)y;",
@@ -119,7 +115,7 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
     start = text.index("void sonnx_mul_wrap_u8(")
     body = text[start:]
     old = body[: body.index("for (i = 0U; i < n; i++)") + len("for (i = 0U; i < n; i++)")]
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         old,
@@ -141,7 +137,7 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
 
 def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
     # int8 check forgetting products below -128
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;",
@@ -155,7 +151,7 @@ def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
 def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
     # the scan's helper without `assigns \nothing`: the caller's loop
     # invariant no longer follows (the helper may have written anything)
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "/*@ assigns \\nothing;\n    ensures flag: \\result == 0 || \\result == 1;\n"
@@ -172,7 +168,7 @@ def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
 def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
     # the int8 block pass letting a product of 128 through: its `clear`
     # ensures (every product of a block it passes fits) is refused
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;",
@@ -188,7 +184,7 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
     # the int32 block pass biasing the products by 2^31 - 1: the window
     # [0, 2^32) then holds the products -2^31 + 1 .. 2^31, so INT32_MIN
     # counts as an overflow and 2^31 does not
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "const int64_t sum = p + 2147483648LL;",
@@ -203,7 +199,7 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
     # the division-free uint64 test forgetting that two factors of 2^32 or
     # more always overflow (only the carry of the small-factor products left)
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "    return both | high32_u64(t);\n",
@@ -219,7 +215,7 @@ def test_F_CHECKED_64_bit_test_without_a_cross_product_fails(tmp_path: Path) -> 
     # the symmetric 64-bit test (here int64's, the first in the file) keeping
     # only xl*yh: wrong whenever the high half of the first factor is the
     # non-zero one, so the step that states the split product is refused
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "const uint64_t cross = (xh * yl) + (xl * yh);",
@@ -235,7 +231,7 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
     # the int64 test bounding |x*y| by 2^63 - 1 whatever the signs: it
     # reports a product of -2^63 (-2^62 * 2) as an overflow, so `excess` (an
     # equivalence) is refused
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         INT_C,
         "const uint64_t lim = 9223372036854775807ULL + neg;",
@@ -247,156 +243,10 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
     assert wp_failed(run, "typed_excess_i64_ensures_excess"), run.goals
 
 
-def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
-    # the quiet-NaN bit read with the wrong mask (bit 5 instead of bit 6):
-    # caught by the assertion that states which bit it is (WP then uses that
-    # assertion as a hypothesis, so the `nan` ensures may still go through)
-    run, errors = _planted(
-        tmp_path,
-        FLOAT_C,
-        "(hi / 64U) % 2U",
-        "(hi / 32U) % 2U",
-        ["f32_bits_to_bf16"],
-    )
-    assert errors
-    assert wp_failed(run, "typed_f32_bits_to_bf16_assert_bit6") or wp_failed(
-        run, "typed_f32_bits_to_bf16_ensures_nan"
-    ), run.goals
-
-
-def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
-    # the NaN rule's float16 constant off by one payload bit: the helper's
-    # contract and the loop's nan_rule assertion both refuse it
-    run, errors = _planted(
-        tmp_path,
-        FLOAT_C,
-        "        r = 0x7E00U;\n",
-        "        r = 0x7E01U;\n",
-        ["f16_canonical", "sonnx_mul_f16"],
-    )
-    assert errors
-    assert wp_failed(run, "typed_f16_canonical_ensures_nan"), run.goals
-
-
-@pytest.mark.parametrize(
-    ("fault", "old", "new", "function", "goal"),
-    [
-        # ties rounded up instead of to even (normal results)
-        (
-            "wrong rounding",
-            "((mag - 939524096U) + 4095U + lsb) / 8192U",
-            "((mag - 939524096U) + 4096U) / 8192U",
-            "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
-        ),
-        # subnormal results truncated instead of rounded
-        (
-            "wrong subnormal rounding",
-            "const uint32_t sub = (t / 2U) + (t % 2U);",
-            "const uint32_t sub = t / 2U;",
-            "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
-        ),
-        # a subnormal result flushed to zero
-        (
-            "lost subnormal result",
-            "        h = sub;\n",
-            "        h = 0U;\n",
-            "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
-        ),
-        # a subnormal operand widened as zero (denormals-are-zero)
-        (
-            "lost subnormal operand",
-            "        bits = (m4 * 8192U) + ((112U - s4) * 8388608U);  /* normalised subnormal */",
-            "        bits = 0U;",
-            "f16_mag_to_f32_bits",
-            "typed_f16_mag_to_f32_bits_ensures_widen",
-        ),
-        # the narrowed NaN written as it comes (its payload), not the canonical NaN
-        (
-            "wrong NaN rule",
-            "const uint16_t r = f16_canonical(f32_bits_to_f16(pu, sign));",
-            "const uint16_t r = f32_bits_to_f16(pu, sign);",
-            "mul1_f16",
-            "typed_mul1_f16_assert_finish",
-        ),
-    ],
-)
-def test_F_FLOAT_float16_value_faults_fail(
-    tmp_path: Path, fault: str, old: str, new: str, function: str, goal: str
-) -> None:
-    # each fault changes bits that sonnx_f16_mul_bits fixes: the contract of
-    # the conversion or of the one-element product refuses it
-    run, errors = _planted(tmp_path, FLOAT_C, old, new, [function])
-    assert errors, fault
-    assert wp_failed(run, goal), (fault, run.goals)
-
-
-def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
-    # the bfloat16 loop writing the narrowed product without the NaN rule
-    run, errors = _planted(
-        tmp_path,
-        FLOAT_C,
-        "const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));",
-        "const uint16_t r = (uint16_t)((u >> 16U) | sign);",
-        ["sonnx_mul_bf16"],
-    )
-    assert errors
-    assert wp_failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
-
-
-F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
-
-
-@pytest.mark.parametrize(
-    ("fault", "planted"),
-    [
-        # the NaN rule skipped: the hardware's NaN bits are written
-        ("wrong NaN rule", "c[i] = f32_of_pattern(f32_pattern(a[i] * b[i]));"),
-        # + 0.0F turns a -0 product into +0: a wrong rounding of the sign
-        (
-            "wrong zero sign",
-            "c[i] = f32_of_pattern(f32_canonical(f32_pattern((a[i] * b[i]) + 0.0F)));",
-        ),
-        # subnormal products flushed to zero (what FTZ would do)
-        (
-            "lost subnormal",
-            "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
-            "((a[i] * b[i]) < 1.17549435e-38F && (a[i] * b[i]) > -1.17549435e-38F)"
-            " ? 0.0F : (a[i] * b[i]))));",
-        ),
-    ],
-)
-def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
-    tmp_path: Path, fault: str, planted: str
-) -> None:
-    # the element-wise contract (the IEEE product of WP's model, rounding to
-    # nearest even, and the NaN rule on the bits) refuses each planted loop
-    run, errors = _planted(tmp_path, FLOAT_C, F32_LOOP, planted, ["sonnx_mul_f32"])
-    assert errors, fault
-    assert wp_failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
-
-
-def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
-    # the tie lemma is not a tautology: C's product is not the specification's
-    # product of x by itself
-    tie = tmp_path / "float_tie.c"
-    text = (ROOT / TIE_C).read_text()
-    right = "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, y))"
-    assert right in text
-    tie.write_text(text.replace(right, "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, x))"))
-    unit, pinned = wp_unit(ROOT, TIE_C)
-    run = wp.prove(ROOT, unit, source=tie, pins=pinned["goals"])
-    assert wp.compare(run, pinned)
-    assert wp_failed(run, "typed_lemma_tie32"), run.goals
-    assert run.goals["typed_lemma_tie64"].status == wp.VALID
-
-
 def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> None:
     # the streaming int8/uint8 loop copying one vector less of each block
     # (what the exhaustive harness's planted fault 1 does at run time)
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         STREAM8_C,
         "stream_block(c + i, buf, (fault == 1) ? (BLOCK - WIDTH) : BLOCK);",
@@ -410,7 +260,7 @@ def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> No
 
 def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
     # the elements before c's first aligned byte left unwritten
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         STREAM8_C,
         "    sonnx_mul_wrap_u8(a, b, c, head);\n",
@@ -425,7 +275,7 @@ def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
 def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Path) -> None:
     # the F16C loop's zero-padded tail filled from a and b without the bound:
     # it reads up to WIDTH - 1 elements past the operands
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         F16C_C,
         "            if (j < rest) {\n",
@@ -441,7 +291,7 @@ def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Pat
 def test_F_FLOAT_float16_hardware_loop_copying_a_short_tail_fails(tmp_path: Path) -> None:
     # the last element of the tail left unwritten (the exhaustive harness's
     # planted fault 3 at run time): its NaN rule is not established
-    run, errors = _planted(
+    run, errors = planted(
         tmp_path,
         F16C_C,
         "const size_t count = (fault == 3) ? (rest - 1U) : rest;",

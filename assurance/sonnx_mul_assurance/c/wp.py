@@ -316,9 +316,15 @@ def prove(
     first = unit.provers[0]
     pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
     budgets = {} if measure else pinned
+    # with a property filter, the widest limit of the selected goals (a
+    # planted fault's false goal burns it all), else of their functions'
+    chosen = {g: p for g, p in budgets.items() if any(f"_{n}" in g for n in properties)}
 
     def budget(prover: str) -> int:
-        return wp_plan.step_budget(budgets, names_of.get(prover, prover))
+        name = names_of.get(prover, prover)
+        if any(p.get("prover") == name for p in chosen.values()):
+            return wp_plan.step_budget(chosen, name)
+        return wp_plan.step_budget(budgets, name)
 
     # a property filter and the pins' exclusions cannot be combined in one
     # -wp-prop (it takes a union): with a filter, the first prover tries all

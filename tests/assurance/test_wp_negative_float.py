@@ -1,0 +1,183 @@
+"""Negative controls of the Frama-C WP check of the float unit and of the
+float tie (F-FLOAT): as ``test_wp_negative.py`` (its ``planted`` copies
+native/ with one fault and runs the check on the affected functions), in a
+file of its own so that the two test workers share the WP runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_wp_negative import ROOT, planted
+
+from sonnx_mul_assurance.c import wp
+from support import wp_failed, wp_unit
+
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+
+FLOAT_C = "native/src/sonnx_mul_float.c"
+TIE_C = "proofs/wp/float_tie.c"
+TOUCHED = [
+    "f32_bits_to_bf16",
+    "sonnx_mul_f32",
+    "f16_mag_to_f32_bits",
+    "f32_bits_to_f16",
+    "mul1_f16",
+]
+
+
+def test_positive_control_unmodified_float_copy_passes(tmp_path: Path) -> None:
+    run, errors = planted(tmp_path, FLOAT_C, "", "", TOUCHED)
+    assert errors == [], errors
+    assert {g.function for g in run.goals.values()} == set(TOUCHED)
+    assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
+
+
+def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
+    # the quiet-NaN bit read with the wrong mask (bit 5 instead of bit 6):
+    # caught by the assertion that states which bit it is (WP then uses that
+    # assertion as a hypothesis, so the `nan` ensures may still go through)
+    run, errors = planted(
+        tmp_path,
+        FLOAT_C,
+        "(hi / 64U) % 2U",
+        "(hi / 32U) % 2U",
+        ["f32_bits_to_bf16"],
+    )
+    assert errors
+    assert wp_failed(run, "typed_f32_bits_to_bf16_assert_bit6") or wp_failed(
+        run, "typed_f32_bits_to_bf16_ensures_nan"
+    ), run.goals
+
+
+def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
+    # the NaN rule's float16 constant off by one payload bit: the helper's
+    # contract and the loop's nan_rule assertion both refuse it
+    run, errors = planted(
+        tmp_path,
+        FLOAT_C,
+        "        r = 0x7E00U;\n",
+        "        r = 0x7E01U;\n",
+        ["f16_canonical", "sonnx_mul_f16"],
+    )
+    assert errors
+    assert wp_failed(run, "typed_f16_canonical_ensures_nan"), run.goals
+
+
+@pytest.mark.parametrize(
+    ("fault", "old", "new", "function", "goal"),
+    [
+        # ties rounded up instead of to even (normal results)
+        (
+            "wrong rounding",
+            "((mag - 939524096U) + 4095U + lsb) / 8192U",
+            "((mag - 939524096U) + 4096U) / 8192U",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # subnormal results truncated instead of rounded
+        (
+            "wrong subnormal rounding",
+            "const uint32_t sub = (t / 2U) + (t % 2U);",
+            "const uint32_t sub = t / 2U;",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # a subnormal result flushed to zero
+        (
+            "lost subnormal result",
+            "        h = sub;\n",
+            "        h = 0U;\n",
+            "f32_bits_to_f16",
+            "typed_f32_bits_to_f16_ensures_narrow",
+        ),
+        # a subnormal operand widened as zero (denormals-are-zero)
+        (
+            "lost subnormal operand",
+            "        bits = (m4 * 8192U) + ((112U - s4) * 8388608U);  /* normalised subnormal */",
+            "        bits = 0U;",
+            "f16_mag_to_f32_bits",
+            "typed_f16_mag_to_f32_bits_ensures_widen",
+        ),
+        # the narrowed NaN written as it comes (its payload), not the canonical NaN
+        (
+            "wrong NaN rule",
+            "const uint16_t r = f16_canonical(f32_bits_to_f16(pu, sign));",
+            "const uint16_t r = f32_bits_to_f16(pu, sign);",
+            "mul1_f16",
+            "typed_mul1_f16_assert_finish",
+        ),
+    ],
+)
+def test_F_FLOAT_float16_value_faults_fail(
+    tmp_path: Path, fault: str, old: str, new: str, function: str, goal: str
+) -> None:
+    # each fault changes bits that sonnx_f16_mul_bits fixes: the contract of
+    # the conversion or of the one-element product refuses it (only that
+    # named property is run: mul1_f16 whole costs minutes of cvc5)
+    run, errors = planted(
+        tmp_path, FLOAT_C, old, new, [function], properties=(goal.rsplit("_", 1)[1],)
+    )
+    assert errors, fault
+    assert wp_failed(run, goal), (fault, run.goals)
+
+
+def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
+    # the bfloat16 loop writing the narrowed product without the NaN rule
+    run, errors = planted(
+        tmp_path,
+        FLOAT_C,
+        "const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));",
+        "const uint16_t r = (uint16_t)((u >> 16U) | sign);",
+        ["sonnx_mul_bf16"],
+    )
+    assert errors
+    assert wp_failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
+
+
+F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
+
+
+@pytest.mark.parametrize(
+    ("fault", "planted"),
+    [
+        # the NaN rule skipped: the hardware's NaN bits are written
+        ("wrong NaN rule", "c[i] = f32_of_pattern(f32_pattern(a[i] * b[i]));"),
+        # + 0.0F turns a -0 product into +0: a wrong rounding of the sign
+        (
+            "wrong zero sign",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern((a[i] * b[i]) + 0.0F)));",
+        ),
+        # subnormal products flushed to zero (what FTZ would do)
+        (
+            "lost subnormal",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
+            "((a[i] * b[i]) < 1.17549435e-38F && (a[i] * b[i]) > -1.17549435e-38F)"
+            " ? 0.0F : (a[i] * b[i]))));",
+        ),
+    ],
+)
+def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
+    tmp_path: Path, fault: str, planted: str
+) -> None:
+    # the element-wise contract (the IEEE product of WP's model, rounding to
+    # nearest even, and the NaN rule on the bits) refuses each planted loop
+    run, errors = planted(tmp_path, FLOAT_C, F32_LOOP, planted, ["sonnx_mul_f32"])
+    assert errors, fault
+    assert wp_failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
+
+
+def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
+    # the tie lemma is not a tautology: C's product is not the specification's
+    # product of x by itself
+    tie = tmp_path / "float_tie.c"
+    text = (ROOT / TIE_C).read_text()
+    right = "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, y))"
+    assert right in text
+    tie.write_text(text.replace(right, "sonnx_same32(sonnx_fmul32(x, y), sonnx_spec_mul32(x, x))"))
+    unit, pinned = wp_unit(ROOT, TIE_C)
+    run = wp.prove(ROOT, unit, source=tie, pins=pinned["goals"])
+    assert wp.compare(run, pinned)
+    assert wp_failed(run, "typed_lemma_tie32"), run.goals
+    assert run.goals["typed_lemma_tie64"].status == wp.VALID
