@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_wp_negative import ROOT, planted
+from test_wp_negative import ROOT, assert_unmodified_copy_passes, planted
 
 from sonnx_mul_assurance.c import wp
 from support import wp_failed, wp_unit
@@ -28,10 +28,7 @@ TOUCHED = [
 
 
 def test_positive_control_unmodified_float_copy_passes(tmp_path: Path) -> None:
-    run, errors = planted(tmp_path, FLOAT_C, "", "", TOUCHED)
-    assert errors == [], errors
-    assert {g.function for g in run.goals.values()} == set(TOUCHED)
-    assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
+    assert_unmodified_copy_passes(tmp_path, FLOAT_C, TOUCHED)
 
 
 def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
@@ -140,7 +137,7 @@ F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
 
 
 @pytest.mark.parametrize(
-    ("fault", "planted"),
+    ("fault", "loop"),
     [
         # the NaN rule skipped: the hardware's NaN bits are written
         ("wrong NaN rule", "c[i] = f32_of_pattern(f32_pattern(a[i] * b[i]));"),
@@ -159,11 +156,11 @@ F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
     ],
 )
 def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
-    tmp_path: Path, fault: str, planted: str
+    tmp_path: Path, fault: str, loop: str
 ) -> None:
     # the element-wise contract (the IEEE product of WP's model, rounding to
     # nearest even, and the NaN rule on the bits) refuses each planted loop
-    run, errors = planted(tmp_path, FLOAT_C, F32_LOOP, planted, ["sonnx_mul_f32"])
+    run, errors = planted(tmp_path, FLOAT_C, F32_LOOP, loop, ["sonnx_mul_f32"])
     assert errors, fault
     assert wp_failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
 
