@@ -166,15 +166,9 @@ def elsewhere(
     pins: Mapping[str, Mapping[str, str]], prover: str, todo: Mapping[str, str], known: set[str]
 ) -> dict[str, set[str]]:
     """function -> the property names of goals pinned to neither ``prover``
-    (its WP name) nor Qed, and not in ``todo``: a retry pass leaves them out."""
-    out: dict[str, set[str]] = defaultdict(set)
-    for goal, pin in pins.items():
-        if pin.get("prover") in (QED, prover) or goal in todo:
-            continue
-        name = named_property(goal, pin["function"], known)
-        if name is not None:
-            out[pin["function"]].add(name)
-    return dict(out)
+    (its WP name) nor Qed, and not in ``todo``: a retry pass leaves them out
+    (the first pass's :func:`skipped_properties`, but for the open goals)."""
+    return skipped_properties({g: p for g, p in pins.items() if g not in todo}, prover, known)
 
 
 def skipped_properties(
