@@ -1,8 +1,9 @@
-"""The float16 conversions of the C kernel as integer functions of bit
-patterns, written once and rendered twice: as the ACSL logic functions of
-the kernel header (what WP proves the C code computes) and as Why3
-functions on 64-bit bit-vectors (what ``why3/f16_bits.mlw`` proves to be
-IEEE 754's conversions, with SMT-LIB's floating-point theory).
+"""The float16 conversions and the bfloat16 product of the C kernel as
+integer functions of bit patterns, written once and rendered twice: as the
+ACSL logic functions of the kernel header (what WP proves the C code
+computes) and as Why3 functions on 64-bit bit-vectors (what
+``why3/f16_bits.mlw`` proves to be IEEE 754's conversions and
+multiplication, with SMT-LIB's floating-point theory).
 
 The two renderings are the same function when every intermediate value of
 the integer expression lies in (-2^63, 2^63): then 64-bit two's-complement
@@ -211,7 +212,131 @@ def _narrow() -> Function:
     return Function("sonnx_f16_narrow", ("u",), ((0, 2**31 - 1),), body)
 
 
-FUNCTIONS: tuple[Function, ...] = (_widen(), _shr13(), _narrow())
+def _bf16_normal_steps(significand: bool) -> list[tuple[str, Expr | int | str]]:
+    """A subnormal bfloat16 significand m0 = h % 128 shifted left (by 4, 2,
+    1) until its leading bit is bit 6 (0 stays 0): the significands m1..m3
+    with ``significand``, else m1, m2 and the shifts s1..s3."""
+    steps: list[tuple[str, Expr | int | str]] = [("m0", op("h", "%", 128))]
+    for k, (bound, factor, shift) in enumerate(((8, 16, 4), (32, 4, 2), (64, 2, 1))):
+        m, s, m_next, s_next = f"m{k}", f"s{k}", f"m{k + 1}", f"s{k + 1}"
+        below = cmp(m, "<", bound)
+        if significand or k < 2:
+            steps.append((m_next, select(below, op(m, "*", factor), m)))
+        if not significand:
+            steps.append(
+                (s_next, select(below, shift if k == 0 else op(s, "+", shift), 0 if k == 0 else s))
+            )
+    return steps
+
+
+def _bf16_sig() -> Function:
+    """sonnx_bf16_sig(h): the significand of the bfloat16 magnitude h scaled
+    into [128, 256) (0 for 0): h = sig * 2^(exp - 141) for h finite."""
+    body = select(cmp("h", ">=", 128), op("m0", "+", 128), op("m3", "*", 2))
+    return Function("sonnx_bf16_sig", ("h",), ((0, 32767),), lets(_bf16_normal_steps(True), body))
+
+
+def _bf16_exp() -> Function:
+    """sonnx_bf16_exp(h): the exponent that goes with sonnx_bf16_sig(h),
+    biased by 134 (the biased exponent plus 7; 7 - s for a subnormal)."""
+    body = select(cmp("h", ">=", 128), op(op("h", "/", 128), "+", 7), op(7, "-", "s3"))
+    return Function("sonnx_bf16_exp", ("h",), ((0, 32767),), lets(_bf16_normal_steps(False), body))
+
+
+def _shr7() -> Function:
+    """sonnx_shr7(x, s) = x / 2^(7 + s) for 0 <= s < 16, as four selects
+    between divisions by constants."""
+    steps: list[tuple[str, Expr | int | str]] = [("x1", op("x", "/", 128))]
+    for k, (bit, divisor) in enumerate(((8, 256), (4, 16), (2, 4))):
+        prev, cur = f"x{k + 1}", f"x{k + 2}"
+        steps.append(
+            (cur, select(cmp(op(op("s", "/", bit), "%", 2), "==", 1), op(prev, "/", divisor), prev))
+        )
+    body = select(cmp(op("s", "%", 2), "==", 1), op("x4", "/", 2), "x4")
+    return Function("sonnx_shr7", ("x", "s"), ((0, 65535), (0, 15)), lets(steps, body))
+
+
+def _bf16_mul() -> Function:
+    """sonnx_bf16_mul_bits(a, b): the bfloat16 pattern of the product of
+    the bfloat16 patterns a and b, computed exactly and rounded once to
+    nearest even: the 16-bit product q of the scaled significands, its
+    exponent t, a right shift by s (0 for a normal result, up to 9 below)
+    with the rounding, then zeros, infinities and the NaN rule (every NaN
+    is 0x7FC0)."""
+    ha, hb = op("a", "%", 32768), op("b", "%", 32768)
+    finite = lets(
+        [
+            (
+                "p",
+                op(Call("sonnx_bf16_sig", (Var("ha"),)), "*", Call("sonnx_bf16_sig", (Var("hb"),))),
+            ),
+            (
+                "t0",
+                op(Call("sonnx_bf16_exp", (Var("ha"),)), "+", Call("sonnx_bf16_exp", (Var("hb"),))),
+            ),
+            (
+                "q",
+                select(
+                    cmp("p", ">=", 32768), "p", select(cmp("p", "<", 16384), 32768, op("p", "*", 2))
+                ),
+            ),
+            ("t", select(cmp("p", ">=", 32768), op("t0", "+", 1), "t0")),
+            ("s", select(cmp("t", "<", 134), 9, select(cmp("t", "<", 142), op(142, "-", "t"), 0))),
+            ("lsb", op(op(Call("sonnx_shr7", (Var("q"), Var("s"))), "/", 2), "%", 2)),
+            ("u", Call("sonnx_shr7", (op(op("q", "+", "lsb"), "-", 1), Var("s")))),
+            (
+                "r0",
+                op(
+                    select(cmp("t", ">=", 142), op(op("t", "-", 142), "*", 128), 0),
+                    "+",
+                    op(op("u", "/", 2), "+", op("u", "%", 2)),
+                ),
+            ),
+        ],
+        select(cmp("r0", ">", 32640), 32640, "r0"),
+    )
+    magnitude = select(
+        cmp("ha", "==", 0),
+        0,
+        select(
+            cmp("hb", "==", 0),
+            0,
+            select(cmp("ha", "==", 32640), 32640, select(cmp("hb", "==", 32640), 32640, finite)),
+        ),
+    )
+    nan = 32704
+    body = lets(
+        [
+            ("ha", ha),
+            ("hb", hb),
+            ("sgn", op(op(op(op("a", "/", 32768), "+", op("b", "/", 32768)), "%", 2), "*", 32768)),
+        ],
+        select(
+            cmp("ha", ">", 32640),
+            nan,
+            select(
+                cmp("hb", ">", 32640),
+                nan,
+                select(
+                    cmp("ha", "==", 32640),
+                    select(cmp("hb", "==", 0), nan, op(32640, "+", "sgn")),
+                    select(
+                        cmp("hb", "==", 32640),
+                        select(cmp("ha", "==", 0), nan, op(32640, "+", "sgn")),
+                        op(magnitude, "+", "sgn"),
+                    ),
+                ),
+            ),
+        ),
+    )
+    return Function("sonnx_bf16_mul_bits", ("a", "b"), ((0, 65535), (0, 65535)), body)
+
+
+F16_CONVERSIONS: tuple[Function, ...] = (_widen(), _shr13(), _narrow())
+"""The float16 conversions (the header's float16 value)."""
+BF16_PRODUCT: tuple[Function, ...] = (_bf16_sig(), _bf16_exp(), _shr7(), _bf16_mul())
+"""The bfloat16 product and its helpers."""
+FUNCTIONS: tuple[Function, ...] = F16_CONVERSIONS + BF16_PRODUCT
 """In dependency order (a function calls only earlier ones)."""
 
 # ---- bounds --------------------------------------------------------------------

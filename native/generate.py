@@ -651,10 +651,14 @@ def render_header() -> str:
         + logic
         + "*/\n"
         + protos
-        + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES).replace(
-            "@F16_CONVERSIONS@", "\n\n    ".join(bitspec.render_acsl(f) for f in bitspec.FUNCTIONS)
-        )
+        + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES)
+        .replace("@F16_CONVERSIONS@", _acsl(bitspec.F16_CONVERSIONS))
+        .replace("@BF16_PRODUCT@", _acsl(bitspec.BF16_PRODUCT))
     )
+
+
+def _acsl(functions: tuple[bitspec.Function, ...]) -> str:
+    return "\n\n    ".join(bitspec.render_acsl(f) for f in functions)
 
 
 RENAME_OUT = Path(__file__).resolve().parent / "include" / "sonnx_mul_rename.h"

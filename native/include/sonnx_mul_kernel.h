@@ -586,6 +586,57 @@ void sonnx_mul_f64(const double *a, const double *b, double *c, size_t n);
 */
 void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
+/* bfloat16's value: sonnx_bf16_mul_bits(a, b), an integer function of the
+ * patterns, is the pattern written for the operands a and b: the product
+ * computed exactly and rounded once to nearest even, with the NaN rule
+ * (why3/f16_bits.mlw, bf16_mul_is_ieee, proves it IEEE 754's). */
+/*@
+
+    logic integer sonnx_bf16_sig(integer h) =
+      \let m0 = h % 128;
+      \let m1 = m0 < 8 ? m0 * 16 : m0;
+      \let m2 = m1 < 32 ? m1 * 4 : m1;
+      \let m3 = m2 < 64 ? m2 * 2 : m2;
+      h >= 128 ? m0 + 128 : m3 * 2;
+
+    logic integer sonnx_bf16_exp(integer h) =
+      \let m0 = h % 128;
+      \let m1 = m0 < 8 ? m0 * 16 : m0;
+      \let s1 = m0 < 8 ? 4 : 0;
+      \let m2 = m1 < 32 ? m1 * 4 : m1;
+      \let s2 = m1 < 32 ? s1 + 2 : s1;
+      \let s3 = m2 < 64 ? s2 + 1 : s2;
+      h >= 128 ? h / 128 + 7 : 7 - s3;
+
+    logic integer sonnx_shr7(integer x, integer s) =
+      \let x1 = x / 128;
+      \let x2 = (s / 8) % 2 == 1 ? x1 / 256 : x1;
+      \let x3 = (s / 4) % 2 == 1 ? x2 / 16 : x2;
+      \let x4 = (s / 2) % 2 == 1 ? x3 / 4 : x3;
+      s % 2 == 1 ? x4 / 2 : x4;
+
+    logic integer sonnx_bf16_mul_bits(integer a, integer b) =
+      \let ha = a % 32768;
+      \let hb = b % 32768;
+      \let sgn = ((a / 32768 + b / 32768) % 2) * 32768;
+      ha > 32640 ? 32704 :
+      hb > 32640 ? 32704 :
+      ha == 32640 ? hb == 0 ? 32704 : 32640 + sgn :
+      hb == 32640 ? ha == 0 ? 32704 : 32640 + sgn : (ha == 0 ? 0 :
+      hb == 0 ? 0 :
+      ha == 32640 ? 32640 :
+      hb == 32640 ? 32640 : (\let p = sonnx_bf16_sig(ha) * sonnx_bf16_sig(hb);
+      \let t0 = sonnx_bf16_exp(ha) + sonnx_bf16_exp(hb);
+      \let q = p >= 32768 ? p :
+      p < 16384 ? 32768 : p * 2;
+      \let t = p >= 32768 ? t0 + 1 : t0;
+      \let s = t < 134 ? 9 :
+      t < 142 ? 142 - t : 0;
+      \let lsb = (sonnx_shr7(q, s) / 2) % 2;
+      \let u = sonnx_shr7(q + lsb - 1, s);
+      \let r0 = (t >= 142 ? (t - 142) * 128 : 0) + (u / 2 + u % 2);
+      r0 > 32640 ? 32640 : r0)) + sgn;
+*/
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
     requires valid_c: \valid(c + (0 .. n - 1));
@@ -593,6 +644,7 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));
     assigns c[0 .. n - 1];
     ensures nan_rule: \forall integer k; 0 <= k < n ==> sonnx_bf16_nan_canonical(c[k]);
+    ensures product: \forall integer k; 0 <= k < n ==> c[k] == sonnx_bf16_mul_bits(\old(a[k]), \old(b[k]));
 */
 void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 

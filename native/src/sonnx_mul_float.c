@@ -2,11 +2,9 @@
  * exact widenings / round-to-nearest-even narrowings between binary32 and
  * the two 16-bit formats, on bit patterns.
  *
- * The only float operations are the products (binary32 and binary64 `*`;
- * float16's binary32 product is exact and never subnormal) and, in the
- * bfloat16 loop, the exact widenings to binary64, one binary64 addition that
- * rounds the product (Giesen's "magic" constant trick), exact binary64
- * subtractions and exact conversions back to binary32.  The float16
+ * The only float operations are the products of the float32, float64 and
+ * float16 loops (binary32 and binary64 `*`; float16's binary32 product is
+ * exact and never subnormal).  The bfloat16 product and the float16
  * conversions are integer code only.  Everything else is unsigned integer
  * arithmetic on the bits, branch-free (selects) so that gcc vectorises the
  * loops.
@@ -373,20 +371,6 @@ static inline uint16_t f16_canonical(uint16_t h)
     return r;
 }
 
-/*@ assigns \nothing;
-    ensures nan: h % 32768 > 32640 ==> \result == 32704;
-    ensures other: h % 32768 <= 32640 ==> \result == h;
-*/
-/* @relation(F-FLOAT, scope=function) */
-static inline uint16_t bf16_canonical(uint16_t h)
-{
-    uint16_t r = h;
-    if (((uint32_t)h % 32768U) > 32640U) {
-        r = 0x7FC0U;
-    }
-    return r;
-}
-
 /* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
 {
@@ -482,64 +466,182 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
     }
 }
 
-/* The bfloat16 product without a subnormal intermediate.  Multiplied in
- * binary32, two bfloat16 give a binary32 subnormal whenever the product is
- * below 2^-126, and x86 FPUs take a microcode assist for every subnormal
- * result (2.7-3.9x the time of a normal one, docs/native-kernel.md "Time
- * by value class").  In binary64 the product p of two bfloat16 magnitudes
- * is exact (8 x 8 significand bits) and normal (at least 2^-266 when not
- * 0), so it is rounded once, to bfloat16, by the "magic" addition, every
- * value on the way normal:
+/* ---- bfloat16: the product computed exactly and rounded once, on integers --
  *
- *   big = 2^(e+45) for p in [2^e, 2^(e+1)): the ulp of p + big is 2^(e-7),
- *         bfloat16's ulp there, so (p + big) - big is p rounded to nearest
- *         even (the subtraction is exact).  The exponent field is added to
- *         on the bits: for infinity and NaN it wraps into the sign bit
- *         (big is then a tiny negative normal; inf + big - big = inf).
- *   p < 2^-126 (bfloat16 subnormal or zero): big = 2^-81 rounds to
- *         bfloat16's subnormal step 2^-133, and `less` keeps 2^-126 of it:
- *         t = result + 2^-126, in binary32's least normal binade, whose bits
- *         are those of 2^-126 plus the subnormal's own bits shifted by 16;
- *         subtracting the bits of big - less = 2^-126 leaves them.
- *   otherwise t is the result: 8 significant bits, so its binary32
- *         conversion is exact, or infinity from 2^128 on (RNE overflow), and
- *         the top 16 bits of the binary32 pattern are the bfloat16.
- *
- * The single rounding gives the bits of the earlier binary32 product
- * narrowed by f32_bits_to_bf16 (that double rounding is innocuous,
- * why3/widen.mlw bfloat16_double_rounding); all 2^32 pairs were compared.
- * The magnitudes are multiplied and the sign put back (the exclusive or of
- * the operands' signs, IEEE 754 6.3, as in the float16 loop); a NaN
- * product becomes the canonical NaN through bf16_canonical.  The `if`s are
- * selects, which gcc turns into blends. */
+ * Every step mirrors a function of the header (written once in
+ * native/bitspec.py, which also renders it for why3/f16_bits.mlw, where
+ * bf16_mul_is_ieee proves the whole to be IEEE 754's multiplication):
+ * a finite magnitude h is sig * 2^(exp - 141) with sig in [128, 256), a
+ * subnormal's significand normalised by three selects; the product of the
+ * two sig is exact in 16 bits; its exponent decides a right shift s (0 for
+ * a normal result, up to 9 below 2^-126) and the rounding to nearest even
+ * takes two truncating shifts by 7 + s (as the float16 narrowing does).
+ * No float operation, so no floating-point environment reaches it, and no
+ * branch on the values: the `if`s are selects (one assignment each) that
+ * gcc turns into blends, in 16-bit lanes because every value fits. */
+
+/*@ requires h <= 32767;
+    assigns \nothing;
+    ensures sig: \result == sonnx_bf16_sig(h);
+    ensures range: \result <= 255;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t bf16_sig(uint16_t h)
+{
+    const uint16_t m0 = (uint16_t)(h % 128U);
+    uint16_t m1 = m0;
+    if (m0 < 8U) {
+        m1 = (uint16_t)(m0 * 16U);
+    }
+    uint16_t m2 = m1;
+    if (m1 < 32U) {
+        m2 = (uint16_t)(m1 * 4U);
+    }
+    uint16_t m3 = m2;
+    if (m2 < 64U) {
+        m3 = (uint16_t)(m2 * 2U);
+    }
+    uint16_t sig = (uint16_t)(m3 * 2U);
+    if (h >= 128U) {
+        sig = (uint16_t)(m0 + 128U);
+    }
+    return sig;
+}
+
+/*@ requires h <= 32767;
+    assigns \nothing;
+    ensures exp: \result == sonnx_bf16_exp(h);
+    ensures range: \result <= 262;
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t bf16_exp(uint16_t h)
+{
+    const uint16_t m0 = (uint16_t)(h % 128U);
+    uint16_t m1 = m0;
+    uint16_t s1 = 0U;
+    if (m0 < 8U) {
+        m1 = (uint16_t)(m0 * 16U);
+    }
+    if (m0 < 8U) {
+        s1 = 4U;
+    }
+    uint16_t m2 = m1;
+    uint16_t s2 = s1;
+    if (m1 < 32U) {
+        m2 = (uint16_t)(m1 * 4U);
+    }
+    if (m1 < 32U) {
+        s2 = (uint16_t)(s1 + 2U);
+    }
+    uint16_t s3 = s2;
+    if (m2 < 64U) {
+        s3 = (uint16_t)(s2 + 1U);
+    }
+    uint16_t e = (uint16_t)(7U - s3);
+    if (h >= 128U) {
+        e = (uint16_t)((h / 128U) + 7U);
+    }
+    return e;
+}
+
+/*@ requires s <= 15;
+    assigns \nothing;
+    ensures shr7: \result == sonnx_shr7(x, s);
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t shr7(uint16_t x, uint16_t s)
+{
+    const uint16_t x1 = (uint16_t)(x / 128U);
+    uint16_t x2 = x1;
+    if (((s / 8U) % 2U) == 1U) {
+        x2 = (uint16_t)(x1 / 256U);
+    }
+    uint16_t x3 = x2;
+    if (((s / 4U) % 2U) == 1U) {
+        x3 = (uint16_t)(x2 / 16U);
+    }
+    uint16_t x4 = x3;
+    if (((s / 2U) % 2U) == 1U) {
+        x4 = (uint16_t)(x3 / 4U);
+    }
+    uint16_t x5 = x4;
+    if ((s % 2U) == 1U) {
+        x5 = (uint16_t)(x4 / 2U);
+    }
+    return x5;
+}
+
+/*@ assigns \nothing;
+    ensures value: \result == sonnx_bf16_mul_bits(a, b);
+    ensures nan_rule: sonnx_bf16_nan_canonical(\result);
+*/
+/* @relation(F-FLOAT, scope=function) */
+static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
+{
+    const uint16_t sign = (uint16_t)((((a / 32768U) + (b / 32768U)) % 2U) * 32768U);
+    const uint16_t ha = (uint16_t)(a % 32768U);
+    const uint16_t hb = (uint16_t)(b % 32768U);
+    const uint16_t p = (uint16_t)((uint32_t)bf16_sig(ha) * (uint32_t)bf16_sig(hb));
+    const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(ha) + (uint32_t)bf16_exp(hb));
+    /* p in [2^14, 2^16) unless an operand is 0 (then p is 0 and q any
+       value that keeps q + lsb - 1 from wrapping) */
+    uint16_t q = (uint16_t)(p * 2U);
+    if (p >= 32768U) {
+        q = p;
+    }
+    if (p < 16384U) {
+        q = 32768U;
+    }
+    uint16_t t = t0;
+    if (p >= 32768U) {
+        t = (uint16_t)(t0 + 1U);
+    }
+    uint16_t s = 0U;
+    if (t < 142U) {
+        s = (uint16_t)(142U - t);
+    }
+    if (t < 134U) {
+        s = 9U;
+    }
+    const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);
+    const uint16_t u = shr7((uint16_t)((q + lsb) - 1U), s);
+    uint16_t hi = 0U;
+    if (t >= 142U) {
+        hi = (uint16_t)((t - 142U) * 128U);
+    }
+    uint16_t r = (uint16_t)(hi + ((u / 2U) + (u % 2U)));
+    if (r > 32640U) {
+        r = 32640U;             /* overflow: infinity */
+    }
+    if ((ha == 0U) || (hb == 0U)) {
+        r = 0U;
+    }
+    if ((ha == 32640U) || (hb == 32640U)) {
+        r = 32640U;
+    }
+    uint16_t res = (uint16_t)(r + sign);
+    if ((ha > 32640U) || (hb > 32640U) || ((ha == 32640U) && (hb == 0U)) ||
+        ((hb == 32640U) && (ha == 0U))) {
+        res = 32704U;           /* the canonical NaN */
+    }
+    return res;
+}
+
 /* @relation(F-FLOAT, scope=function) */
 void sonnx_mul_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
 {
     size_t i;
     /*@ loop invariant 0 <= i <= n;
+        loop invariant done: \forall integer k; 0 <= k < i ==>
+            c[k] == sonnx_bf16_mul_bits(\at(a[k], Pre), \at(b[k], Pre));
         loop invariant nan_rule: \forall integer k; 0 <= k < i ==> sonnx_bf16_nan_canonical(c[k]);
+        loop invariant todo: \forall integer k; i <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre);
         loop assigns i, c[0 .. n - 1];
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        const uint16_t ha = a[i];
-        const uint16_t hb = b[i];
-        const uint32_t sign = ((uint32_t)ha ^ (uint32_t)hb) & 0x8000U;
-        const double p = (double)f32_from_bits(bf16_to_f32_bits((uint16_t)(ha & 0x7FFFU))) *
-                         (double)f32_from_bits(bf16_to_f32_bits((uint16_t)(hb & 0x7FFFU)));
-        /* p's exponent field plus 45 (0x2D): big = 2^(e+45) */
-        double big = f64_from_bits((f64_bits(p) & 0x7FF0000000000000U) + 0x02D0000000000000U);
-        double less = big;
-        if (p < 0x1p-126) {
-            big = 0x1p-81;              /* 2^-133 * 2^52 */
-            less = 0x1p-81 - 0x1p-126;  /* exact: 45 significant bits */
-        }
-        const double t = (p + big) - less;
-        const double offset = big - less; /* 2^-126 below it, else 0 */
-        const uint32_t u = f32_bits((float)t) - f32_bits((float)offset);
-        const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));
-        /*@ assert nan_rule: sonnx_bf16_nan_canonical(r); */
-        c[i] = r;
+        c[i] = mul1_bf16(a[i], b[i]);
     }
 }
 

@@ -1,10 +1,10 @@
-"""The float16 conversions written once (native/bitspec.py) and their tie to
-IEEE 754 (why3/f16_bits.mlw).
+"""The float16 conversions and the bfloat16 product written once
+(native/bitspec.py) and their tie to IEEE 754 (why3/f16_bits.mlw).
 
 The ACSL of the kernel header and the Why3 functions are renderings of one
 definition; these tests check the renderings, the interval bound that makes
 the two the same function, and the integer functions against numpy's
-conversions.  The negative controls of the lemmas (a fault planted in the
+conversions and ml_dtypes' bfloat16.  The negative controls of the lemmas (a fault planted in the
 one definition fails its lemma) run with the provers, in
 test_why3_negative.py.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -21,8 +22,9 @@ from sonnx_mul_assurance.why3 import bits
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = bits.bitspec(REPO)
-WIDEN, SHR13, NARROW = (next(f for f in SPEC.FUNCTIONS if f.name == n) for n in
-                        ("sonnx_f16_widen", "sonnx_shr13", "sonnx_f16_narrow"))  # fmt: skip
+WIDEN, SHR13, NARROW, BF16_MUL = (next(f for f in SPEC.FUNCTIONS if f.name == n) for n in
+                                  ("sonnx_f16_widen", "sonnx_shr13", "sonnx_f16_narrow",
+                                   "sonnx_bf16_mul_bits"))  # fmt: skip
 
 
 def test_the_header_carries_the_acsl_rendering() -> None:
@@ -42,6 +44,7 @@ def test_results_lie_in_the_patterns_ranges() -> None:
     assert SPEC.bounds(WIDEN) == (0, 2147475456)  # below 2^31: a magnitude
     assert SPEC.bounds(NARROW) == (0, 32767)
     assert SPEC.bounds(SHR13)[0] >= 0
+    assert SPEC.bounds(BF16_MUL) == (0, 65408)  # a bfloat16 pattern
 
 
 def test_an_intermediate_beyond_2_63_is_refused() -> None:
@@ -92,3 +95,29 @@ def test_narrow_is_numpys_float32_to_float16_around_every_boundary() -> None:
     nan = u > 0x7F800000
     assert np.array_equal(got[~nan], want[~nan])
     assert (got[nan] > 0x7C00).all()
+
+
+def _bf16_pairs() -> np.ndarray:
+    """Operand patterns of every exponent's edges (zeros, the subnormal
+    boundary, the largest finite, infinities, NaNs, both signs) paired with
+    each other, and random pairs: all bits, and small magnitudes whose
+    products are subnormal or underflow."""
+    mags = [0, 1, 2, 0x3F, 0x40, 0x7F, 0x80, 0x81, 0xFF, 0x100, 0x1FFF, 0x2000, 0x3F80,
+            0x3FC0, 0x3FFF, 0x4000, 0x5F80, 0x7F7F, 0x7F80, 0x7F81, 0x7FC0, 0x7FFF]  # fmt: skip
+    edges = np.array(mags + [m | 0x8000 for m in mags], dtype=np.uint32)
+    grid = np.stack(np.meshgrid(edges, edges), -1).reshape(-1, 2)
+    rng = np.random.default_rng(2028)
+    small = rng.integers(0, 0x2000, (4000, 2)) | (rng.integers(0, 2, (4000, 2)) << 15)
+    return np.concatenate([grid, rng.integers(0, 2**16, (6000, 2)), small]).astype(np.uint32)
+
+
+def test_bf16_product_is_the_exact_product_rounded_once() -> None:
+    pairs = _bf16_pairs()
+    bf16 = ml_dtypes.bfloat16
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NaNs, 0 x inf, overflow: the point
+        x, y = (pairs[:, k].astype(np.uint16).view(bf16).astype(np.float64) for k in (0, 1))
+        want = (x * y).astype(bf16).view(np.uint16)  # exact in binary64, one rounding
+    want = np.where((want & 0x7FFF) > 0x7F80, 0x7FC0, want)  # the NaN rule
+    got = np.array([SPEC.evaluate(BF16_MUL, int(a), int(b)) for a, b in pairs])
+    assert np.array_equal(got, want.astype(np.int64))

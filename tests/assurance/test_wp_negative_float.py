@@ -120,17 +120,54 @@ def test_F_FLOAT_float16_value_faults_fail(
     assert wp_failed(run, goal), (fault, run.goals)
 
 
-def test_F_FLOAT_a_loop_without_the_nan_rule_fails(tmp_path: Path) -> None:
-    # the bfloat16 loop writing the narrowed product without the NaN rule
+@pytest.mark.parametrize(
+    ("fault", "old", "new", "goal"),
+    [
+        # ties rounded up instead of to even
+        (
+            "wrong rounding",
+            "const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);",
+            "const uint16_t lsb = 1U;",
+            "typed_mul1_bf16_ensures_value",
+        ),
+        # every result below 2^-126 flushed to zero (what FTZ would do)
+        (
+            "lost subnormal",
+            "        s = (uint16_t)(142U - t);\n",
+            "        s = 9U;\n",
+            "typed_mul1_bf16_ensures_value",
+        ),
+        # a NaN product written with the operands' sign: not the canonical NaN
+        (
+            "wrong NaN rule",
+            "        res = 32704U;           /* the canonical NaN */",
+            "        res = (uint16_t)(32704U + sign);",
+            "typed_mul1_bf16_ensures_nan_rule",
+        ),
+    ],
+)
+def test_F_FLOAT_bfloat16_value_faults_fail(
+    tmp_path: Path, fault: str, old: str, new: str, goal: str
+) -> None:
+    # the one-element product's contract (sonnx_bf16_mul_bits, the function
+    # bf16_mul_is_ieee proves IEEE's) refuses each fault
+    prop = goal.removeprefix("typed_mul1_bf16_ensures_")
+    run, errors = planted(tmp_path, FLOAT_C, old, new, ["mul1_bf16"], properties=(prop,))
+    assert errors, fault
+    assert wp_failed(run, goal), (fault, run.goals)
+
+
+def test_F_FLOAT_a_bfloat16_loop_on_the_wrong_operand_fails(tmp_path: Path) -> None:
+    # the loop's element-wise contract: a * a is not a * b
     run, errors = planted(
         tmp_path,
         FLOAT_C,
-        "const uint16_t r = bf16_canonical((uint16_t)((u >> 16U) | sign));",
-        "const uint16_t r = (uint16_t)((u >> 16U) | sign);",
+        "c[i] = mul1_bf16(a[i], b[i]);",
+        "c[i] = mul1_bf16(a[i], a[i]);",
         ["sonnx_mul_bf16"],
     )
     assert errors
-    assert wp_failed(run, "typed_sonnx_mul_bf16_assert_nan_rule"), run.goals
+    assert wp_failed(run, "typed_sonnx_mul_bf16_loop_invariant_done_preserved"), run.goals
 
 
 F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"

@@ -1,5 +1,6 @@
-"""``why3/f16_bits.mlw``: the float16 conversions of the kernel header, on
-bit-vectors, with the lemmas that tie them to IEEE 754.
+"""``why3/f16_bits.mlw``: the float16 conversions and the bfloat16 product
+of the kernel header, on bit-vectors, with the lemmas that tie them to
+IEEE 754.
 
 The functions come from the checkout's ``native/bitspec.py``, which also
 writes their ACSL (``native/generate.py``), so the Why3 text and the ACSL
@@ -52,5 +53,7 @@ def generate(spec: ModuleType | None = None) -> str:
     tail = Template((_TEMPLATES / "f16_bits.tail.mlw").read_text()).substitute(
         h_domain=_domain("h", by_name["sonnx_f16_widen"].domain[0]),
         u_domain=_domain("u", by_name["sonnx_f16_narrow"].domain[0]),
+        a_domain=_domain("a", by_name["sonnx_bf16_mul_bits"].domain[0]),
+        b_domain=_domain("b", by_name["sonnx_bf16_mul_bits"].domain[1]),
     )
     return _HEADER + (_TEMPLATES / "f16_bits.head.mlw").read_text() + functions + "\n" + tail

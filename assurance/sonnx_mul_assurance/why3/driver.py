@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -50,6 +51,10 @@ TIME_ONLY: frozenset[str] = frozenset({"gappa"})
 SAFETY_NET = 60
 """Seconds per goal: ends a hung prover, never decides a goal its steps prove
 (the slowest goal takes 1.8 s with both cores saturated; ``why3/README.md``)."""
+SAFETY_FACTOR = 20
+"""A goal that takes more than SAFETY_NET / SAFETY_FACTOR seconds when it is
+pinned gets a safety net of its own, SAFETY_FACTOR times that (whole
+minutes): the net must never be what decides, on a loaded machine either."""
 MEASURE_STEPS = 2_000_000_000
 """The step limit of ``update-manifest``'s search (below every prover's maximum)."""
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
@@ -77,7 +82,7 @@ class Limit:
 def goal_limit(goal: dict[str, Any]) -> Limit:
     """The limit the manifest pins for one goal."""
     if "steplimit" in goal:
-        return Limit(int(goal["steplimit"]))
+        return Limit(int(goal["steplimit"]), int(goal.get("safetynet", SAFETY_NET)))
     return Limit(None, int(goal.get("timelimit", SAFETY_NET)))
 
 
@@ -277,7 +282,11 @@ def discovery_limit(limits: list[Limit]) -> Limit:
     steps = sorted(lim.steps for lim in limits if lim.steps is not None)
     if not steps:
         return Limit(None, max((lim.seconds for lim in limits), default=SAFETY_NET))
-    return Limit(steps[min(len(steps) - 1, (len(steps) * 9) // 10)])
+    chosen = steps[min(len(steps) - 1, (len(steps) * 9) // 10)]
+    # the widest safety net of the goals the pass must prove, so that it is
+    # not the net that stops a slow one
+    nets = [lim.seconds for lim in limits if lim.steps is not None and lim.steps <= chosen]
+    return Limit(chosen, max(nets, default=SAFETY_NET))
 
 
 def prove_module(
@@ -300,7 +309,10 @@ def prove_module(
         todo = [g for g in by_prover[prover] if g in found and g not in best]
         limit = widest(goal_limit(mine[g]) for g in todo)
         if not todo or (
-            prover == main and limit.steps is not None and limit.steps <= (first.steps or 0)
+            prover == main
+            and limit.steps is not None
+            and limit.steps <= (first.steps or 0)
+            and limit.seconds <= first.seconds
         ):
             continue  # tried already with at least this limit
         for k, r in run_why3(root, conf, entry, module, prover, limit, map(base_name, todo)):
@@ -488,16 +500,25 @@ def print_summary(report: Report, elapsed: float) -> None:
 
 def pin(result: Result) -> dict[str, Any]:
     """The manifest fields of a goal proved by ``result``: its steps and their
-    limit, or (a time-only prover) a time limit of ``SAFETY_NET`` seconds."""
+    limit (and a wider safety net for a slow goal), or (a time-only prover)
+    a time limit of ``SAFETY_NET`` seconds."""
     if result.prover in TIME_ONLY:
         return {"prover": result.prover, "timelimit": SAFETY_NET}
     if result.steps < 0:
         raise RuntimeError(f"{result.prover} reported no step count: check its driver's regex")
+    net = safety_net(result.time)
     return {
         "prover": result.prover,
         "steps": result.steps,
         "steplimit": prover_config.step_limit(result.steps),
+        **({"safetynet": net} if net > SAFETY_NET else {}),
     }
+
+
+def safety_net(seconds: float) -> int:
+    """The wall-clock net of a goal proved in ``seconds``: SAFETY_NET, or
+    SAFETY_FACTOR times its time in whole minutes for a slow goal."""
+    return max(SAFETY_NET, 60 * math.ceil(seconds * SAFETY_FACTOR / 60))
 
 
 def prove_goals(
