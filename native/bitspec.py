@@ -151,17 +151,22 @@ def _widen() -> Function:
     return Function("sonnx_f16_widen", ("h",), ((0, 32767),), lets(steps, body))
 
 
-def _shr13() -> Function:
-    """sonnx_shr13(x, j) = x / 2^(13 + j) for 0 <= j < 16, as four selects
-    between divisions by constants."""
-    steps: list[tuple[str, Expr | int | str]] = [("x1", op("x", "/", 8192))]
+def _shr_by_selects(name: str, shift: int, j: str, x_max: int) -> Function:
+    """name(x, j) = x / 2^(shift + j) for 0 <= j < 16, as four selects
+    between divisions by constants (one per bit of j)."""
+    steps: list[tuple[str, Expr | int | str]] = [("x1", op("x", "/", 2**shift))]
     for k, (bit, divisor) in enumerate(((8, 256), (4, 16), (2, 4))):
         prev, cur = f"x{k + 1}", f"x{k + 2}"
         steps.append(
-            (cur, select(cmp(op(op("j", "/", bit), "%", 2), "==", 1), op(prev, "/", divisor), prev))
+            (cur, select(cmp(op(op(j, "/", bit), "%", 2), "==", 1), op(prev, "/", divisor), prev))
         )
-    body = select(cmp(op("j", "%", 2), "==", 1), op("x4", "/", 2), "x4")
-    return Function("sonnx_shr13", ("x", "j"), ((0, 2**25), (0, 15)), lets(steps, body))
+    body = select(cmp(op(j, "%", 2), "==", 1), op("x4", "/", 2), "x4")
+    return Function(name, ("x", j), ((0, x_max), (0, 15)), lets(steps, body))
+
+
+def _shr13() -> Function:
+    """sonnx_shr13(x, j) = x / 2^(13 + j) (the float16 narrowing's)."""
+    return _shr_by_selects("sonnx_shr13", 13, "j", 2**25)
 
 
 def _narrow() -> Function:
@@ -244,16 +249,8 @@ def _bf16_exp() -> Function:
 
 
 def _shr7() -> Function:
-    """sonnx_shr7(x, s) = x / 2^(7 + s) for 0 <= s < 16, as four selects
-    between divisions by constants."""
-    steps: list[tuple[str, Expr | int | str]] = [("x1", op("x", "/", 128))]
-    for k, (bit, divisor) in enumerate(((8, 256), (4, 16), (2, 4))):
-        prev, cur = f"x{k + 1}", f"x{k + 2}"
-        steps.append(
-            (cur, select(cmp(op(op("s", "/", bit), "%", 2), "==", 1), op(prev, "/", divisor), prev))
-        )
-    body = select(cmp(op("s", "%", 2), "==", 1), op("x4", "/", 2), "x4")
-    return Function("sonnx_shr7", ("x", "s"), ((0, 65535), (0, 15)), lets(steps, body))
+    """sonnx_shr7(x, s) = x / 2^(7 + s) (the bfloat16 product's rounding)."""
+    return _shr_by_selects("sonnx_shr7", 7, "s", 65535)
 
 
 def _bf16_mul() -> Function:
