@@ -143,8 +143,9 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "The hardware multiply (CPU floating-point unit and integer multiplier)",
         ("machine",),
         "executes the compiled float32/float64 multiplications (also the one float32 "
-        "product of the float16/bfloat16 kernels) as IEEE 754 round-to-nearest-even, "
-        "with subnormals kept, and the integer multiplications modulo 2^n",
+        "product of the float16 kernels) as IEEE 754 round-to-nearest-even, with "
+        "subnormals kept, and the integer multiplications modulo 2^n (also the "
+        "bfloat16 kernel's, which is integer code only)",
         (
             "known-answer self-test at run time, through the native kernel "
             "(`sonnx-mul selftest`, `sonnx_mul.selftest()`: ties to even, subnormal "
