@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
-from sonnx_mul_assurance.c import wp
+from sonnx_mul_assurance.c import wp, wp_plan
 from sonnx_mul_assurance.python import contracts
 from sonnx_mul_assurance.python.crosshair import conditions
 
@@ -187,5 +187,12 @@ def wp_refused(goal: wp.Goal) -> bool:
 
 
 def wp_failed(run: wp.Run, goal: str) -> bool:
-    """The goal is in the run and refused by its prover (:func:`wp_refused`)."""
-    return goal in run.goals and wp_refused(run.goals[goal])
+    """The goal is in the run and refused (:func:`wp_refused`) by the prover
+    the manifest pins it to, among the verdicts: not merely by a prover that
+    only passes it on (``wp_plan.UNHELD_STEPS``)."""
+    if goal not in run.goals or not wp_refused(run.goals[goal]):
+        return False
+    root = Path(__file__).resolve().parents[1]
+    unit = next(u for u in wp.load_manifest(root)["units"] if u["source"] == run.unit.source)
+    pinned = unit["goals"].get(goal, {}).get("prover", "")
+    return pinned in ("", wp_plan.QED) or pinned in run.goals[goal].prover

@@ -130,8 +130,8 @@ def test_each_pass_gets_the_widest_step_limit_of_its_prover() -> None:
     }
     assert wp_plan.step_budget(pins, "CVC4 1.8") == 7000
     assert wp_plan.step_budget(pins, "Z3 4.8.12") == 900
-    # nothing pinned to a prover: the search limit of update-manifest
-    assert wp_plan.step_budget(pins, "CVC5 1.0.3") == wp_plan.MEASURE_STEPS
+    # nothing pinned to a prover: it decides nothing, only passes goals on
+    assert wp_plan.step_budget(pins, "CVC5 1.0.3") == wp_plan.UNHELD_STEPS
 
 
 def _run(goals: dict[str, wp.Goal]) -> wp.Run:

@@ -301,7 +301,9 @@ def prove(
     ``wp_plan.MEASURE_STEPS`` and every open goal goes to the next prover; the
     pins only say which named properties the first prover need not try.
     ``properties`` (names or categories, as ``-wp-prop`` takes them) narrow
-    the goals further; the first prover then tries every selected goal.
+    the goals further; the first prover then tries every selected goal,
+    within the widest limit of the selected goals pinned to it (none:
+    ``wp_plan.UNHELD_STEPS``, it passes them on to their own provers).
     """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
@@ -315,16 +317,18 @@ def prove(
     names_of = wp_plan.prover_names(conf.read_text())
     first = unit.provers[0]
     pinned = {g: p for g, p in (pins or {}).items() if not functions or p["function"] in functions}
-    budgets = {} if measure else pinned
-    # with a property filter, the widest limit of the selected goals (a
-    # planted fault's false goal burns it all), else of their functions'
-    chosen = {g: p for g, p in budgets.items() if any(f"_{n}" in g for n in properties)}
+    # the widest limit of a prover's goals among the selected ones: the
+    # property filter's when it names pinned goals (a planted fault's false
+    # goal burns it all), else the functions'; a prover none of them is
+    # pinned to only passes its goals on (as the check's first pass skips
+    # them), it decides none
+    chosen = {g: p for g, p in pinned.items() if any(f"_{n}" in g for n in properties)}
+    held = chosen or pinned
 
     def budget(prover: str) -> int:
-        name = names_of.get(prover, prover)
-        if any(p.get("prover") == name for p in chosen.values()):
-            return wp_plan.step_budget(chosen, name)
-        return wp_plan.step_budget(budgets, name)
+        if measure:
+            return wp_plan.MEASURE_STEPS
+        return wp_plan.step_budget(held, names_of.get(prover, prover))
 
     # a property filter and the pins' exclusions cannot be combined in one
     # -wp-prop (it takes a union): with a filter, the first prover tries all

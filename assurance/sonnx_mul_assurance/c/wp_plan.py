@@ -35,6 +35,11 @@ GLOBALS = "<globals>"
 MEASURE_STEPS = 2_000_000_000
 """The step limit of ``update-manifest``'s search, when no goal is pinned yet."""
 
+UNHELD_STEPS = 1
+"""The step limit of a prover the selected goals' pins never name: it passes
+them on to their own provers at once instead of burning a limit meant for
+other goals (up to the safety net, when the selection holds none of its)."""
+
 _LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
 
 
@@ -188,10 +193,11 @@ def skipped_properties(
 
 def step_budget(pins: Mapping[str, Mapping[str, object]], prover: str) -> int:
     """The widest step limit the manifest pins to a goal of ``prover`` (its WP
-    name, "CVC4 1.8"); ``MEASURE_STEPS`` when it pins none (nothing to hold)."""
+    name, "CVC4 1.8"); ``UNHELD_STEPS`` when it pins none: every goal that
+    prover sees is another's (or unpinned, which the check refuses anyway)."""
     limits = [
         int(str(p["steplimit"]))
         for p in pins.values()
         if p.get("prover") == prover and "steplimit" in p
     ]
-    return max(limits, default=MEASURE_STEPS)
+    return max(limits, default=UNHELD_STEPS)
