@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance.c import wp
+from sonnx_mul_assurance.c import wp, wp_plan
 from support import wp_failed, wp_refused, wp_unit
 
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
@@ -83,15 +83,18 @@ def planted(
         properties=properties,
     )
     if properties:
-        chosen = {g: v for g, v in pinned["goals"].items() if any(f"_{p}" in g for p in properties)}
+        chosen = {g: v for g, v in pinned["goals"].items() if wp_plan.selects(g, properties)}
         pinned = {**pinned, "goals": chosen}
     return run, wp.compare(run, pinned, functions)
 
 
-def assert_unmodified_copy_passes(tmp_path: Path, source: str, functions: list[str]) -> None:
-    """The positive control: the functions the faults touch, unmodified, pass
-    as pinned (every goal proved, each by its prover within its limit)."""
-    run, errors = planted(tmp_path, source, "", "", functions)
+def assert_unmodified_copy_passes(
+    tmp_path: Path, source: str, functions: list[str], properties: tuple[str, ...] = ()
+) -> None:
+    """The positive control: the functions (and properties) the faults touch,
+    unmodified, pass as pinned (every goal proved, each by its prover within
+    its limit)."""
+    run, errors = planted(tmp_path, source, "", "", functions, properties=properties)
     assert errors == [], errors
     assert {g.function for g in run.goals.values()} == set(functions)
     assert run.goals and all(g.status == wp.VALID for g in run.goals.values())

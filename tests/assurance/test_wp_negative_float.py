@@ -18,30 +18,41 @@ pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
 FLOAT_C = "native/src/sonnx_mul_float.c"
 TIE_C = "proofs/wp/float_tie.c"
-TOUCHED = [
-    "f32_bits_to_bf16",
-    "sonnx_mul_f32",
-    "f16_mag_to_f32_bits",
-    "f32_bits_to_f16",
-    "mul1_f16",
-]
+SELECTIONS = (
+    ("f32_bits_to_bf16", ""),
+    ("f16_canonical", ""),
+    ("f32_bits_to_f16", "narrow"),
+    ("f16_mag_to_f32_bits", "widen"),
+    ("mul1_f16", "finish"),
+    ("mul1_bf16", "value"),
+    ("mul1_bf16", "nan_rule"),
+    ("sonnx_mul_bf16", "done"),
+    ("sonnx_mul_f32", "done"),
+)
+"""What the faults below are run on, each a function and one of its named
+properties ("": all its goals); the positive control runs every one."""
 
 
-def test_positive_control_unmodified_float_copy_passes(tmp_path: Path) -> None:
-    assert_unmodified_copy_passes(tmp_path, FLOAT_C, TOUCHED)
+def run_fault(
+    tmp_path: Path, old: str, new: str, function: str, prop: str
+) -> tuple[wp.Run, list[str]]:
+    """:func:`planted` on one of the ``SELECTIONS``."""
+    assert (function, prop) in SELECTIONS, (function, prop)
+    return planted(tmp_path, FLOAT_C, old, new, [function], properties=(prop,) if prop else ())
+
+
+@pytest.mark.parametrize(("function", "prop"), SELECTIONS)
+def test_positive_control_unmodified_float_copy_passes(
+    tmp_path: Path, function: str, prop: str
+) -> None:
+    assert_unmodified_copy_passes(tmp_path, FLOAT_C, [function], (prop,) if prop else ())
 
 
 def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:
     # the quiet-NaN bit read with the wrong mask (bit 5 instead of bit 6):
     # caught by the assertion that states which bit it is (WP then uses that
     # assertion as a hypothesis, so the `nan` ensures may still go through)
-    run, errors = planted(
-        tmp_path,
-        FLOAT_C,
-        "(hi / 64U) % 2U",
-        "(hi / 32U) % 2U",
-        ["f32_bits_to_bf16"],
-    )
+    run, errors = run_fault(tmp_path, "(hi / 64U) % 2U", "(hi / 32U) % 2U", "f32_bits_to_bf16", "")
     assert errors
     assert wp_failed(run, "typed_f32_bits_to_bf16_assert_bit6") or wp_failed(
         run, "typed_f32_bits_to_bf16_ensures_nan"
@@ -50,13 +61,9 @@ def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> N
 
 def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
     # the NaN rule's float16 constant off by one payload bit: the helper's
-    # contract and the loop's nan_rule assertion both refuse it
-    run, errors = planted(
-        tmp_path,
-        FLOAT_C,
-        "        r = 0x7E00U;\n",
-        "        r = 0x7E01U;\n",
-        ["f16_canonical", "sonnx_mul_f16"],
+    # contract refuses it
+    run, errors = run_fault(
+        tmp_path, "        r = 0x7E00U;\n", "        r = 0x7E01U;\n", "f16_canonical", ""
     )
     assert errors
     assert wp_failed(run, "typed_f16_canonical_ensures_nan"), run.goals
@@ -113,9 +120,7 @@ def test_F_FLOAT_float16_value_faults_fail(
     # each fault changes bits that sonnx_f16_mul_bits fixes: the contract of
     # the conversion or of the one-element product refuses it (only that
     # named property is run: mul1_f16 whole costs minutes of cvc5)
-    run, errors = planted(
-        tmp_path, FLOAT_C, old, new, [function], properties=(goal.rsplit("_", 1)[1],)
-    )
+    run, errors = run_fault(tmp_path, old, new, function, goal.rsplit("_", 1)[1])
     assert errors, fault
     assert wp_failed(run, goal), (fault, run.goals)
 
@@ -152,19 +157,19 @@ def test_F_FLOAT_bfloat16_value_faults_fail(
     # the one-element product's contract (sonnx_bf16_mul_bits, the function
     # bf16_mul_is_ieee proves IEEE's) refuses each fault
     prop = goal.removeprefix("typed_mul1_bf16_ensures_")
-    run, errors = planted(tmp_path, FLOAT_C, old, new, ["mul1_bf16"], properties=(prop,))
+    run, errors = run_fault(tmp_path, old, new, "mul1_bf16", prop)
     assert errors, fault
     assert wp_failed(run, goal), (fault, run.goals)
 
 
 def test_F_FLOAT_a_bfloat16_loop_on_the_wrong_operand_fails(tmp_path: Path) -> None:
     # the loop's element-wise contract: a * a is not a * b
-    run, errors = planted(
+    run, errors = run_fault(
         tmp_path,
-        FLOAT_C,
         "c[i] = mul1_bf16(a[i], b[i]);",
         "c[i] = mul1_bf16(a[i], a[i]);",
-        ["sonnx_mul_bf16"],
+        "sonnx_mul_bf16",
+        "done",
     )
     assert errors
     assert wp_failed(run, "typed_sonnx_mul_bf16_loop_invariant_done_preserved"), run.goals
@@ -197,7 +202,8 @@ def test_F_FLOAT_float32_loop_fault_fails_its_element_values(
 ) -> None:
     # the element-wise contract (the IEEE product of WP's model, rounding to
     # nearest even, and the NaN rule on the bits) refuses each planted loop
-    run, errors = planted(tmp_path, FLOAT_C, F32_LOOP, loop, ["sonnx_mul_f32"])
+    # (only the invariant's goals: the loop's others are frame goals, minutes of cvc5)
+    run, errors = run_fault(tmp_path, F32_LOOP, loop, "sonnx_mul_f32", "done")
     assert errors, fault
     assert wp_failed(run, "typed_sonnx_mul_f32_loop_invariant_done_preserved"), (fault, run.goals)
 

@@ -201,3 +201,15 @@ def test_a_property_filter_narrows_every_first_pass_run() -> None:
         ["-wp-fct", "g", "-wp-prop=mem_access"],
         ["-wp-fct", "f", "-wp-prop=mem_access,-wrap_elem"],
     ]
+
+
+def test_a_property_selects_its_own_goals_only() -> None:
+    # as -wp-prop does: the name after the goal's kind, not any substring
+    assert wp_plan.selects("typed_mul1_f16_assert_finish", ["finish"])
+    assert not wp_plan.selects("typed_mul1_f16_assert_nan_finish", ["finish"])
+    assert wp_plan.selects("typed_sonnx_mul_f32_loop_invariant_done_preserved", ["done"])
+    assert wp_plan.selects("typed_f_assert_rte_mem_access_2", ["mem_access"])
+    # a function named like the property is not the property
+    assert wp_plan.selects("typed_excess_i64_ensures_excess", ["excess"])
+    assert not wp_plan.selects("typed_excess_i64_assert_halves", ["excess"])
+    assert not wp_plan.selects("typed_f_ensures_value", [])

@@ -322,7 +322,7 @@ def prove(
     # goal burns it all), else the functions'; a prover none of them is
     # pinned to only passes its goals on (as the check's first pass skips
     # them), it decides none
-    chosen = {g: p for g, p in pinned.items() if any(f"_{n}" in g for n in properties)}
+    chosen = {g: p for g, p in pinned.items() if wp_plan.selects(g, properties)}
     held = chosen or pinned
 
     def budget(prover: str) -> int:
@@ -371,7 +371,7 @@ def prove(
         if measure:
             todo.update({g: v.function for g, v in goals.items() if v.status != VALID})
         if properties:  # only the selected goals
-            todo = {g: f for g, f in todo.items() if g in goals or any(p in g for p in properties)}
+            todo = {g: f for g, f in todo.items() if g in goals or wp_plan.selects(g, properties)}
         leave_out = wp_plan.elsewhere(pinned, name, todo, known)
         for invocation in wp_plan.retry(
             todo, known, (prover,), budget(prover), unit.timeout, leave_out

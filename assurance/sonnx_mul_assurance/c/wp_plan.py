@@ -40,6 +40,7 @@ UNHELD_STEPS = 1
 them on to their own provers at once instead of burning a limit meant for
 other goals (up to the safety net, when the selection holds none of its)."""
 
+_KINDS = "assert|ensures|check|requires|invariant|rte"
 _LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
 
 
@@ -62,6 +63,14 @@ class Invocation:
         argv += ["-wp-skip-fct", ",".join(self.skip)] if self.skip else []
         # "-wp-prop=-x": the value may start with a dash
         return argv + ([f"-wp-prop={','.join(self.properties)}"] if self.properties else [])
+
+
+def selects(goal: str, properties: Sequence[str]) -> bool:
+    """``goal`` is one of the named ``properties`` (``-wp-prop`` names) select:
+    its kind, then the name, then the end or a suffix (``assert_finish``, not
+    ``assert_nan_finish``; ``loop_invariant_done_preserved``,
+    ``assert_rte_mem_access_2``)."""
+    return any(re.search(rf"_(?:{_KINDS})_{re.escape(p)}(?:_|$)", goal) for p in properties)
 
 
 def labels(source_text: str) -> set[str]:
