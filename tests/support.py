@@ -192,7 +192,6 @@ def wp_failed(run: wp.Run, goal: str) -> bool:
     only passes it on (``wp_plan.UNHELD_STEPS``)."""
     if goal not in run.goals or not wp_refused(run.goals[goal]):
         return False
-    root = Path(__file__).resolve().parents[1]
-    unit = next(u for u in wp.load_manifest(root)["units"] if u["source"] == run.unit.source)
+    _, unit = wp_unit(Path(__file__).resolve().parents[1], run.unit.source)
     pinned = unit["goals"].get(goal, {}).get("prover", "")
     return pinned in ("", wp_plan.QED) or pinned in run.goals[goal].prover

@@ -40,8 +40,9 @@ UNHELD_STEPS = 1
 them on to their own provers at once instead of burning a limit meant for
 other goals (up to the safety net, when the selection holds none of its)."""
 
-_KINDS = "assert|ensures|check|requires|invariant|rte"
-_LABEL_RE = re.compile(r"\b(?:assert|check|ensures|requires)\s+(\w+)\s*:")
+_LABELLED = "assert|check|ensures|requires"
+_KINDS = f"{_LABELLED}|invariant|rte"
+_LABEL_RE = re.compile(rf"\b(?:{_LABELLED})\s+(\w+)\s*:")
 
 
 @dataclass(frozen=True)
