@@ -16,10 +16,13 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 install: $(NATIVE)
 
 # The negative controls of the proofs need why3 and the provers too.
-# PYTEST_SELECT narrows the run (test-debian-python's selection).
+# PYTEST_SELECT narrows the run (test-debian-python's selection).  A whole
+# passing run is recorded with the tree's fingerprint (proofs/out/suite/):
+# make prove then takes its JUnit as evidence instead of running the same
+# tests on the same tree again (sonnx_mul_assurance.suite).
 PYTEST_SELECT ?=
 test: provers toolchains $(NATIVE)
-	$(PY) -m pytest -n 2 --dist loadfile -q $(PYTEST_SELECT)
+	$(PY) -m sonnx_mul_assurance.suite test $(PYTEST_SELECT)
 
 # `make test` again with Debian's own python3 first on PATH (any CPython 3.11
 # must pass it; Debian's ships a sitecustomize.py of its own, the

@@ -3,7 +3,8 @@
 Steps run as subprocesses of this Python: the agreement of the Why3 tables
 and check order with the Python registry, the Why3 proofs, the CrossHair
 contract checks, the test suite with its agreement checks (JUnit XML for
-the report), and the traceability report with its gate. A failing step
+the report: ``make test``'s, when it passed on this very tree,
+:mod:`.suite`), and the traceability report with its gate. A failing step
 does not stop the later ones, so the report shows everything that failed;
 the pipeline fails when any step failed. Wall and CPU times (per step, and
 the wall time of the whole run) are printed and written to
@@ -77,19 +78,10 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
         # 30 s and more), so at most three jobs share the two cores.
         Stage(
             (
+                # make test's JUnit when it ran on this very tree, else a run
                 Step(
                     "tests",
-                    (
-                        python,
-                        "-m",
-                        "pytest",
-                        "-q",
-                        "-n",
-                        "2",
-                        "--dist",
-                        "loadfile",
-                        f"--junitxml={out_dir}/pytest.xml",
-                    ),
+                    (python, "-m", "sonnx_mul_assurance.suite", "prove", f"{out_dir}/pytest.xml"),
                 ),
             ),
             overlap=1,

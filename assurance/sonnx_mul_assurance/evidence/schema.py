@@ -9,6 +9,7 @@ file (``proofs/out/``)  written by                    class
 ``wp.json``             :mod:`..wp`                   :class:`WpEvidence`
 ``misra.json``          :mod:`..misra`                :class:`MisraEvidence`
 ``pipeline.json``       :mod:`..pipeline`             :class:`PipelineRecord`
+``suite/run.json``      :mod:`..suite`                :class:`SuiteRun`
 ``mutants.json``        :mod:`..mutants`              :class:`MutantsRecord`
 ``pytest.xml``          pytest ``--junitxml``         :func:`read_junit` -> :class:`JUnitCase`
 ======================  ============================  ======================
@@ -367,6 +368,24 @@ class PipelineRecord:
     total_seconds: float
 
 
+# --- suite/run.json (make test) ------------------------------------------------
+
+
+@dataclass
+class SuiteRun:
+    """A whole, passing run of the test suite by ``make test``, and the tree it ran on."""
+
+    fingerprint: str  # suite.fingerprint() of the tree before and after the run
+    argv: list[str]
+    finished: str  # UTC, ISO 8601
+    seconds: float
+    junit_sha256: str  # of the JUnit XML the run wrote beside this record
+
+
+SUITE_ORIGIN = "pytest.origin.json"
+"""Beside make prove's ``pytest.xml`` when that is make test's (a copy of its :class:`SuiteRun`)."""
+
+
 # --- mutants.json (make mutants) ------------------------------------------------
 
 
@@ -411,6 +430,7 @@ EVIDENCE: dict[str, type] = {
     "wp.json": WpEvidence,
     "misra.json": MisraEvidence,
     "pipeline.json": PipelineRecord,
+    "suite/run.json": SuiteRun,
     "mutants.json": MutantsRecord,
 }
 """File name in ``proofs/out/`` -> its schema."""

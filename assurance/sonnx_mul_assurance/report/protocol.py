@@ -50,13 +50,15 @@ class Context:
 class Reading:
     """A reader's result: items mapped to ids, items mapped to none (failed
     ones fail the gate), skipped tests per id, tool versions the file
-    records, and ``partial``: why the file holds less than its scope (None: all)."""
+    records, ``partial``: why the file holds less than its scope (None: all),
+    and ``origin``: which run wrote it, when not the pipeline's own step."""
 
     mapped: list[Item]
     unmapped: list[Item]
     skipped: dict[str, int] = field(default_factory=dict)
     tools: dict[str, Any] | None = None
     partial: str | None = None
+    origin: str | None = None
 
 
 Reader = Callable[[Path, Context], Reading]
@@ -110,7 +112,16 @@ def _pytest(path: Path, ctx: Context) -> Reading:
     edir = ctx.evidence_dir
     junit = sorted({path, *edir.glob("*.junit.xml"), *edir.glob("junit*.xml")})
     cases, skipped = testcase_items(junit, ctx.root, ctx.markers, ctx.ids)
-    return Reading([i for i in cases if i.ids], [i for i in cases if not i.ids], skipped)
+    origin = None
+    if (edir / schema.SUITE_ORIGIN).is_file():  # make test's run, taken by make prove
+        run = schema.load(schema.SuiteRun, edir / schema.SUITE_ORIGIN)
+        origin = (
+            f"make test's passing run of the whole suite, finished {run.finished} "
+            f"({run.seconds:.0f} s), on the tree, interpreter, packages and tools of "
+            f"fingerprint {run.fingerprint[:16]}, which make prove found unchanged"
+        )
+    mapped = [i for i in cases if i.ids]
+    return Reading(mapped, [i for i in cases if not i.ids], skipped, origin=origin)
 
 
 def _wp(path: Path, ctx: Context) -> Reading:

@@ -369,9 +369,17 @@ def _evidence_files(report: Mapping[str, Any], links: _Links) -> list[Block]:
                 cell(Mark(status.upper(), "absent")) if status != "present" else cell("PRESENT"),
                 "yes" if f.get("required") else "no",
                 str(f.get("meaning", "") or "-"),
+                str(f.get("origin", "") or "-"),
             )
         )
-    header = ("kind", "path", "status", "required by the gate", "what absence means")
+    header = (
+        "kind",
+        "path",
+        "status",
+        "required by the gate",
+        "what absence means",
+        "written by (when not this run)",
+    )
     return [Table(header, tuple(rows))]
 
 

@@ -415,6 +415,8 @@ def _read_source(
         entry["problem"] = f"cannot read {shown}: {exc}"
         entry["status"] = "unreadable"
         return entry, None
+    if reading.origin is not None:
+        entry["origin"] = reading.origin
     if reading.partial is not None:
         entry["status"] = "partial"
         entry["meaning"] = PARTIAL_MEANING

@@ -1,0 +1,117 @@
+"""make test's recorded run and make prove's reuse of it (``sonnx_mul_assurance.suite``).
+
+A whole, passing run of an unchanged tree is recorded and its JUnit taken by
+make prove without running the tests again; the report names that run.
+Negative controls: a changed file, an untracked file, a changed
+environment variable the suite reads, a tampered JUnit, a narrowed run and
+a failing run each leave make prove to run the suite itself; a directory
+that is not a git work tree's top has no fingerprint.  The trees here are
+small git repositories with one test file that counts its runs in a file
+outside the tree.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sonnx_mul_assurance import suite
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report import protocol
+
+TEST_FILE = """\
+import os, pathlib
+
+def test_counts():
+    log = pathlib.Path(os.environ["SUITE_REUSE_LOG"])
+    log.write_text(log.read_text() + "x" if log.exists() else "x")
+    assert not pathlib.Path(os.environ["SUITE_REUSE_LOG"] + ".fail").exists()
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "tree"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_counted.py").write_text(TEST_FILE)
+    (root / ".gitignore").write_text("proofs/out/\n__pycache__/\n.pytest_cache/\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "."], cwd=root, check=True)
+    monkeypatch.setenv("SUITE_REUSE_LOG", str(tmp_path / "runs.log"))
+    monkeypatch.delenv("SONNX_MUL_ISA", raising=False)
+    return root
+
+
+def runs(root: Path) -> int:
+    log = root.parent / "runs.log"
+    return len(log.read_text()) if log.exists() else 0
+
+
+def prove(root: Path) -> Path:
+    junit = root / "proofs" / "out" / "pytest.xml"
+    assert suite.prove_step(root, junit) == 0
+    return junit
+
+
+def test_a_whole_passing_run_is_recorded_and_taken_by_make_prove(tree: Path) -> None:
+    assert suite.run_suite(tree) == 0 and runs(tree) == 1
+    run = schema.load(schema.SuiteRun, tree / suite.RECORD)
+    assert run.fingerprint == suite.fingerprint(tree)
+    junit = prove(tree)
+    assert runs(tree) == 1  # not run again
+    assert junit.read_bytes() == (tree / suite.JUNIT).read_bytes()
+    origin = schema.load(schema.SuiteRun, junit.parent / suite.ORIGIN)
+    assert origin == run
+    context = protocol.Context(tree, junit.parent, [], frozenset())
+    shown = protocol.BY_KEY["pytest"].read(junit, context).origin
+    assert shown is not None and run.finished in shown and run.fingerprint[:16] in shown
+
+
+@pytest.mark.parametrize("change", ["tracked file", "untracked file", "environment"])
+def test_a_changed_tree_or_environment_is_run_again(
+    tree: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert suite.run_suite(tree) == 0
+    before = suite.fingerprint(tree)
+    if change == "tracked file":
+        with (tree / "tests" / "test_counted.py").open("a") as f:
+            f.write("# edited\n")
+    elif change == "untracked file":
+        (tree / "notes.txt").write_text("new\n")
+    else:
+        monkeypatch.setenv("SONNX_MUL_ISA", "portable")
+    assert suite.fingerprint(tree) != before
+    junit = prove(tree)
+    assert runs(tree) == 2  # make prove ran the suite itself
+    assert junit.is_file() and not (junit.parent / suite.ORIGIN).exists()
+
+
+def test_a_tampered_junit_is_not_taken(tree: Path) -> None:
+    assert suite.run_suite(tree) == 0
+    with (tree / suite.JUNIT).open("a") as f:
+        f.write("<!-- edited -->\n")
+    run, why = suite.reusable(tree)
+    assert run is None and "JUnit" in why
+    prove(tree)
+    assert runs(tree) == 2
+
+
+def test_a_narrowed_or_failing_run_leaves_no_record(tree: Path) -> None:
+    assert suite.run_suite(tree, ["-k", "counts"]) == 0
+    assert not (tree / suite.RECORD).exists()
+    assert suite.run_suite(tree) == 0 and (tree / suite.RECORD).exists()
+    (tree.parent / "runs.log.fail").write_text("")
+    assert suite.run_suite(tree) != 0
+    assert not (tree / suite.RECORD).exists()  # nor does the earlier record survive
+    (tree.parent / "runs.log.fail").unlink()
+    prove(tree)
+    assert runs(tree) == 4
+
+
+def test_no_fingerprint_outside_the_top_of_a_git_work_tree(tree: Path, tmp_path: Path) -> None:
+    assert suite.fingerprint(tree / "tests") is None
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert suite.fingerprint(bare) is None
