@@ -41,6 +41,8 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     subprocess.run(["git", "add", "."], cwd=root, check=True)
     monkeypatch.setenv("SUITE_REUSE_LOG", str(tmp_path / "runs.log"))
     monkeypatch.delenv("SONNX_MUL_ISA", raising=False)
+    # one process: two xdist workers for one test would only add their start-up
+    monkeypatch.setattr(suite, "PYTEST_ARGS", ("-m", "pytest", "-q", "-p", "no:cacheprovider"))
     return root
 
 
