@@ -9,7 +9,8 @@ file (``proofs/out/``)  written by                    class
 ``wp.json``             :mod:`..wp`                   :class:`WpEvidence`
 ``misra.json``          :mod:`..misra`                :class:`MisraEvidence`
 ``pipeline.json``       :mod:`..pipeline`             :class:`PipelineRecord`
-``suite/run.json``      :mod:`..suite`                :class:`SuiteRun`
+``suite/run.json``      :mod:`..suite` (make test)    :class:`SuiteRun`
+``pytest.origin.json``  :mod:`..suite` (make prove)   :class:`SuiteRun` (the run taken)
 ``mutants.json``        :mod:`..mutants`              :class:`MutantsRecord`
 ``pytest.xml``          pytest ``--junitxml``         :func:`read_junit` -> :class:`JUnitCase`
 ======================  ============================  ======================
