@@ -198,8 +198,15 @@ def ort_single_thread(type_name: str, a: np.ndarray, b: np.ndarray, out: np.ndar
     return lambda keep=(a, b, out): session.run_with_iobinding(binding)
 
 
+ORT_LIMITS = {"float16": 1.0, "float32": 1.1, "float64": 1.1}
+"""mul out= against onnxruntime on one thread, 1e6 elements: float16 ahead of
+it (issue 20), float32/float64 within 1.1x on normal data (issue 28)."""
+
+
 def targets(quick: bool) -> list[dict[str, object]]:
-    """The issue-20 figures, each ratio measured in its own interleaved loop."""
+    """The issue-20 figures, with the limits issue 28 tightened (onnxruntime
+    on float32/float64 1.1x, 16 elements 1.0x, overflow='error' 2x wrap),
+    each ratio measured in its own interleaved loop."""
     repeats = 5 if quick else 25
     found = []
     n = 1_000_000
@@ -221,7 +228,7 @@ def targets(quick: bool) -> list[dict[str, object]]:
         if type_name == "float32":
             ort_float32 = session
         if session is not None:
-            limit = 1.0 if type_name == "float16" else None
+            limit = ORT_LIMITS.get(type_name)
             found.append(
                 ratio_target(
                     f"mul out=, 1e6 {type_name}", lambda a=a, b=b, out=out: mul(a, b, out=out),
@@ -243,13 +250,13 @@ def targets(quick: bool) -> list[dict[str, object]]:
     found.append(
         ratio_target(
             "mul, 16 float32", lambda: mul(s, t),
-            "np.multiply", lambda: np.multiply(s, t), 1.5, repeats, 0.03, "cpu",
+            "np.multiply", lambda: np.multiply(s, t), 1.0, repeats, 0.03, "cpu",
         )
     )  # fmt: skip
     found.append(
         ratio_target(
             "mul out=, 16 float32", lambda: mul(s, t, out=o),
-            "np.multiply out=", lambda: np.multiply(s, t, out=o), 1.5, repeats, 0.03, "cpu",
+            "np.multiply out=", lambda: np.multiply(s, t, out=o), 1.0, repeats, 0.03, "cpu",
         )
     )  # fmt: skip
     # 1.6e7 float32 into a fresh result (page faults included, both sides).
@@ -275,7 +282,7 @@ def targets(quick: bool) -> list[dict[str, object]]:
             ratio_target(
                 f"overflow='error', 1e6 int32, {layout}",
                 lambda p=p, q=q: mul(p, q, overflow="error"),
-                "overflow='wrap'", lambda p=p, q=q: mul(p, q), 3.0, repeats, 0.03, "cpu",
+                "overflow='wrap'", lambda p=p, q=q: mul(p, q), 2.0, repeats, 0.03, "cpu",
             )
         )  # fmt: skip
     return found
@@ -340,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke run")
     parser.add_argument(
-        "--targets-only", action="store_true", help="print the issue-20 ratios, write nothing"
+        "--targets-only", action="store_true", help="print the target ratios, write nothing"
     )
     args = parser.parse_args(argv)
     if args.targets_only:
@@ -462,7 +469,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             value = row["seconds"].get(name)
             cells.append(_time(value) + (f" ({value / base:.2f}×)" if value else ""))
         lines.append(f"| {row['type']} | {row['n']:,} | " + " | ".join(cells) + " |")
-    lines += ["", "## Targets (issue 20): ratios in one run", ""]
+    lines += ["", "## Targets (issues 20 and 28): ratios in one run", ""]
     lines += [
         "Each ratio is measured in its own interleaved loop: per repeat one sample of",
         "the case and one of its base (several calls each), ratio = case / base of",
