@@ -148,7 +148,8 @@ def prove_step(root: Path, junit: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("test", help="run the suite (make test); extra arguments go to pytest")
+    # every argument after `test` is pytest's, -h included
+    sub.add_parser("test", add_help=False, help="run the suite (make test); the rest: pytest's")
     prove = sub.add_parser("prove", help="make prove's tests step")
     prove.add_argument("junit", type=Path, help="the JUnit XML the report reads")
     args, rest = parser.parse_known_args(argv)
