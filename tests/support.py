@@ -181,6 +181,14 @@ def wp_unit(root: Path, source: str | Path) -> tuple[wp.Unit, dict[str, Any]]:
     return wp.units(manifest)[index], manifest["units"][index]
 
 
+def narrowed(pinned: dict[str, Any], properties: tuple[str, ...]) -> dict[str, Any]:
+    """The pinned unit entry with only the goals ``properties`` select (all when empty)."""
+    if not properties:
+        return pinned
+    goals = {g: v for g, v in pinned["goals"].items() if wp_plan.selects(g, properties)}
+    return {**pinned, "goals": goals}
+
+
 def wp_refused(goal: wp.Goal) -> bool:
     """Not proved, and not for want of time (the step limit, or the prover's own answer)."""
     return goal.status != wp.VALID and "timeout" not in goal.prover.lower()

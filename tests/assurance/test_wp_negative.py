@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance.c import wp, wp_plan
-from support import wp_failed, wp_refused, wp_unit
+from sonnx_mul_assurance.c import wp
+from support import narrowed, wp_failed, wp_refused, wp_unit
 
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
@@ -82,10 +82,7 @@ def planted(
         pins=pinned["goals"],
         properties=properties,
     )
-    if properties:
-        chosen = {g: v for g, v in pinned["goals"].items() if wp_plan.selects(g, properties)}
-        pinned = {**pinned, "goals": chosen}
-    return run, wp.compare(run, pinned, functions)
+    return run, wp.compare(run, narrowed(pinned, properties), functions)
 
 
 def assert_unmodified_copy_passes(

@@ -64,6 +64,18 @@ def test_an_unnamed_open_goal_retries_its_whole_function() -> None:
     assert retry.properties == ()
 
 
+def test_a_selection_narrows_the_retry_of_an_unnamed_goal() -> None:
+    # a planted fault's false loop invariant, selected by "done": cvc5 tries
+    # that property, not the 20 other goals of its function pinned to it
+    # (49 s of a 52 s negative control before)
+    open_goals = {"typed_f_loop_invariant_done_preserved": "f"}
+    [retry] = wp_plan.retry(open_goals, KNOWN, ["cvc5-frame"], 5000, 60, {}, ("done",))
+    assert retry.selection_argv() == ["-wp-fct", "f", "-wp-prop=done"]
+    # negative control: without the selection it is the whole function
+    [whole] = wp_plan.retry(open_goals, KNOWN, ["cvc5-frame"], 5000, 60, {})
+    assert whole.selection_argv() == ["-wp-fct", "f"]
+
+
 def test_a_whole_function_retry_leaves_out_what_is_pinned_elsewhere() -> None:
     # the float unit: cvc5 retried mul1_f16 whole, and spent 4.3 million steps
     # (3.5 minutes) on the assert pinned to Z3
@@ -213,3 +225,7 @@ def test_a_property_selects_its_own_goals_only() -> None:
     assert wp_plan.selects("typed_excess_i64_ensures_excess", ["excess"])
     assert not wp_plan.selects("typed_excess_i64_assert_halves", ["excess"])
     assert not wp_plan.selects("typed_f_ensures_value", [])
+    # a lemma by its name, as -wp-prop=tie32 selects it
+    assert wp_plan.selects("typed_lemma_tie32", ["tie32"])
+    assert not wp_plan.selects("typed_lemma_tie32", ["tie64"])
+    assert not wp_plan.selects("typed_lemma_tie320", ["tie32"])

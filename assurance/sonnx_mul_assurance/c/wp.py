@@ -374,7 +374,7 @@ def prove(
             todo = {g: f for g, f in todo.items() if g in goals or wp_plan.selects(g, properties)}
         leave_out = wp_plan.elsewhere(pinned, name, todo, known)
         for invocation in wp_plan.retry(
-            todo, known, (prover,), budget(prover), unit.timeout, leave_out
+            todo, known, (prover,), budget(prover), unit.timeout, leave_out, properties
         ):
             found = run(invocation)
             goals.update({g: v for g, v in found.items() if g in todo})

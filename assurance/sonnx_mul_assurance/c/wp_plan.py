@@ -70,8 +70,11 @@ def selects(goal: str, properties: Sequence[str]) -> bool:
     """``goal`` is one of the named ``properties`` (``-wp-prop`` names) select:
     its kind, then the name, then the end or a suffix (``assert_finish``, not
     ``assert_nan_finish``; ``loop_invariant_done_preserved``,
-    ``assert_rte_mem_access_2``)."""
-    return any(re.search(rf"_(?:{_KINDS})_{re.escape(p)}(?:_|$)", goal) for p in properties)
+    ``assert_rte_mem_access_2``); or the lemma of that name (``typed_lemma_tie32``)."""
+    return any(
+        re.search(rf"_(?:{_KINDS})_{re.escape(p)}(?:_|$)", goal) or goal == f"typed_lemma_{p}"
+        for p in properties
+    )
 
 
 def labels(source_text: str) -> set[str]:
@@ -146,6 +149,7 @@ def retry(
     steps: int,
     timeout: int,
     leave_out: Mapping[str, set[str]] | None = None,
+    properties: Sequence[str] = (),
 ) -> list[Invocation]:
     """``provers`` on ``open_goals`` (goal -> function): the functions' goals by
     name when every one is a named property, else their whole functions but
@@ -153,7 +157,10 @@ def retry(
     another prover: trying them would only burn the limit; one invocation per
     distinct set, since ``-wp-prop`` applies to every function of a run); the
     lemmas (function ``GLOBALS``, which ``-wp-fct`` cannot select) by their
-    names, in a run of their own."""
+    names, in a run of their own.  With ``properties`` (the caller's
+    selection, which ``open_goals`` lies in), the functions are run on those
+    properties only: an open loop invariant has no name of its own, and its
+    whole function would try every other goal the prover is pinned to."""
     lemmas = tuple(
         sorted(g.removeprefix("typed_lemma_") for g, f in open_goals.items() if f == GLOBALS)
     )
@@ -162,7 +169,9 @@ def retry(
     if rest:
         functions = tuple(sorted(set(rest.values())))
         names = {named_property(g, f, known) for g, f in rest.items()}
-        if None not in names:
+        if properties:
+            runs.append(Invocation(tuple(provers), steps, timeout, functions, tuple(properties)))
+        elif None not in names:
             named = tuple(sorted(n for n in names if n))
             runs.append(Invocation(tuple(provers), steps, timeout, functions, named))
         else:
