@@ -301,9 +301,9 @@ def prove(
     ``wp_plan.MEASURE_STEPS`` and every open goal goes to the next prover; the
     pins only say which named properties the first prover need not try.
     ``properties`` (names or categories, as ``-wp-prop`` takes them) narrow
-    the goals further; the first prover then tries every selected goal,
-    within the widest limit of the selected goals pinned to it (none:
-    ``wp_plan.UNHELD_STEPS``, it passes them on to their own provers).
+    the goals further, in every pass; the first prover then tries every
+    selected goal, within the widest limit of the selected goals pinned to it
+    (none: ``wp_plan.UNHELD_STEPS``, it passes them on to their own provers).
     """
     conf = render_config(root)
     src = source if source is not None else root / unit.source
