@@ -563,12 +563,18 @@ def plant_bitspec(root: Path, old: str, new: str) -> None:
     (root / bits.PATH).write_text(bits.generate(bits.bitspec(root)))
 
 
+def evaluate(root: Path, name: str, *args: int) -> int:
+    """The bitspec function ``name`` of the tree at ``root``, evaluated on ``args``."""
+    spec = bits.bitspec(root)
+    return int(spec.evaluate(next(f for f in spec.FUNCTIONS if f.name == name), *args))
+
+
 # Conversions is split (split_vc): goal #2 of each lemma is its IEEE equality,
 # #0 and #1 the result's range.  cvc5 1.0.3 refuses each of these within its
-# pinned steps ("unknown"); other
-# plants tried (subnormal results truncated or all flushed, a subnormal
-# operand's exponent off by one) make it abort in CaDiCaL while building a
-# counterexample ("High failure"), which refuted() does not count
+# pinned steps ("unknown"); other plants tried (subnormal results truncated or
+# all flushed, a subnormal operand's exponent off by one) make it abort in
+# CaDiCaL while building a counterexample ("High failure"), which refuted()
+# does not count
 @pytest.mark.parametrize(
     ("old", "new", "goal"),
     [
@@ -595,11 +601,9 @@ def test_float16_tiny_results_lost_fails_its_ieee_lemma(copy: Path) -> None:
     # abort counts, and evaluation refutes the planted definition
     old = 'select(cmp("u", ">=", 855638016), sub, 0)'
     plant_bitspec(copy, old, 'select(cmp("u", ">=", 864026624), sub, 0)')
-    narrow = "sonnx_f16_narrow"
-    real, planted = bits.bitspec(REPO), bits.bitspec(copy)
     # 1.5 * 2^-25 rounds to 2^-24, the float16 pattern 0x0001
-    assert real.evaluate(next(f for f in real.FUNCTIONS if f.name == narrow), 0x33400000) == 1
-    assert planted.evaluate(next(f for f in planted.FUNCTIONS if f.name == narrow), 0x33400000) == 0
+    assert evaluate(REPO, "sonnx_f16_narrow", 0x33400000) == 1
+    assert evaluate(copy, "sonnx_f16_narrow", 0x33400000) == 0
     refuted(copy, str(bits.PATH), "Conversions", {"narrow_is_ieee#2"}, aborts=True)
 
 
@@ -613,8 +617,6 @@ def test_bfloat16_product_fault_fails_its_ieee_lemma(copy: Path) -> None:
     # so it counts, and the planted definition is also refuted by evaluation
     old = '("lsb", op(op(Call("sonnx_shr7", (Var("q"), Var("s"))), "/", 2), "%", 2))'
     plant_bitspec(copy, old, '("lsb", Lit(1))')
-    planted = bits.bitspec(copy)
-    product = next(f for f in planted.FUNCTIONS if f.name == "sonnx_bf16_mul_bits")
     # 1.0234375 * 1.5 = 1.53515625, halfway between 0x3FC4 (even) and 0x3FC5
-    assert planted.evaluate(product, 0x3F83, 0x3FC0) == 0x3FC5
+    assert evaluate(copy, "sonnx_bf16_mul_bits", 0x3F83, 0x3FC0) == 0x3FC5
     refuted(copy, str(bits.PATH), "Conversions", {"bf16_mul_is_ieee#3"}, aborts=True)
