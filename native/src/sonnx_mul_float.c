@@ -583,6 +583,10 @@ static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
     const uint16_t hb = (uint16_t)(b % 32768U);
     const uint16_t p = (uint16_t)((uint32_t)bf16_sig(ha) * (uint32_t)bf16_sig(hb));
     const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(ha) + (uint32_t)bf16_exp(hb));
+    /* each step stated in the terms of sonnx_bf16_mul_bits: a wrong step
+       fails its own goal (a second of CVC4), not only `value` (a minute) */
+    /*@ assert operands: p == sonnx_bf16_sig(ha) * sonnx_bf16_sig(hb) &&
+            t0 == sonnx_bf16_exp(ha) + sonnx_bf16_exp(hb); */
     /* p in [2^14, 2^16) unless an operand is 0 (then p is 0 and q any
        value that keeps q + lsb - 1 from wrapping) */
     uint16_t q = (uint16_t)(p * 2U);
@@ -603,13 +607,18 @@ static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
     if (t < 134U) {
         s = 9U;
     }
+    /*@ assert scaled: q == (p >= 32768 ? p : p < 16384 ? 32768 : p * 2) &&
+            t == (p >= 32768 ? t0 + 1 : t0) &&
+            s == (t < 134 ? 9 : t < 142 ? 142 - t : 0); */
     const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);
     const uint16_t u = shr7((uint16_t)((q + lsb) - 1U), s);
+    /*@ assert rounded: lsb == (sonnx_shr7(q, s) / 2) % 2 && u == sonnx_shr7(q + lsb - 1, s); */
     uint16_t hi = 0U;
     if (t >= 142U) {
         hi = (uint16_t)((t - 142U) * 128U);
     }
     uint16_t r = (uint16_t)(hi + ((u / 2U) + (u % 2U)));
+    /*@ assert unsaturated: r == (t >= 142 ? (t - 142) * 128 : 0) + (u / 2 + u % 2); */
     if (r > 32640U) {
         r = 32640U;             /* overflow: infinity */
     }

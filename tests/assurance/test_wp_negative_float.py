@@ -24,7 +24,8 @@ SELECTIONS = (
     ("f32_bits_to_f16", "narrow"),
     ("f16_mag_to_f32_bits", "widen"),
     ("mul1_f16", "finish"),
-    ("mul1_bf16", "value"),
+    ("mul1_bf16", "scaled"),
+    ("mul1_bf16", "rounded"),
     ("mul1_bf16", "nan_rule"),
     ("sonnx_mul_bf16", "done"),
     ("sonnx_mul_f32", "done"),
@@ -133,14 +134,14 @@ def test_F_FLOAT_float16_value_faults_fail(
             "wrong rounding",
             "const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);",
             "const uint16_t lsb = 1U;",
-            "typed_mul1_bf16_ensures_value",
+            "typed_mul1_bf16_assert_rounded",
         ),
         # every result below 2^-126 flushed to zero (what FTZ would do)
         (
             "lost subnormal",
             "        s = (uint16_t)(142U - t);\n",
             "        s = 9U;\n",
-            "typed_mul1_bf16_ensures_value",
+            "typed_mul1_bf16_assert_scaled",
         ),
         # a NaN product written with the operands' sign: not the canonical NaN
         (
@@ -155,8 +156,10 @@ def test_F_FLOAT_bfloat16_value_faults_fail(
     tmp_path: Path, fault: str, old: str, new: str, goal: str
 ) -> None:
     # the one-element product's contract (sonnx_bf16_mul_bits, the function
-    # bf16_mul_is_ieee proves IEEE's) refuses each fault
-    prop = goal.removeprefix("typed_mul1_bf16_ensures_")
+    # bf16_mul_is_ieee proves IEEE's) refuses each fault: at the step that
+    # states the faulty one in the terms of sonnx_bf16_mul_bits, or at the
+    # NaN rule
+    prop = goal.removeprefix("typed_mul1_bf16_").split("_", 1)[1]  # the name after ensures_/assert_
     run, errors = run_fault(tmp_path, old, new, "mul1_bf16", prop)
     assert errors, fault
     assert wp_failed(run, goal), (fault, run.goals)
