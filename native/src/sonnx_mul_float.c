@@ -294,6 +294,14 @@ static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
     const uint32_t z = shift_right_13_plus(sig, j);
     const uint32_t t = shift_right_13_plus((sig + ((z / 2U) % 2U)) - 1U, j);
     const uint32_t sub = (t / 2U) + (t % 2U);
+    /* each range's value stated in the terms of sonnx_f16_narrow: a wrong
+       step fails its own goal, cheaply, and not only `narrow` */
+    /*@ assert normal_range: 947912704 <= mag < 1199570944 ==>
+            normal == (mag - 939524096 + 4095 + (mag / 8192) % 2) / 8192; */
+    /*@ assert subnormal_range: 855638016 <= mag < 947912704 ==>
+            sig == mag % 8388608 + 8388608 && j == 112 - mag / 8388608 &&
+            t == sonnx_shr13(sig + (sonnx_shr13(sig, j) / 2) % 2 - 1, j) &&
+            sub == t / 2 + t % 2; */
     const uint32_t nan = 32256U + ((mag / 8192U) % 512U);
     uint32_t h = normal;
     if (mag < 947912704U) {     /* below 2^-14: float16 subnormal */
@@ -308,6 +316,8 @@ static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
     if (mag > 2139095040U) {    /* NaN */
         h = nan;
     }
+    /*@ assert chosen: h == (mag > 2139095040 ? nan : mag >= 1199570944 ? 31744 :
+            mag >= 947912704 ? normal : mag >= 855638016 ? sub : 0); */
     return (uint16_t)(h + sign);
 }
 

@@ -21,7 +21,9 @@ TIE_C = "proofs/wp/float_tie.c"
 SELECTIONS = (
     ("f32_bits_to_bf16", ""),
     ("f16_canonical", ""),
-    ("f32_bits_to_f16", "narrow"),
+    ("f32_bits_to_f16", "normal_range"),
+    ("f32_bits_to_f16", "subnormal_range"),
+    ("f32_bits_to_f16", "chosen"),
     ("f16_mag_to_f32_bits", "widen"),
     ("mul1_f16", "finish"),
     ("mul1_bf16", "scaled"),
@@ -40,6 +42,13 @@ def run_fault(
     """:func:`planted` on one of the ``SELECTIONS``."""
     assert (function, prop) in SELECTIONS, (function, prop)
     return planted(tmp_path, FLOAT_C, old, new, [function], properties=(prop,) if prop else ())
+
+
+def property_of(goal: str, function: str) -> str:
+    """The property name of a named ensures or assert goal of ``function``."""
+    kind, _, name = goal.removeprefix(f"typed_{function}_").partition("_")
+    assert kind in ("ensures", "assert") and name, goal
+    return name
 
 
 @pytest.mark.parametrize(("function", "prop"), SELECTIONS)
@@ -79,7 +88,7 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
             "((mag - 939524096U) + 4095U + lsb) / 8192U",
             "((mag - 939524096U) + 4096U) / 8192U",
             "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
+            "typed_f32_bits_to_f16_assert_normal_range",
         ),
         # subnormal results truncated instead of rounded
         (
@@ -87,7 +96,7 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
             "const uint32_t sub = (t / 2U) + (t % 2U);",
             "const uint32_t sub = t / 2U;",
             "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
+            "typed_f32_bits_to_f16_assert_subnormal_range",
         ),
         # a subnormal result flushed to zero
         (
@@ -95,7 +104,7 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
             "        h = sub;\n",
             "        h = 0U;\n",
             "f32_bits_to_f16",
-            "typed_f32_bits_to_f16_ensures_narrow",
+            "typed_f32_bits_to_f16_assert_chosen",
         ),
         # a subnormal operand widened as zero (denormals-are-zero)
         (
@@ -118,10 +127,11 @@ def test_F_FLOAT_wrong_canonical_nan_fails(tmp_path: Path) -> None:
 def test_F_FLOAT_float16_value_faults_fail(
     tmp_path: Path, fault: str, old: str, new: str, function: str, goal: str
 ) -> None:
-    # each fault changes bits that sonnx_f16_mul_bits fixes: the contract of
-    # the conversion or of the one-element product refuses it (only that
-    # named property is run: mul1_f16 whole costs minutes of cvc5)
-    run, errors = run_fault(tmp_path, old, new, function, goal.rsplit("_", 1)[1])
+    # each fault changes bits that sonnx_f16_mul_bits fixes: the narrowing's
+    # step that states them in sonnx_f16_narrow's terms, the widening's
+    # contract or the one-element product's refuses it (only that named
+    # property is run: mul1_f16 whole costs minutes of cvc5)
+    run, errors = run_fault(tmp_path, old, new, function, property_of(goal, function))
     assert errors, fault
     assert wp_failed(run, goal), (fault, run.goals)
 
@@ -159,8 +169,7 @@ def test_F_FLOAT_bfloat16_value_faults_fail(
     # bf16_mul_is_ieee proves IEEE's) refuses each fault: at the step that
     # states the faulty one in the terms of sonnx_bf16_mul_bits, or at the
     # NaN rule
-    prop = goal.removeprefix("typed_mul1_bf16_").split("_", 1)[1]  # the name after ensures_/assert_
-    run, errors = run_fault(tmp_path, old, new, "mul1_bf16", prop)
+    run, errors = run_fault(tmp_path, old, new, "mul1_bf16", property_of(goal, "mul1_bf16"))
     assert errors, fault
     assert wp_failed(run, goal), (fault, run.goals)
 
