@@ -229,3 +229,16 @@ def test_a_property_selects_its_own_goals_only() -> None:
     assert wp_plan.selects("typed_lemma_tie32", ["tie32"])
     assert not wp_plan.selects("typed_lemma_tie32", ["tie64"])
     assert not wp_plan.selects("typed_lemma_tie320", ["tie32"])
+
+
+def test_a_unit_caps_a_provers_search_and_keeps_the_cap_on_a_re_pin() -> None:
+    entry = {"source": "s.c", "provers": ["cvc4", "cvc5-opaque"], "timeout": 300}
+    plain, capped = wp.units({"units": [entry, {**entry, "measure_steps": {"cvc5-opaque": "7"}}]})
+    assert plain.measure_steps == {}
+    assert capped.measure_steps == {"cvc5-opaque": 7}
+    assert capped.search_steps("cvc5-opaque") == 7
+    assert capped.search_steps("cvc4") == plain.search_steps("cvc5-opaque") == wp_plan.MEASURE_STEPS
+    run = wp.Run(capped, 0, 1.0, 0, {}, {}, {}, "")
+    assert wp.manifest_entry(run)["measure_steps"] == {"cvc5-opaque": 7}
+    # negative control: a unit without a cap writes none (update-manifest keeps the file as is)
+    assert "measure_steps" not in wp.manifest_entry(wp.Run(plain, 0, 1.0, 0, {}, {}, {}, ""))

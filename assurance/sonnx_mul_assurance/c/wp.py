@@ -91,12 +91,20 @@ class Goal:
 @dataclass
 class Unit:
     """One C file proved in Frama-C runs: ``provers`` in turn, ``timeout`` the
-    safety net in seconds (the step limits decide)."""
+    safety net in seconds (the step limits decide); ``measure_steps`` caps a
+    prover's search in ``update-manifest`` (default ``wp_plan.MEASURE_STEPS``):
+    a quick prover that cannot prove some goals then passes them on after
+    that many steps, instead of burning the timeout on each."""
 
     source: str
     provers: list[str]
     timeout: int
     extra: list[str] = field(default_factory=list)
+    measure_steps: dict[str, int] = field(default_factory=dict)
+
+    def search_steps(self, prover: str) -> int:
+        """The step limit of ``prover`` (a shortcut) in ``update-manifest``."""
+        return self.measure_steps.get(prover, wp_plan.MEASURE_STEPS)
 
 
 @dataclass
@@ -327,7 +335,7 @@ def prove(
 
     def budget(prover: str) -> int:
         if measure:
-            return wp_plan.MEASURE_STEPS
+            return unit.search_steps(prover)
         return wp_plan.step_budget(held, names_of.get(prover, prover))
 
     # a property filter and the pins' exclusions cannot be combined in one
@@ -417,6 +425,7 @@ def units(manifest: dict[str, Any]) -> list[Unit]:
             list(u["provers"]),
             int(u["timeout"]),
             list(u.get("extra", [])),
+            {p: int(n) for p, n in u.get("measure_steps", {}).items()},
         )
         for u in manifest["units"]
     ]
@@ -497,11 +506,13 @@ def tool_versions() -> dict[str, str]:
 
 def manifest_entry(run: Run) -> dict[str, Any]:
     """The manifest entry pinning ``run`` (all goals must be proved)."""
+    caps = {"measure_steps": run.unit.measure_steps} if run.unit.measure_steps else {}
     return {
         "source": run.unit.source,
         "provers": run.unit.provers,
         "timeout": run.unit.timeout,
         "extra": run.unit.extra,
+        **caps,
         "functions": {
             f: {"sha256": h, "contract": run.contracts.get(f, "")}
             for f, h in sorted(run.functions.items())
