@@ -305,9 +305,10 @@ def prove(
     The provers take turns as ``wp_plan`` says: each goal the manifest
     ``pins`` (the unit's goals) is tried by its pinned prover within the
     widest step limit of that prover's goals (``compare`` then holds it to
-    its own).  With ``measure`` (``update-manifest``), the limits are
-    ``wp_plan.MEASURE_STEPS`` and every open goal goes to the next prover; the
-    pins only say which named properties the first prover need not try.
+    its own).  With ``measure`` (``update-manifest``), the limits are the
+    unit's ``search_steps`` (``wp_plan.MEASURE_STEPS`` unless capped) and every
+    open goal goes to the next prover; the pins only say which named
+    properties the first prover need not try.
     ``properties`` (names or categories, as ``-wp-prop`` takes them) narrow
     the goals further, in every pass; the first prover then tries every
     selected goal, within the widest limit of the selected goals pinned to it
