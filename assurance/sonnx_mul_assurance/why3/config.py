@@ -10,9 +10,11 @@ next to the running Python (``@Z3_PYPI@``).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 DRIVERS = Path("proofs/drivers")
@@ -39,14 +41,27 @@ def z3_pypi() -> str:
 
 
 def render(root: Path, template: Path, name: str) -> Path:
-    """Write ``proofs/out/<name>`` from ``template`` (relative to ``root``)."""
+    """Write ``proofs/out/<name>`` from ``template`` (relative to ``root``).
+
+    The file is replaced whole (a temporary file renamed over it): checks
+    that run at once, such as the two workers of ``make test``, render the same
+    file while a prover started by the other reads it, and a reader must
+    never see it truncated."""
     text = (root / template).read_text()
     text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
     text = text.replace("@WHY3_SPEC@", str((root / "why3").resolve()))
     text = text.replace("@Z3_PYPI@", z3_pypi())
     conf = root / OUT_DIR / name
     conf.parent.mkdir(parents=True, exist_ok=True)
-    conf.write_text(text)
+    fd, temporary = tempfile.mkstemp(dir=conf.parent, prefix=f".{name}.")
+    try:
+        with os.fdopen(fd, "w") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 would differ from a plain write's
+        os.replace(temporary, conf)
+    except BaseException:
+        os.unlink(temporary)
+        raise
     return conf
 
 
