@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from sonnx_mul_assurance.c import wp, wp_plan
 from sonnx_mul_assurance.evidence import schema
 
@@ -242,3 +247,29 @@ def test_a_unit_caps_a_provers_search_and_keeps_the_cap_on_a_re_pin() -> None:
     assert wp.manifest_entry(run)["measure_steps"] == {"cvc5-opaque": 7}
     # negative control: a unit without a cap writes none (update-manifest keeps the file as is)
     assert "measure_steps" not in wp.manifest_entry(wp.Run(plain, 0, 1.0, 0, {}, {}, {}, ""))
+
+
+def test_a_check_gives_every_frama_c_run_the_wide_net_and_a_re_pin_the_unit_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # issue 28's certificate: the wall-clock net of a check must not be what
+    # decides a goal on a busy machine (the 300 s net was, with four busy loops)
+    source = tmp_path / "s.c"
+    source.write_text(SOURCE)
+    unit = wp.Unit("s.c", ["cvc4"], 300)
+    argvs: list[list[str]] = []
+
+    def run(argv: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        argvs.append(argv)
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(wp, "printed_functions", lambda src, inc: ({"f": "0"}, {"f": ""}))
+    monkeypatch.setattr(wp.subprocess, "run", run)
+    nets = {}
+    for measure in (False, True):
+        argvs.clear()
+        wp.prove(Path.cwd(), unit, source=source, measure=measure)
+        assert argvs
+        nets[measure] = {argv[argv.index("-wp-timeout") + 1] for argv in argvs}
+    assert nets == {False: {str(300 * wp.CHECK_NET_FACTOR)}, True: {"300"}}
+    assert wp.CHECK_NET_FACTOR >= 6  # 50 s of the largest goal, six times slower

@@ -19,7 +19,8 @@ changes the hash even when every goal name stays the same.
 Every goal is decided by its pinned prover within its pinned step limit
 (``wp_plan``: the prover's deterministic resource count, ``-wp-steps``), so
 the verdict does not depend on the machine's load; ``timeout`` is only a
-safety net.  The provers take turns; racing them cost twice the CPU.
+safety net, and a check's is ``CHECK_NET_FACTOR`` times wider.  The provers
+take turns; racing them cost twice the CPU.
 
 ``update-manifest`` rewrites the manifest from what the provers prove now
 (review the diff).  Provers are reached through Why3 with the project's
@@ -57,6 +58,11 @@ def _text_sha256(text: str) -> str:
 
 
 MANIFEST = Path("proofs/wp-manifest.json")
+CHECK_NET_FACTOR = 6
+"""A check's wall-clock net over a unit's ``timeout`` (300 s: 1800 s). The
+largest goal, ``mul1_bf16``'s ``value`` (1.52M CVC4 steps, about 50 s
+idle), reached 300 s with four busy loops beside it (2026-11-29), and its
+proof, true, was reported unknown."""
 CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
 DRIVERS = prover_config.DRIVERS
 OUT_DIR = prover_config.OUT_DIR
@@ -101,6 +107,14 @@ class Unit:
     timeout: int
     extra: list[str] = field(default_factory=list)
     measure_steps: dict[str, int] = field(default_factory=dict)
+
+    def safety_net(self, measure: bool) -> int:
+        """A goal's wall-clock limit in seconds: ``timeout`` when measuring
+        (``update-manifest``: where a prover cannot prove a goal, it stops
+        there), ``CHECK_NET_FACTOR`` times that in a check, where the pinned
+        step limit decides and the net is never to be reached, however busy
+        the machine."""
+        return self.timeout if measure else self.timeout * CHECK_NET_FACTOR
 
     def search_steps(self, prover: str) -> int:
         """The step limit of ``prover`` (a shortcut) in ``update-manifest``."""
@@ -345,6 +359,7 @@ def prove(
         {} if properties else wp_plan.skipped_properties(pinned, names_of.get(first, first), known)
     )
     env = dict(os.environ, WHY3CONFIG=str(conf))
+    net = unit.safety_net(measure)
     names = list(hashes)
     start = time.perf_counter()
     goals: dict[str, Goal] = {}
@@ -363,9 +378,7 @@ def prove(
         return found
 
     lemmas = re.search(r"\blemma\s+\w+\s*:", text) is not None
-    passes = wp_plan.first_pass(
-        functions, skipped, first, budget(first), unit.timeout, properties, lemmas
-    )
+    passes = wp_plan.first_pass(functions, skipped, first, budget(first), net, properties, lemmas)
     for invocation in passes:
         goals.update(run(invocation))
     for prover in unit.provers[1:]:
@@ -383,7 +396,7 @@ def prove(
             todo = {g: f for g, f in todo.items() if g in goals or wp_plan.selects(g, properties)}
         leave_out = wp_plan.elsewhere(pinned, name, todo, known)
         for invocation in wp_plan.retry(
-            todo, known, (prover,), budget(prover), unit.timeout, leave_out, properties
+            todo, known, (prover,), budget(prover), net, leave_out, properties
         ):
             found = run(invocation)
             goals.update({g: v for g, v in found.items() if g in todo})
