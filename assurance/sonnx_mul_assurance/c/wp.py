@@ -61,8 +61,8 @@ MANIFEST = Path("proofs/wp-manifest.json")
 CHECK_NET_FACTOR = 6
 """A check's wall-clock net over a unit's ``timeout`` (300 s: 1800 s). The
 largest goal, ``mul1_bf16``'s ``value`` (1.52M CVC4 steps, about 50 s
-idle), reached 300 s with four busy loops beside it (2026-11-29), and its
-proof, true, was reported unknown."""
+idle), reached 300 s in a check that had four busy loops and a second unit
+beside it (2026-11-29), and the true goal was reported unknown."""
 CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
 DRIVERS = prover_config.DRIVERS
 OUT_DIR = prover_config.OUT_DIR
