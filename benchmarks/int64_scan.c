@@ -58,13 +58,25 @@ size_t probe_disagreements(const int64_t *a, const int64_t *b, size_t n)
     return count;
 }
 
+/* One scan of n elements by blocks, as sonnx_mul_first_overflow_i64 does:
+ * nonzero when a block flags an overflow. */
+static uint64_t by_blocks(int (*block)(const int64_t *, const int64_t *, size_t, size_t),
+                          const int64_t *a, const int64_t *b, size_t n)
+{
+    uint64_t seen = 0U;
+    for (size_t start = 0U; start < n; start += PROBE_BLOCK) {
+        const size_t end = (n - start < PROBE_BLOCK) ? n : start + PROBE_BLOCK;
+        seen |= (uint64_t)block(a, b, start, end);
+    }
+    return seen;
+}
+
 /* What one pass over n elements computes (its result is returned so that
  * the compiler keeps it): 0 reading floor, 1 proved scan, 2 binary64 scan,
  * 3 wrap pass into c. */
 static uint64_t pass(int which, const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     uint64_t seen = 0U;
-    size_t start;
     switch (which) {
     case 0:
         for (size_t j = 0U; j < n; j++) {
@@ -72,17 +84,9 @@ static uint64_t pass(int which, const int64_t *a, const int64_t *b, int64_t *c, 
         }
         return seen;
     case 1:
-        for (start = 0U; start < n; start += PROBE_BLOCK) {
-            const size_t end = (n - start < PROBE_BLOCK) ? n : start + PROBE_BLOCK;
-            seen |= (uint64_t)block_overflows_i64(a, b, start, end);
-        }
-        return seen;
+        return by_blocks(block_overflows_i64, a, b, n);
     case 2:
-        for (start = 0U; start < n; start += PROBE_BLOCK) {
-            const size_t end = (n - start < PROBE_BLOCK) ? n : start + PROBE_BLOCK;
-            seen |= (uint64_t)binary64_block(a, b, start, end);
-        }
-        return seen;
+        return by_blocks(binary64_block, a, b, n);
     default:
         sonnx_mul_wrap_i64(a, b, c, n);
         return (uint64_t)c[0];

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import functools
 import os
 import platform
 import statistics
@@ -39,27 +40,30 @@ N = 1_000_000
 PASSES = ("reading floor", "proved scan", "binary64 scan", "wrap pass")
 
 
-def builds() -> dict[str, list[str]]:
-    """The flags of each x86-64 build: the portable row, and it plus each variant's row."""
+VARIANTS = ("avx2", "avx512")
+
+
+@functools.cache
+def _rows() -> dict[str, list[str]]:
     sys.path.insert(0, str(ROOT / "native"))
     import flags  # native/flags.py: the one source of the compile flags
 
-    base = flags.cflags("gcc")
-    rows = flags.table()
-    return {
-        "portable": base,
-        "avx2": [*base, *rows["SONNX_CFLAGS_AVX2"]],
-        "avx512": [*base, *rows["SONNX_CFLAGS_AVX512"]],
-    }
+    return {**flags.table(), "portable": flags.cflags("gcc")}
+
+
+def builds() -> dict[str, list[str]]:
+    """The flags of each x86-64 build: the portable row, and it plus each variant's row."""
+    rows = _rows()
+    base = rows["portable"]
+    return {"portable": base} | {v: [*base, *rows[f"SONNX_CFLAGS_{v.upper()}"]] for v in VARIANTS}
 
 
 def supported(build: str) -> bool:
-    """True when this CPU runs ``build``'s instructions (/proc/cpuinfo's flags)."""
+    """True when this CPU has the features flags.mk's SONNX_CPU_<build> row names."""
     if build == "portable":
         return True
     cpu = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
-    needed = {"avx2": ["avx2"], "avx512": ["avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq"]}
-    return all(flag in cpu for flag in needed[build])
+    return all(feature in cpu for feature in _rows()[f"SONNX_CPU_{build.upper()}"])
 
 
 def build(name: str, cflags: list[str], planted: str = "") -> ctypes.CDLL:
