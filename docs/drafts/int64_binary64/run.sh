@@ -11,7 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 z3=$(sed -n 's/^command = "\([^ ]*z3\) .*/\1/p' "$root/proofs/out/wp-why3.conf" | head -1)
 sed "s#@ROOT@#$root#" "$here/z3_opaque_wp.drv" > "$out/z3_opaque_wp.drv"
-cp "$here/cvc5_axioms_wp.drv" "$out/"
+sed "s#@ROOT@#$root#" "$here/cvc5_axioms_wp.drv" > "$out/cvc5_axioms_wp.drv"
 cp "$root/proofs/out/wp-why3.conf" "$out/wp-why3.conf"
 cat >> "$out/wp-why3.conf" <<CONF
 
