@@ -1,59 +1,30 @@
-/* int64_scan.c -- a design probe for int64's checked mode (benchmarks/int64_scan.py).
+/* int64_scan.c -- int64's two checked tests side by side (benchmarks/int64_scan.py).
  *
- * The proved scan decides "the product fits in int64" from 32-bit halves
- * (excess_i64 in native/src/sonnx_mul_int.c).  The candidate decides it by a
- * binary64 test: with w the wrapped product (x * y mod 2^64, as int64),
- *
- *     fits  <=>  |fl(fl(x) * fl(y)) - fl(w)| < 2^20
- *
- * (docs/native-kernel.md, "int64's checked scan by a binary64 test": if the
- * product fits, w is the product and the three roundings leave a gap below
- * 2^14; if not, they differ by a non-zero multiple of 2^64 and the gap stays
- * above 2^62; every value is an integer, so no subnormal and no rounding
- * mode changes the verdict).  Not proved, not in the product: this file
- * includes the generated source to reach its static scan, and compares and
- * times the two from C. */
+ * The generated integer unit holds both: the division-free test from 32-bit
+ * halves (excess_i64, the scan of every build but avx512) and the binary64
+ * test (excess_f64_i64, native/int64_binary64.py: with w the wrapped product,
+ * fits <=> |fl(fl(x) * fl(y)) - fl(w)| < 2^20; the avx512 build's scan).
+ * WP proves each against the same contract; this file includes the unit to
+ * reach both static block scans, compares their verdicts and times them
+ * from C in whatever build it is compiled with. */
 #define _POSIX_C_SOURCE 199309L
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
+#define SONNX_MUL_I64_BOTH_SCANS /* both block scans, whatever the build */
 #include "sonnx_mul_int.c"
 
 #define PROBE_BLOCK 2048U
-#ifndef PROBE_GAP_LIMIT
-#define PROBE_GAP_LIMIT 1048576.0 /* 2^20; another value is a planted fault */
-#endif
-
-/* The binary64 test's verdict for one pair: 1 when the product does not fit. */
-static inline uint64_t binary64_excess(int64_t x, int64_t y)
-{
-    const uint64_t r = (uint64_t)x * (uint64_t)y;
-    /* r as int64 through in-range steps, as sonnx_mul_wrap_i64 does */
-    const int64_t w = (r > 9223372036854775807ULL)
-                          ? -(int64_t)(18446744073709551615ULL - r) - 1LL
-                          : (int64_t)r;
-    const double gap = ((double)x * (double)y) - (double)w;
-    const double size = (gap < 0.0) ? -gap : gap;
-    return (size >= PROBE_GAP_LIMIT) ? 1U : 0U;
-}
-
-static int binary64_block(const int64_t *a, const int64_t *b, size_t from, size_t to)
-{
-    uint64_t acc = 0U;
-    for (size_t j = from; j < to; j++) {
-        acc |= binary64_excess(a[j], b[j]);
-    }
-    return (acc != 0U) ? 1 : 0;
-}
 
 /* Pairs on which the two tests disagree, element by element. */
 size_t probe_disagreements(const int64_t *a, const int64_t *b, size_t n)
 {
     size_t count = 0U;
     for (size_t i = 0U; i < n; i++) {
-        const uint64_t proved = (excess_i64(a[i], b[i]) != 0U) ? 1U : 0U;
-        count += (proved != binary64_excess(a[i], b[i])) ? 1U : 0U;
+        const uint64_t halves = (excess_i64(a[i], b[i]) != 0U) ? 1U : 0U;
+        const uint64_t binary64 = (excess_f64_i64(a[i], b[i]) != 0U) ? 1U : 0U;
+        count += (halves != binary64) ? 1U : 0U;
     }
     return count;
 }
@@ -72,8 +43,8 @@ static uint64_t by_blocks(int (*block)(const int64_t *, const int64_t *, size_t,
 }
 
 /* What one pass over n elements computes (its result is returned so that
- * the compiler keeps it): 0 reading floor, 1 proved scan, 2 binary64 scan,
- * 3 wrap pass into c. */
+ * the compiler keeps it): 0 reading floor, 1 the halves scan, 2 the
+ * binary64 scan, 3 wrap pass into c. */
 static uint64_t pass(int which, const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     uint64_t seen = 0U;
@@ -86,7 +57,7 @@ static uint64_t pass(int which, const int64_t *a, const int64_t *b, int64_t *c, 
     case 1:
         return by_blocks(block_overflows_i64, a, b, n);
     case 2:
-        return by_blocks(binary64_block, a, b, n);
+        return by_blocks(block_overflows_f64_i64, a, b, n);
     default:
         sonnx_mul_wrap_i64(a, b, c, n);
         return (uint64_t)c[0];

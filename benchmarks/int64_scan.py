@@ -1,4 +1,4 @@
-"""int64's checked scan: the proved test against the binary64 candidate (a design probe).
+"""int64's two checked scans compared and timed: the halves test and the binary64 test.
 
 Builds ``int64_scan.c`` (which includes the generated ``native/src/sonnx_mul_int.c``)
 once per x86-64 build the CPU runs (portable, avx2, avx512: ``native/flags.mk``'s
@@ -9,12 +9,14 @@ rows), then, per build:
   both signs) and on random pairs of random magnitudes; any disagreement is
   reported (exit 1);
 - one pass over 10^6 elements timed from C, min and median of ``--reps``:
-  the reading floor (both operands read), the proved scan, the binary64
-  scan, the wrap pass. ``checked / wrap`` is what checked mode would cost
+  the reading floor (both operands read), the halves scan, the binary64
+  scan, the wrap pass. ``checked / wrap`` is what checked mode costs
   against wrap mode with each scan (scan + wrap over wrap).
 
-Not part of ``make bench``: it measures a design that is not in the product
-(``docs/native-kernel.md``, "int64's checked scan by a binary64 test").
+Both scans are the product's (the generated unit, proved by WP); the avx512
+build runs the binary64 one, every other build the halves one.  Not part of
+``make bench``, which times checked mode through ``mul`` (``docs/native-kernel.md``,
+"int64's checked scan by a binary64 test").
 
     python benchmarks/int64_scan.py [--reps 41] [--random 10000000]
 """
@@ -23,65 +25,30 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import functools
-import os
 import platform
 import statistics
-import subprocess
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
+from probe_build import ROOT, builds, compile_probe, supported, times
 
-ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "build" / "bench"
+sys.path.insert(0, str(ROOT / "native"))
+import int64_binary64  # native/int64_binary64.py: the binary64 test's limit
+
 N = 1_000_000
-PASSES = ("reading floor", "proved scan", "binary64 scan", "wrap pass")
-
-
-VARIANTS = ("avx2", "avx512")
-
-
-@functools.cache
-def _rows() -> dict[str, list[str]]:
-    sys.path.insert(0, str(ROOT / "native"))
-    import flags  # native/flags.py: the one source of the compile flags
-
-    return {**flags.table(), "portable": flags.cflags("gcc")}
-
-
-def builds() -> dict[str, list[str]]:
-    """The flags of each x86-64 build: the portable row, and it plus each variant's row."""
-    rows = _rows()
-    base = rows["portable"]
-    return {"portable": base} | {v: [*base, *rows[f"SONNX_CFLAGS_{v.upper()}"]] for v in VARIANTS}
-
-
-def supported(build: str) -> bool:
-    """True when this CPU has the features flags.mk's SONNX_CPU_<build> row names."""
-    if build == "portable":
-        return True
-    cpu = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
-    return all(feature in cpu for feature in _rows()[f"SONNX_CPU_{build.upper()}"])
+PASSES = ("reading floor", "halves scan", "binary64 scan", "wrap pass")
 
 
 def build(name: str, cflags: list[str], planted: str = "") -> ctypes.CDLL:
-    """The probe with ``cflags``; ``planted`` a PROBE_GAP_LIMIT other than 2^20 (a fault)."""
-    BUILD.mkdir(parents=True, exist_ok=True)
-    # a name per build and fault (a process loads a path once), written whole
-    # under a temporary name first (another test worker may load it)
-    lib = BUILD / f"libint64_scan_{name}{'_gap_' + planted if planted else ''}.so"
-    fault = [f"-DPROBE_GAP_LIMIT={planted}"] if planted else []
-    with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
-        built = Path(scratch) / lib.name
-        argv = [
-            "gcc", *cflags, *fault, "-fPIC", "-shared", f"-I{ROOT / 'native/include'}",
-            f"-I{ROOT / 'native/src'}", str(ROOT / "benchmarks/int64_scan.c"), "-o", str(built),
-        ]  # fmt: skip
-        subprocess.run(argv, check=True)
-        os.replace(built, lib)
-    dll = ctypes.CDLL(str(lib))
+    """The probe with ``cflags``; ``planted``: a limit of the binary64 test
+    other than 2^20, in a copy of the generated unit (a fault)."""
+    patch = ("", "")
+    if planted:
+        unit = (ROOT / "native/src/sonnx_mul_int.c").read_text(encoding="utf-8")
+        old = f"(size >= {int64_binary64.GAP_LIMIT}.0)"
+        assert unit.count(old) == 1, "the binary64 test's limit is not where the fault goes"
+        patch = ("sonnx_mul_int.c", unit.replace(old, f"(size >= {planted})"))
+    dll = compile_probe("int64_scan", name, cflags, [], patch)
     dll.probe_disagreements.restype = ctypes.c_size_t
     dll.probe_disagreements.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
     dll.probe_time.restype = ctypes.c_uint64
@@ -117,15 +84,6 @@ def disagreements(dll: ctypes.CDLL, a: np.ndarray, b: np.ndarray) -> int:
     return int(dll.probe_disagreements(a.ctypes.data, b.ctypes.data, a.size))
 
 
-def times(dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray, reps: int) -> list[float]:
-    """Microseconds of ``reps`` passes (the first, cold, dropped)."""
-    c = np.empty_like(a)
-    out = np.zeros(reps + 1, np.uint64)
-    dll.probe_time(which, a.ctypes.data, b.ctypes.data, c.ctypes.data, a.size, reps + 1,
-                   out.ctypes.data)  # fmt: skip
-    return [t / 1000 for t in out[1:].tolist()]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reps", type=int, default=41)
@@ -141,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     timed = tuple(rng.integers(-(2**31) + 1, 2**31, size=N, dtype=np.int64) for _ in range(2))
     failed = False
     print("| build | edge pairs differ | random pairs differ | "
-          + " | ".join(f"{p} us min / median" for p in PASSES) + " | checked / wrap, proved "
+          + " | ".join(f"{p} us min / median" for p in PASSES) + " | checked / wrap, halves "
           "| checked / wrap, binary64 |")  # fmt: skip
     print("|---" * (5 + len(PASSES)) + "|")
     for name, cflags in builds().items():
@@ -155,10 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         runs = [times(dll, which, *timed, args.reps) for which in range(len(PASSES))]
         mins = [min(r) for r in runs]
         cells = " | ".join(f"{min(r):.0f} / {statistics.median(r):.0f}" for r in runs)
-        proved, binary64, wrap = mins[1], mins[2], mins[3]
+        halves, binary64, wrap = mins[1], mins[2], mins[3]
         print(
             f"| {name} | {edge_bad} of {edges[0].size} | {random_bad} of {args.random} | {cells} "
-            f"| {(proved + wrap) / wrap:.2f} | {(binary64 + wrap) / wrap:.2f} |"
+            f"| {(halves + wrap) / wrap:.2f} | {(binary64 + wrap) / wrap:.2f} |"
         )
     return 1 if failed else 0
 

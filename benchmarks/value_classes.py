@@ -9,7 +9,7 @@ the same array, interleaved in one run, medians of this process's CPU time.
 The issue's targets: every class within 1.25x of the type's fastest,
 checked mode within 2x of wrap, the slowest class within 2x of the copy.
 
-    python benchmarks/value_classes.py [--quick]
+    python benchmarks/value_classes.py [--quick] [--type int64 ...]
 """
 
 from __future__ import annotations
@@ -144,11 +144,14 @@ def cases(rng: np.random.Generator) -> list[Job]:
     return jobs
 
 
-def measure(repeats: int) -> list[Row]:
-    """One row per (type, class): the mul, and the copy of its first operand."""
+def measure(repeats: int, types: list[str] | None = None) -> list[Row]:
+    """One row per (type, class): the mul, and the copy of its first operand
+    (of every type, or of ``types``)."""
     jobs = cases(np.random.default_rng(20261126))
     rows: list[Row] = []
     for type_name in dict.fromkeys(job[0] for job in jobs):
+        if types and type_name not in types:
+            continue
         rows += _measure_type([job for job in jobs if job[0] == type_name], repeats)
     return rows
 
@@ -196,7 +199,7 @@ def render(rows: list[Row]) -> list[str]:
         "| type | spread, wrap | spread, checked | checked / wrap | slowest x np.copyto |",
         "|---|---|---|---|---|",
     ]
-    for type_name in [*FLOAT_FORMATS, *INT_TYPES]:
+    for type_name in dict.fromkeys(r.type for r in rows):
         mine = [r for r in rows if r.type == type_name]
         fastest = min(r.mul for r in mine)
         for r in mine:
@@ -220,8 +223,9 @@ def render(rows: list[Row]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--type", action="append", help="only this type (repeatable)")
     args = parser.parse_args(argv)
-    rows = measure(QUICK_REPEATS if args.quick else REPEATS)
+    rows = measure(QUICK_REPEATS if args.quick else REPEATS, args.type)
     print("\n".join(render(rows)))
     return 0
 

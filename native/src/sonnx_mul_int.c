@@ -894,6 +894,27 @@ size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, 
 /* ---- int64_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
+/*@ assigns \nothing;
+    ensures twos: \result == sonnx_twos_i64(r);
+*/
+static inline int64_t twos_i64(uint64_t r)
+{
+    int64_t w;
+    if (r > 9223372036854775807ULL) {
+        const uint64_t nr = 18446744073709551615ULL - r;
+        /*@ assert nr_range: nr <= 9223372036854775807; */
+        const int64_t snr = (int64_t)nr;
+        /*@ assert nr_same: snr == nr; */
+        w = -snr - 1LL;
+        /*@ assert twos_neg: w == r - 18446744073709551616; */
+    } else {
+        w = (int64_t)r;
+        /*@ assert twos_pos: w == r; */
+    }
+    return w;
+}
+
+/* @relation(F-WRAP, scope=function) */
 void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
 {
     size_t i;
@@ -907,24 +928,8 @@ void sonnx_mul_wrap_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     */
     for (i = 0U; i < n; i++) {
         const uint64_t r = (uint64_t)a[i] * (uint64_t)b[i];
-        int64_t w;
-        if (r > 9223372036854775807ULL) {
-            const uint64_t nr = 18446744073709551615ULL - r;
-            /*@ assert nr_range: nr <= 9223372036854775807; */
-            const int64_t snr = (int64_t)nr;
-            /*@ assert nr_same: snr == nr; */
-            w = -snr - 1LL;
-            /*@ assert twos_neg: w == r - 18446744073709551616; */
-        } else {
-            const uint64_t uhalf = r / 2U;
-            const uint64_t uodd = r % 2U;
-            const int64_t half = (int64_t)uhalf;
-            const int64_t odd = (int64_t)uodd;
-            w = (half * 2LL) + odd;
-            /*@ assert twos_pos: w == r; */
-        }
+        const int64_t w = twos_i64(r);
         /*@ assert wrap_bits: r == (uint64_t)((uint64_t)a[i] * (uint64_t)b[i]); */
-        /*@ assert wrap_twos: w == sonnx_twos_i64(r); */
         /*@ assert wrap_elem: w == sonnx_wrap_bits_i64(a[i], b[i]); */
         c[i] = w;
     }
@@ -976,6 +981,7 @@ static int overflows_i64(int64_t x, int64_t y)
     return (excess_i64(x, y) != 0U) ? 1 : 0;
 }
 
+#if !defined(__AVX512DQ__) || defined(__FRAMAC__) || defined(SONNX_MUL_I64_BOTH_SCANS)
 /* @relation(F-CHECKED, scope=function) */
 /*@ requires range: from <= to;
     requires valid_a: \valid_read(a + (from .. to - 1));
@@ -984,7 +990,7 @@ static int overflows_i64(int64_t x, int64_t y)
     ensures clear: \result == 0 ==>
         \forall integer k; from <= k < to ==> sonnx_fits_i64(a[k] * b[k]);
 */
-static int block_overflows_i64(const int64_t *a, const int64_t *b, size_t from, size_t to)
+static inline int block_overflows_i64(const int64_t *a, const int64_t *b, size_t from, size_t to)
 {
     uint64_t acc = 0U;
     size_t j;
@@ -999,6 +1005,137 @@ static int block_overflows_i64(const int64_t *a, const int64_t *b, size_t from, 
     }
     return (acc != 0U) ? 1 : 0;
 }
+#endif
+
+/* (uint64_t)x for an int64 x and the uint64_t product a * b: C99 defines
+   both modulo 2^64 (6.3.1.3p2, 6.2.5p9), and WP's model (Cint) states the
+   conversion only in range.  The admitted clauses are those sentences of
+   the standard, stated at the calls that need them (proofs/wp/spec_clients.c
+   assumes the same as an axiom). */
+/* @relation(F-CHECKED, scope=function) */
+/*@ ghost
+  /@ assigns \nothing;
+     admit ensures modular: (uint64_t)x == ((x % 18446744073709551616) + 18446744073709551616) % 18446744073709551616;
+  @/
+  void u64_of_i64(int64_t x) { }
+*/
+/* @relation(F-CHECKED, scope=function) */
+/*@ ghost
+  /@ assigns \nothing;
+     admit ensures modular: (uint64_t)(a * b) == (a * b) % 18446744073709551616;
+  @/
+  void u64_mul(uint64_t a, uint64_t b) { }
+*/
+
+/*@ logic integer carry64(integer q, integer t, integer x, integer y) =
+      q + t - ((x < 0) ? y : 0) - ((y < 0) ? x : 0) - ((x < 0 && y < 0) ? 18446744073709551616 : 0);
+*/
+
+/* The product's error from the three roundings, stated at its one use. */
+/* @relation(F-CHECKED, scope=function) */
+/*@ ghost
+  /@ requires eu: \abs(u - x) <= 0x1p-52 * \abs(x);
+     requires ev: \abs(v - y) <= 0x1p-52 * \abs(y);
+     requires ep: \abs(p - u * v) <= 0x1p-52 * \abs(u * v) + 0x1p-1074;
+     assigns \nothing;
+     ensures prod: \abs(p - (real)x * (real)y) <= 0x1p-50 * \abs((real)x * (real)y) + 0x1p-1074;
+  @/
+  void prod_err_at(int64_t x, int64_t y, double u, double v, double p) { }
+*/
+
+#if defined(__AVX512DQ__) || defined(__FRAMAC__) || defined(SONNX_MUL_I64_BOTH_SCANS)
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires w_range: sonnx_fits_i64(w);
+    assigns \nothing;
+    ensures near: x * y == w ==> \result == 0;
+    ensures far: \abs(x * y - w) >= 18446744073709551616 ==> \result == 1;
+*/
+static inline uint64_t far_f64(int64_t x, int64_t y, int64_t w)
+{
+    const double fx = (double)x;
+    /*@ assert fx_err: \is_finite(fx) && \abs(fx - x) <= 0x1p-52 * \abs(x); */
+    const double fy = (double)y;
+    /*@ assert fy_err: \is_finite(fy) && \abs(fy - y) <= 0x1p-52 * \abs(y); */
+    const double fw = (double)w;
+    /*@ assert fw_err: \is_finite(fw) && \abs(fw - w) <= 0x1p-52 * \abs(w); */
+    /*@ assert fx_bound: \abs(fx) <= 0x1.0000000000001p63; */
+    /*@ assert fy_bound: \abs(fy) <= 0x1.0000000000001p63; */
+    /*@ assert fxfy_bound: \abs(fx * fy) <= 0x1p127; */
+    const double p = fx * fy;
+    /*@ assert p_err: \is_finite(p) && \abs(p - fx * fy) <= 0x1p-52 * \abs(fx * fy) + 0x1p-1074; */
+    /*@ ghost prod_err_at(x, y, fx, fy, p); */
+    /*@ assert p_total_r: \abs(p - (real)x * (real)y) <= 0x1p-50 * \abs((real)x * (real)y) + 0x1p-1074; */
+    /*@ assert p_total: \abs(p - x * y) <= 0x1p-50 * \abs(x * y) + 0x1p-1074; */
+    /*@ assert diff_bound: \abs(p - fw) <= 0x1p128; */
+    const double gap = p - fw;
+    /*@ assert gap_err: \is_finite(gap) && \abs(gap - (p - fw)) <= 0x1p-52 * \abs(p - fw) + 0x1p-1074; */
+    /*@ assert fits_small: x * y == w ==> \abs(gap) < 1048576; */
+    /*@ assert over_big: \abs(x * y - w) >= 18446744073709551616 ==> \abs(gap) >= 1048576; */
+    const double size = (gap < 0.0) ? -gap : gap;
+    /*@ assert size_abs: size == \abs(gap); */
+    return (size >= 1048576.0) ? 1U : 0U;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures excess: \result == 0 <==> sonnx_fits_i64(x * y);
+*/
+static inline uint64_t excess_f64_i64(int64_t x, int64_t y)
+{
+    const uint64_t ux = (uint64_t)x;
+    /*@ ghost u64_of_i64(x); */
+    const uint64_t uy = (uint64_t)y;
+    /*@ ghost u64_of_i64(y); */
+    /*@ assert ux_def: ux == ((x < 0) ? x + 18446744073709551616 : x); */
+    /*@ assert uy_def: uy == ((y < 0) ? y + 18446744073709551616 : y); */
+    const uint64_t r = ux * uy;
+    /*@ ghost u64_mul(ux, uy); */
+    /*@ assert r_def: r == ux * uy - (ux * uy / 18446744073709551616) * 18446744073709551616; */
+    const int64_t w = twos_i64(r);
+    /*@ assert twos: w == ((r > 9223372036854775807) ? r - 18446744073709551616 : r); */
+    /*@ assert pe_pp: x >= 0 && y >= 0 ==> ux * uy == x * y; */
+    /*@ assert pe_np: x < 0 && y >= 0 ==> ux * uy == (x + 18446744073709551616) * y; */
+    /*@ assert pe_pn: x >= 0 && y < 0 ==> ux * uy == x * (y + 18446744073709551616); */
+    /*@ assert pe_nn: x < 0 && y < 0 ==> ux * uy == (x + 18446744073709551616) * (y + 18446744073709551616); */
+    /*@ assert prod_expand: ux * uy == x * y + (((x < 0) ? y : 0) + ((y < 0) ? x : 0)
+           + ((x < 0 && y < 0) ? 18446744073709551616 : 0)) * 18446744073709551616; */
+    /*@ assert congruent: x * y - w ==
+          carry64(ux * uy / 18446744073709551616, (w < 0) ? 1 : 0, x, y) * 18446744073709551616; */
+    /*@ assert fits_exact: sonnx_fits_i64(x * y) ==> w == x * y; */
+    /*@ assert over_far: !sonnx_fits_i64(x * y) ==> \abs(x * y - w) >= 18446744073709551616; */
+    return far_f64(x, y, w);
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    assigns \nothing;
+    ensures clear: \result == 0 ==>
+        \forall integer k; from <= k < to ==> sonnx_fits_i64(a[k] * b[k]);
+*/
+static inline int block_overflows_f64_i64(const int64_t *a, const int64_t *b, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i64(a[k] * b[k]);
+        loop assigns j, acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_f64_i64(a[j], b[j]);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+#endif
+
+#if defined(__AVX512DQ__)
+#define SONNX_MUL_BLOCK_SCAN_I64 block_overflows_f64_i64
+#else
+#define SONNX_MUL_BLOCK_SCAN_I64 block_overflows_i64
+#endif
 
 /* Blocks of 2048 elements, each through the branch-free pass; from the
    first block it flags (if any), element by element up to the first
@@ -1016,7 +1153,7 @@ size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n
     while (start < n) {
         const size_t rest = n - start;
         const size_t len = (rest < 2048U) ? rest : 2048U;
-        if (block_overflows_i64(a, b, start, start + len) != 0) {
+        if (SONNX_MUL_BLOCK_SCAN_I64(a, b, start, start + len) != 0) {
             break;
         }
         start += len;

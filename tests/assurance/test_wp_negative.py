@@ -20,12 +20,16 @@ below is the fault's, not the limit's nor the prover's.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from sonnx_mul_assurance.c import wp
 from support import narrowed, wp_failed, wp_refused, wp_unit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "native"))
+import int64_binary64  # native/int64_binary64.py: the limit the faults replace
 
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
 
@@ -44,6 +48,7 @@ TOUCHED = {
         "block_overflows_i32",
         "excess_u64",
         "excess_i64",
+        "far_f64",
     ],
     STREAM8_C: ["loop"],
     F16C_C: ["loop"],
@@ -247,6 +252,44 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
     )
     assert errors
     assert wp_failed(run, "typed_excess_i64_ensures_excess"), run.goals
+
+
+@pytest.mark.parametrize(
+    ("limit", "broken"),
+    [
+        # 2^65: an overflow by one multiple of 2^64 would pass as fitting
+        ("36893488147419103232.0", "far"),
+        # 1: the rounding gap of a product that fits (operands above 2^53)
+        # would be taken for an overflow
+        ("1.0", "near"),
+    ],
+)
+def test_F_CHECKED_int64_binary64_test_with_a_wrong_limit_fails(
+    tmp_path: Path, limit: str, broken: str
+) -> None:
+    run, errors = planted(
+        tmp_path,
+        INT_C,
+        f"return (size >= {int64_binary64.GAP_LIMIT}.0) ? 1U : 0U;",
+        f"return (size >= {limit}) ? 1U : 0U;",
+        ["far_f64"],
+        properties=(broken,),
+    )
+    assert errors
+    assert wp_failed(run, f"typed_far_f64_ensures_{broken}"), run.goals
+
+
+def test_F_CHECKED_int64_binary64_block_with_a_weaker_contract_fails() -> None:
+    # the avx512 build calls block_overflows_f64_i64 where WP proved a call to
+    # block_overflows_i64: a weaker contract of the stand-in is refused
+    include = ROOT / "native" / "include"
+    contracts = wp.printed_functions(ROOT / INT_C, include)[1]
+    assert contracts["block_overflows_f64_i64"] == contracts["block_overflows_i64"]
+    clear = contracts["block_overflows_f64_i64"]
+    weakened = clear.replace("<= k < \\old(to) ==>", "<= k < \\old(to) - 1 ==>")
+    assert weakened != clear
+    errors = wp.stand_in_errors({**contracts, "block_overflows_f64_i64": weakened})
+    assert any("block_overflows_f64_i64" in e for e in errors), errors
 
 
 def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> None:

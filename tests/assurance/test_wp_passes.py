@@ -273,3 +273,36 @@ def test_a_check_gives_every_frama_c_run_the_wide_net_and_a_re_pin_the_unit_time
         nets[measure] = {argv[argv.index("-wp-timeout") + 1] for argv in argvs}
     assert nets == {False: {str(300 * wp.CHECK_NET_FACTOR)}, True: {"300"}}
     assert wp.CHECK_NET_FACTOR >= 6  # 50 s of the largest goal, six times slower
+
+
+GHOST_PRINTED = """/*@ ghost
+  /@ admit ensures
+       modular: (uint64_t)\\old(x) == \\old(x) % 18446744073709551616;
+     assigns \\nothing;
+   @/
+  void u64_of_i64(int64_t x)
+  {
+    return;
+  }
+
+*/
+
+int f(int x)
+{
+  /*@ ghost u64_of_i64(x); */
+  return x;
+}
+"""
+
+
+def test_a_ghost_function_is_a_function_with_its_contract_pinned() -> None:
+    # WP proves ghost functions (int64's binary64 test has three): each is
+    # pinned by its own hash and contract, not folded into the globals, and
+    # so an edited clause shows as a changed statement of that function
+    hashes, contracts = wp.split_functions(GHOST_PRINTED)
+    assert set(hashes) == {"u64_of_i64", "f", wp.GLOBALS}
+    assert contracts["u64_of_i64"].startswith("/*@ admit ensures modular:")
+    assert contracts["u64_of_i64"].endswith("assigns \\nothing; */")
+    weakened, _ = wp.split_functions(GHOST_PRINTED.replace("% 18446744073709551616", "% 2"))
+    assert weakened["u64_of_i64"] != hashes["u64_of_i64"]
+    assert weakened[wp.GLOBALS] == hashes[wp.GLOBALS] and weakened["f"] == hashes["f"]

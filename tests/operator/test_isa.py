@@ -12,6 +12,7 @@ float16 pairs through the F16C loop run in ``make verify-exhaustive``.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -340,19 +341,44 @@ def test_F_mul_runs_the_selected_variant() -> None:
     same_bits(mul(a, b), _native.multiply(a, b, None, False, _native.isa()))
 
 
-def test_F_FLOAT_the_extension_has_no_fused_multiply_add() -> None:
-    """-ffp-contract=off: not one FMA instruction in the built extension (AVX-512F
-    has FMA of its own; gcc must not contract `a * b + c` in any variant)."""
+@functools.cache
+def disassembly() -> str:
+    """objdump's disassembly of the built extension (skips the test without binutils)."""
     objdump = shutil.which("objdump")
     if objdump is None:
         pytest.skip("objdump (binutils) is not installed")
-    code = subprocess.run(
+    return subprocess.run(
         [objdump, "-d", "--no-show-raw-insn", _native.__file__],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
+
+
+def test_F_FLOAT_the_extension_has_no_fused_multiply_add() -> None:
+    """-ffp-contract=off: not one FMA instruction in the built extension (AVX-512F
+    has FMA of its own; gcc must not contract `a * b + c` in any variant)."""
+    code = disassembly()
     assert "vmulps" in code or platform.machine().lower() not in ("x86_64", "amd64")
     fused = [line for line in code.splitlines() if "vfmadd" in line or "vfmsub" in line
              or "vfnmadd" in line or "vfnmsub" in line]  # fmt: skip
     assert fused == []
+
+
+def test_F_CHECKED_only_the_avx512_variant_scans_int64_by_the_binary64_test() -> None:
+    """int64's checked scan: the avx512 build calls the binary64 test's block
+    function (native/int64_binary64.py, its int64 -> double conversions are
+    vcvtqq2pd), the other builds the halves test, which converts nothing."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the variants are x86-64 builds")
+    code = disassembly()
+    bodies = dict(re.findall(r"<(sonnx_mul_\w*first_overflow_i64)>:\n(.*?)\n\n", code, re.S))
+    assert set(bodies) == {
+        "sonnx_mul_first_overflow_i64",
+        "sonnx_mul_avx2_first_overflow_i64",
+        "sonnx_mul_avx512_first_overflow_i64",
+    }, sorted(bodies)
+    assert "vcvtqq2pd" in bodies["sonnx_mul_avx512_first_overflow_i64"]
+    for portable_or_avx2 in ("sonnx_mul_first_overflow_i64", "sonnx_mul_avx2_first_overflow_i64"):
+        assert "cvtsi2sd" not in bodies[portable_or_avx2]
+        assert "vcvtqq2pd" not in bodies[portable_or_avx2]

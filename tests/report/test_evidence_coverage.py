@@ -115,3 +115,16 @@ def test_negative_control_the_c_kernel_outside_the_scan_is_lost() -> None:
     ]  # fmt: skip
     assert len(kernel) > 80 and len(lost) == len(kernel) < len(pinned)
     assert set(map(tuple, lost.values())) == {()}
+
+
+def test_a_ghost_function_is_a_definition_its_marker_attaches_to() -> None:
+    # WP proves ghost functions (int64's binary64 test has three), so the
+    # coverage above must find them: a definition spanning its ACSL block
+    text = (
+        "/* " + "@" + "relation(F-CHECKED, scope=function) */\n"  # spelt apart: not a marker here
+        "/*@ ghost\n  /@ assigns \\nothing; @/\n  void g(int x) { }\n*/\n"
+        "int f(int x)\n{\n  /*@ ghost g(x); */\n  return x;\n}\n"
+    )
+    assert cdefs.definitions(text) == [cdefs.CDef("g", 2, 5), cdefs.CDef("f", 6, 10)]
+    # the ghost call inside f defines nothing
+    assert [d.name for d in cdefs.ghost_definitions(text)] == ["g"]

@@ -5,6 +5,8 @@ Only the layout the kernel uses needs to be read (C99, one definition per
 braces): comments, string and character literals and preprocessor lines are
 blanked first (newlines kept, so line numbers stay), then every ``{`` at file
 level whose preceding text ends with a parameter list opens a definition.
+Ghost functions (defined inside ``/*@ ghost ... */``, proved by WP like the
+others) are definitions too, spanning their ACSL block.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ _LEXEMES = re.compile(
     re.S | re.M,
 )
 _HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\Z")
+_GHOST_BLOCK = re.compile(r"/\*@\s*ghost\b.*?\*/", re.S)
+_GHOST_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{")
 
 
 @dataclass(frozen=True)
@@ -59,4 +63,16 @@ def definitions(text: str) -> list[CDef]:
                 head_from = index + 1
         elif char == ";" and depth == 0:
             head_from = index + 1
+    return sorted(found + ghost_definitions(text), key=lambda d: d.start)
+
+
+def ghost_definitions(text: str) -> list[CDef]:
+    """The ghost functions of ``text`` (ACSL ``/*@ ghost ... */`` blocks that
+    define one, as WP proves them), each from its block's first line to its last."""
+    found = []
+    for block in _GHOST_BLOCK.finditer(text):
+        head = _GHOST_HEAD.search(block.group(0))
+        if head is not None:
+            start = text.count("\n", 0, block.start()) + 1
+            found.append(CDef(head.group(1), start, text.count("\n", 0, block.end()) + 1))
     return found

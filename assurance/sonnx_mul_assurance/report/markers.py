@@ -211,9 +211,9 @@ def _attach_c(raw: _Raw, lines: list[str], defs: list[cdefs.CDef]) -> tuple[int,
         return None
     code = cdefs.blank("\n".join(lines)).splitlines()
     for number in range(raw.line + 1, len(code) + 1):
-        if not code[number - 1].strip():
-            continue
-        return next(((d.start, d.end, d.name) for d in defs if d.start == number), None)
+        found = next(((d.start, d.end, d.name) for d in defs if d.start == number), None)
+        if found is not None or code[number - 1].strip():  # a ghost block is all comment
+            return found
     return None
 
 

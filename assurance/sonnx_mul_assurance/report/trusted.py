@@ -287,6 +287,24 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ("portfolio; not needed by any manifest goal unless the manifest names it",),
     ),
     Component(
+        "C99's modular uint64_t conversion and product, where WP's model is silent",
+        (),
+        "WP's model of C integers (Cint) states a conversion to uint64_t only in range. "
+        "The 64-bit wrap contracts are why3/wrap.mlw's bit-vector product under the axiom "
+        "to_u64_modular (proofs/wp/spec_clients.c); int64's binary64 checked test "
+        "(native/int64_binary64.py, the avx512 build's scan) proves its congruence from the "
+        "admitted clauses `modular` of the ghost functions u64_of_i64 and u64_mul: "
+        "C99 6.3.1.3p2 and 6.2.5p9",
+        (
+            "consistent: the modular function satisfies every Cint axiom of the conversion",
+            "each admitted clause is stated at the call that needs it, not as an axiom "
+            "over the whole integer unit",
+            "the binary64 test's verdict is compared with the halves test's (no such "
+            "assumption) on every edge pair and 10^7 random pairs in each x86-64 build "
+            "(benchmarks/int64_scan.py, tests/operator/test_int64_scan_probe.py)",
+        ),
+    ),
+    Component(
         "The project's prover drivers and configuration",
         (),
         "proofs/drivers/*.drv, narrowfloat.gen and proofs/why3.conf.in map Why3 symbols to "

@@ -1,0 +1,79 @@
+"""The x86-64 builds of a design probe (``int64_scan``, ``f32_exact``): the
+portable row of ``native/flags.mk`` and it plus each variant's row, which
+CPU runs which, and one probe compiled into a shared library."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "build" / "bench"
+VARIANTS = ("avx2", "avx512")
+
+
+@functools.cache
+def _rows() -> dict[str, list[str]]:
+    sys.path.insert(0, str(ROOT / "native"))
+    import flags  # native/flags.py: the one source of the compile flags
+
+    return {**flags.table(), "portable": flags.cflags("gcc")}
+
+
+def builds() -> dict[str, list[str]]:
+    """The flags of each x86-64 build: the portable row, and it plus each variant's row."""
+    rows = _rows()
+    base = rows["portable"]
+    return {"portable": base} | {v: [*base, *rows[f"SONNX_CFLAGS_{v.upper()}"]] for v in VARIANTS}
+
+
+def supported(build: str) -> bool:
+    """True when this CPU has the features flags.mk's SONNX_CPU_<build> row names."""
+    if build == "portable":
+        return True
+    cpu = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
+    return all(feature in cpu for feature in _rows()[f"SONNX_CPU_{build.upper()}"])
+
+
+def compile_probe(
+    source: str, name: str, cflags: list[str], defines: list[str], patch: tuple[str, str] = ("", "")
+) -> ctypes.CDLL:
+    """``benchmarks/<source>.c`` built with ``cflags`` and ``defines`` (``-D`` words) and loaded;
+    ``patch`` = (file in native/src, replacement): that file replaced (a planted fault).
+
+    One file per build, defines and patch (a process loads a path once),
+    written whole under a temporary name first (another test worker may load it)."""
+    BUILD.mkdir(parents=True, exist_ok=True)
+    suffix = "".join("_" + d.removeprefix("-D").replace("=", "_") for d in defines)
+    suffix += f"_patched_{hashlib.sha256(patch[1].encode()).hexdigest()[:12]}" if patch[0] else ""
+    lib = BUILD / f"lib{source}_{name}{suffix}.so"
+    with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
+        built = Path(scratch) / lib.name
+        patched = [f"-I{scratch}"] if patch[0] else []
+        if patch[0]:
+            (Path(scratch) / patch[0]).write_text(patch[1], encoding="utf-8")
+        argv = [
+            "gcc", *cflags, *defines, "-fPIC", "-shared", *patched, f"-I{ROOT / 'native/include'}",
+            f"-I{ROOT / 'native/src'}", str(ROOT / "benchmarks" / f"{source}.c"), "-o", str(built),
+        ]  # fmt: skip
+        subprocess.run(argv, check=True)
+        os.replace(built, lib)
+    return ctypes.CDLL(str(lib))
+
+
+def times(dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray, reps: int) -> list[float]:
+    """Microseconds of ``reps`` runs of the probe's loop ``which`` on a and b
+    (its ``probe_time``, timed from C; the first, cold run dropped)."""
+    c = np.empty_like(a)
+    out = np.zeros(reps + 1, np.uint64)
+    dll.probe_time(which, a.ctypes.data, b.ctypes.data, c.ctypes.data, a.size, reps + 1,
+                   out.ctypes.data)  # fmt: skip
+    return [t / 1000 for t in out[1:].tolist()]
