@@ -42,7 +42,7 @@ PASSES = ("reading floor", "halves scan", "binary64 scan", "wrap pass")
 def build(name: str, cflags: list[str], planted: str = "") -> ctypes.CDLL:
     """The probe with ``cflags``; ``planted``: a limit of the binary64 test
     other than 2^20, in a copy of the generated unit (a fault)."""
-    patch = ("", "")
+    patch: tuple[str, str] | None = None
     if planted:
         unit = (ROOT / "native/src/sonnx_mul_int.c").read_text(encoding="utf-8")
         old = f"(size >= {int64_binary64.GAP_LIMIT}.0)"

@@ -44,7 +44,11 @@ def supported(build: str) -> bool:
 
 
 def compile_probe(
-    source: str, name: str, cflags: list[str], defines: list[str], patch: tuple[str, str] = ("", "")
+    source: str,
+    name: str,
+    cflags: list[str],
+    defines: list[str],
+    patch: tuple[str, str] | None = None,
 ) -> ctypes.CDLL:
     """``benchmarks/<source>.c`` built with ``cflags`` and ``defines`` (``-D`` words) and loaded;
     ``patch`` = (file in native/src, replacement): that file replaced (a planted fault).
@@ -53,12 +57,12 @@ def compile_probe(
     written whole under a temporary name first (another test worker may load it)."""
     BUILD.mkdir(parents=True, exist_ok=True)
     suffix = "".join("_" + d.removeprefix("-D").replace("=", "_") for d in defines)
-    suffix += f"_patched_{hashlib.sha256(patch[1].encode()).hexdigest()[:12]}" if patch[0] else ""
+    suffix += f"_patched_{hashlib.sha256(patch[1].encode()).hexdigest()[:12]}" if patch else ""
     lib = BUILD / f"lib{source}_{name}{suffix}.so"
     with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
         built = Path(scratch) / lib.name
-        patched = [f"-I{scratch}"] if patch[0] else []
-        if patch[0]:
+        patched = [f"-I{scratch}"] if patch else []
+        if patch:
             (Path(scratch) / patch[0]).write_text(patch[1], encoding="utf-8")
         argv = [
             "gcc", *cflags, *defines, "-fPIC", "-shared", *patched, f"-I{ROOT / 'native/include'}",

@@ -133,15 +133,20 @@ def _wrap_body(t: IntType) -> str:
     )
 
 
+def _is_i64(t: IntType) -> bool:
+    """int64: the one type with a binary64 checked test beside the halves one."""
+    return t.bits == 64 and t.signed
+
+
 def _twos_helper() -> str:
     """r read as int64 (two's complement), by a path whose every step is in
     range: r itself up to INT64_MAX (6.3.1.3p1), else -(2^64 - 1 - r) - 1,
     never an implementation-defined conversion (C99 6.3.1.3p3).  In this
     form gcc turns the branches into one select: the binary64 block scan
     with AVX-512 took 2.3 ms at 10^6 elements when the in-range branch was
-    written (r / 2) * 2 + r % 2, 0.95 ms now.  Shared by the int64
+    written (r / 2) * 2 + r % 2, 0.97 ms now.  Shared by the int64
     wrap loop and the binary64 checked test (static, inlined: callers see
-    its contract; gcc if-converts the two branches)."""
+    its contract)."""
     return (
         f"{WRAP_MARKER}"
         "/*@ assigns \\nothing;\n"
@@ -314,8 +319,10 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
     test (native/int64_binary64.py), under the same contract."""
     s = t.suffix
     name = f"block_overflows_{'f64_' if binary64 else ''}{s}"
-    # int64's two are each unused in one build: inline, so gcc does not warn
-    storage = "static inline int" if t.bits == 64 and t.signed else "static int"
+    # int64's two: inline since they were first compiled in every build, each
+    # unused in one; the guards now compile each only where it runs
+    # (int64_binary64), and dropping `inline` would change the pinned statements
+    storage = "static inline int" if _is_i64(t) else "static int"
     head = (
         f"{CHECKED_MARKER}"
         f"/*@ requires range: from <= to;\n"
@@ -412,7 +419,7 @@ def _block_choice(t: IntType) -> str:
     preprocessor defines no __AVX512DQ__: WP proves the caller as it calls
     block_overflows_i64.  A macro outside the function, so that the
     function's text has one call (the marker scan counts its braces)."""
-    if not (t.bits == 64 and t.signed):
+    if not _is_i64(t):
         return ""
     return (
         "#if defined(__AVX512DQ__)\n"
@@ -423,14 +430,17 @@ def _block_choice(t: IntType) -> str:
     )
 
 
-def _halves_guard(t: IntType) -> str:
-    """int64's halves block scan is compiled where it runs (int64_binary64.HALVES_GUARD)."""
-    return int64_binary64.HALVES_GUARD if t.bits == 64 and t.signed else ""
+def _halves_block(t: IntType) -> str:
+    """The block scan by the halves test; int64's compiled only where it runs
+    (int64_binary64.HALVES_GUARD)."""
+    if not _is_i64(t):
+        return _block_fn(t)
+    return int64_binary64.HALVES_GUARD + _block_fn(t) + "#endif\n"
 
 
 def _block_scan(t: IntType) -> str:
     """The name the first-overflow scan calls for a block (see _block_choice)."""
-    return "SONNX_MUL_BLOCK_SCAN_I64" if t.bits == 64 and t.signed else f"block_overflows_{t.suffix}"
+    return "SONNX_MUL_BLOCK_SCAN_I64" if _is_i64(t) else f"block_overflows_{t.suffix}"
 
 
 def _wrap_helper(t: IntType) -> str:
@@ -474,11 +484,11 @@ def _wrap_helper(t: IntType) -> str:
 def _functions(t: IntType) -> str:
     s = t.suffix
     wt_pre = _wrap_term(t, "\\at(a[k], Pre)", "\\at(b[k], Pre)")
-    helper = _wrap_helper(t) + (_twos_helper() if t.bits == 64 and t.signed else "")
+    helper = _wrap_helper(t) + (_twos_helper() if _is_i64(t) else "")
     excess = _excess_fn(t) + "\n" if t.bits == 64 else ""
     binary64 = (
         "\n" + int64_binary64.render(CHECKED_MARKER, _block_fn(t, binary64=True))
-        if t.bits == 64 and t.signed
+        if _is_i64(t)
         else ""
     )
     block = BLOCK_BYTES // (t.bits // 8)
@@ -501,7 +511,7 @@ def _functions(t: IntType) -> str:
 }}
 
 {excess}{CHECKED_MARKER}{_overflow_fn(t)}
-{_halves_guard(t)}{_block_fn(t)}{"#endif" + chr(10) if t.bits == 64 and t.signed else ""}{binary64}
+{_halves_block(t)}{binary64}
 {_block_choice(t)}/* Blocks of {block} elements, each through the branch-free pass; from the
    first block it flags (if any), element by element up to the first
    overflowing product. */

@@ -11,13 +11,15 @@ below 2^14; if not, they differ by a non-zero multiple of 2^64 and the gap
 stays above 2^62.  Every value is an integer, so no subnormal occurs and the
 bounds are those of every rounding mode: no floating-point environment
 changes the verdict.  With AVX-512DQ (vcvtqq2pd, vpmullq) its block scan
-takes 0.6-0.75x the time of the division-free one (docs/native-kernel.md,
-"int64's checked scan by a binary64 test"); the other builds keep that one.
+takes 0.9x the time of the division-free one on the Intel VM, 0.48x on the
+Zen 4 (docs/native-kernel.md, "int64's checked scan by a binary64 test");
+the other builds keep that one.
 
 The proof's parts: ``excess_f64_i64`` proves the congruence
-x * y - w = carry64(...) * 2^64 (integers only, the unsigned operands and their product
-through the admitted clauses of ``u64_of_i64`` and ``u64_mul``); ``far_f64`` the binary64 bounds in
-a context without modular arithmetic (there, the rounding goals time out);
+x * y - w = carry64(...) * 2^64 (integers only, the unsigned operands and
+their product through the admitted clauses of ``u64_of_i64`` and
+``u64_mul``); ``far_f64`` the binary64 bounds in a context without modular
+arithmetic (there, the rounding goals time out);
 the ghost ``prod_err_at`` the product's relative error from the three
 roundings (real arithmetic, Z3 with the floats opaque).
 """

@@ -233,7 +233,7 @@ STANDS_IN = {
 proved one: the hardware loops on the default path (``native/hw/``), and
 int64's binary64 block scan, which the avx512 build's
 ``sonnx_mul_first_overflow_i64`` calls (``native/generate.py``,
-``_block_call``; WP proves the caller with the #else branch).  WP proves
+``_block_choice``; WP proves the caller with the #else branch).  WP proves
 each against a contract written beside it, which must be the proved one's,
 word for word: the callers' proofs use nothing else of it."""
 
