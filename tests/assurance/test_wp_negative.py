@@ -7,14 +7,14 @@ test workers share them: ``--dist loadfile``).
 Each test copies ``native/`` with one planted fault, runs the project's WP
 driver on the affected function only (``-wp-fct``) and asserts that the check
 fails, on the goal the fault must break.  The positive control runs the same
-functions unmodified and must pass against the pinned manifest.
+selections unmodified and must pass against the pinned manifest.
 
 Every run here is the check itself: each goal once, by the prover it is
 pinned to, within its pinned step limit (a deterministic count, whatever
 the machine's load).  A planted fault makes its goal false: the prover
 refuses it within those steps (never a timeout: ``wp_refused``).  The positive
-control runs every function the faults touch in the same way, so a failure
-below is the fault's, not the limit's nor the prover's.
+control runs every selection of the faults (``SELECTIONS``) in the same way,
+so a failure below is the fault's, not the limit's nor the prover's.
 """
 
 from __future__ import annotations
@@ -38,21 +38,26 @@ INT_C = "native/src/sonnx_mul_int.c"
 FLOAT_C = "native/src/sonnx_mul_float.c"
 STREAM8_C = "native/hw/sonnx_mul_stream8.c"
 F16C_C = "native/hw/sonnx_mul_f16c.c"
-TOUCHED = {
-    INT_C: [
-        "sonnx_mul_wrap_u8",
-        "wrap1_i32",
-        "overflows_i8",
-        "sonnx_mul_first_overflow_u8",
-        "block_overflows_i8",
-        "block_overflows_i32",
-        "excess_u64",
-        "excess_i64",
-        "far_f64",
-    ],
-    STREAM8_C: ["loop"],
-    F16C_C: ["loop"],
-}
+SELECTIONS = (
+    (INT_C, "wrap1_i32", ""),
+    (INT_C, "sonnx_mul_wrap_u8", "mem_access"),
+    (INT_C, "overflows_i8", ""),
+    (INT_C, "sonnx_mul_first_overflow_u8", ""),
+    (INT_C, "block_overflows_i8", "clear"),
+    (INT_C, "block_overflows_i32", "window"),
+    (INT_C, "excess_u64", "excess"),
+    (INT_C, "excess_i64", "cross"),
+    (INT_C, "excess_i64", "excess"),
+    (INT_C, "far_f64", "far"),
+    (INT_C, "far_f64", "near"),
+    (STREAM8_C, "loop", "streamed"),
+    (STREAM8_C, "loop", "done"),
+    (F16C_C, "loop", ""),
+    (F16C_C, "loop", "nan_rule"),
+)
+"""(source, function, property) of each run below: a function's goals of that
+property ("": all its goals).  The positive control runs every one, on the
+unmodified copy: what a fault's run refuses, that run proves."""
 
 if shutil.which("frama-c") is None:
     pytest.skip("frama-c not installed (sh proofs/install-provers.sh)", allow_module_level=True)
@@ -102,15 +107,32 @@ def assert_unmodified_copy_passes(
     assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
 
 
-@pytest.mark.parametrize("source", sorted(TOUCHED))
-def test_positive_control_unmodified_copy_passes(tmp_path: Path, source: str) -> None:
-    assert_unmodified_copy_passes(tmp_path, source, TOUCHED[source])
+def fault(
+    tmp_path: Path,
+    source: str,
+    old: str,
+    new: str,
+    functions: list[str],
+    edit: str = "",
+    properties: tuple[str, ...] = (),
+) -> tuple[wp.Run, list[str]]:
+    """:func:`planted` on one of the ``SELECTIONS``."""
+    for function in functions:
+        assert (source, function, ",".join(properties)) in SELECTIONS, (function, properties)
+    return planted(tmp_path, source, old, new, functions, edit, properties)
+
+
+@pytest.mark.parametrize(("source", "function", "prop"), SELECTIONS)
+def test_positive_control_unmodified_copy_passes(
+    tmp_path: Path, source: str, function: str, prop: str
+) -> None:
+    assert_unmodified_copy_passes(tmp_path, source, [function], (prop,) if prop else ())
 
 
 def test_F_WRAP_signed_product_in_the_signed_type_fails(tmp_path: Path) -> None:
     # int32 wrap computing x*y in int (signed overflow) instead of int64_t
     # (the first occurrence of the anchor is the wrap's one-element helper)
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "const int64_t p = (int64_t)x * (int64_t)y;",
@@ -126,7 +148,7 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
     start = text.index("void sonnx_mul_wrap_u8(")
     body = text[start:]
     old = body[: body.index("for (i = 0U; i < n; i++)") + len("for (i = 0U; i < n; i++)")]
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         old,
@@ -148,7 +170,7 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
 
 def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
     # int8 check forgetting products below -128
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;",
@@ -162,7 +184,7 @@ def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
 def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
     # the scan's helper without `assigns \nothing`: the caller's loop
     # invariant no longer follows (the helper may have written anything)
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "/*@ assigns \\nothing;\n    ensures flag: \\result == 0 || \\result == 1;\n"
@@ -179,7 +201,7 @@ def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
 def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
     # the int8 block pass letting a product of 128 through: its `clear`
     # ensures (every product of a block it passes fits) is refused
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;",
@@ -195,7 +217,7 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
     # the int32 block pass biasing the products by 2^31 - 1: the window
     # [0, 2^32) then holds the products -2^31 + 1 .. 2^31, so INT32_MIN
     # counts as an overflow and 2^31 does not
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "const int64_t sum = p + 2147483648LL;",
@@ -210,7 +232,7 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
     # the division-free uint64 test forgetting that two factors of 2^32 or
     # more always overflow (only the carry of the small-factor products left)
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "    return both | high32_u64(t);\n",
@@ -226,7 +248,7 @@ def test_F_CHECKED_64_bit_test_without_a_cross_product_fails(tmp_path: Path) -> 
     # the symmetric 64-bit test (here int64's, the first in the file) keeping
     # only xl*yh: wrong whenever the high half of the first factor is the
     # non-zero one, so the step that states the split product is refused
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "const uint64_t cross = (xh * yl) + (xl * yh);",
@@ -242,7 +264,7 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
     # the int64 test bounding |x*y| by 2^63 - 1 whatever the signs: it
     # reports a product of -2^63 (-2^62 * 2) as an overflow, so `excess` (an
     # equivalence) is refused
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         "const uint64_t lim = 9223372036854775807ULL + neg;",
@@ -267,7 +289,7 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
 def test_F_CHECKED_int64_binary64_test_with_a_wrong_limit_fails(
     tmp_path: Path, limit: str, broken: str
 ) -> None:
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         INT_C,
         f"return (size >= {int64_binary64.GAP_LIMIT}.0) ? 1U : 0U;",
@@ -295,7 +317,7 @@ def test_F_CHECKED_int64_binary64_block_with_a_weaker_contract_fails() -> None:
 def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> None:
     # the streaming int8/uint8 loop copying one vector less of each block
     # (what the exhaustive harness's planted fault 1 does at run time)
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         STREAM8_C,
         "stream_block(c + i, buf, (fault == 1) ? (BLOCK - WIDTH) : BLOCK);",
@@ -309,7 +331,7 @@ def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> No
 
 def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
     # the elements before c's first aligned byte left unwritten
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         STREAM8_C,
         "    sonnx_mul_wrap_u8(a, b, c, head);\n",
@@ -324,7 +346,7 @@ def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
 def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Path) -> None:
     # the F16C loop's zero-padded tail filled from a and b without the bound:
     # it reads up to WIDTH - 1 elements past the operands
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         F16C_C,
         "            if (j < rest) {\n",
@@ -340,7 +362,7 @@ def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Pat
 def test_F_FLOAT_float16_hardware_loop_copying_a_short_tail_fails(tmp_path: Path) -> None:
     # the last element of the tail left unwritten (the exhaustive harness's
     # planted fault 3 at run time): its NaN rule is not established
-    run, errors = planted(
+    run, errors = fault(
         tmp_path,
         F16C_C,
         "const size_t count = (fault == 3) ? (rest - 1U) : rest;",
