@@ -108,18 +108,11 @@ def assert_unmodified_copy_passes(
 
 
 def fault(
-    tmp_path: Path,
-    source: str,
-    old: str,
-    new: str,
-    functions: list[str],
-    edit: str = "",
-    properties: tuple[str, ...] = (),
+    tmp_path: Path, source: str, old: str, new: str, function: str, prop: str = ""
 ) -> tuple[wp.Run, list[str]]:
     """:func:`planted` on one of the ``SELECTIONS``."""
-    for function in functions:
-        assert (source, function, ",".join(properties)) in SELECTIONS, (function, properties)
-    return planted(tmp_path, source, old, new, functions, edit, properties)
+    assert (source, function, prop) in SELECTIONS, (source, function, prop)
+    return planted(tmp_path, source, old, new, [function], properties=(prop,) if prop else ())
 
 
 @pytest.mark.parametrize(("source", "function", "prop"), SELECTIONS)
@@ -137,7 +130,7 @@ def test_F_WRAP_signed_product_in_the_signed_type_fails(tmp_path: Path) -> None:
         INT_C,
         "const int64_t p = (int64_t)x * (int64_t)y;",
         "const int64_t p = (int64_t)(x * y);",
-        ["wrap1_i32"],
+        "wrap1_i32",
     )
     assert errors
     assert wp_failed(run, "typed_wrap1_i32_assert_rte_signed_overflow"), run.goals
@@ -153,10 +146,10 @@ def test_F_WRAP_off_by_one_loop_bound_fails(tmp_path: Path) -> None:
         INT_C,
         old,
         old.replace("i < n; i++", "i <= n; i++"),
-        ["sonnx_mul_wrap_u8"],
+        "sonnx_mul_wrap_u8",
         # the array accesses only: the loop's invariants, variant and assigns
         # break too, but each waits out the limit (20 s of CPU for nothing)
-        properties=("mem_access",),
+        "mem_access",
     )
     assert errors
     assert set(run.goals) == {
@@ -175,7 +168,7 @@ def test_F_CHECKED_missed_overflow_case_fails(tmp_path: Path) -> None:
         INT_C,
         "return ((p < ((-127) - 1)) || (p > 127)) ? 1 : 0;",
         "return (p > 127) ? 1 : 0;",
-        ["overflows_i8"],
+        "overflows_i8",
     )
     assert errors
     assert wp_failed(run, "typed_overflows_i8_ensures_decides"), run.goals
@@ -191,7 +184,7 @@ def test_F_CHECKED_dropped_assigns_fails(tmp_path: Path) -> None:
         "    ensures decides: \\result == 0 <==> sonnx_fits_u8(x * y);",
         "/*@ ensures flag: \\result == 0 || \\result == 1;\n"
         "    ensures decides: \\result == 0 <==> sonnx_fits_u8(x * y);",
-        ["sonnx_mul_first_overflow_u8"],
+        "sonnx_mul_first_overflow_u8",
     )
     assert errors
     broken = [g for g, v in run.goals.items() if wp_refused(v)]
@@ -206,8 +199,8 @@ def test_F_CHECKED_block_pass_with_a_wrong_bound_fails(tmp_path: Path) -> None:
         INT_C,
         "return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;",
         "return ((lo < ((-127) - 1)) || (hi > 128)) ? 1 : 0;",
-        ["block_overflows_i8"],
-        properties=("clear",),
+        "block_overflows_i8",
+        "clear",
     )
     assert errors
     assert wp_failed(run, "typed_block_overflows_i8_ensures_clear"), run.goals
@@ -222,8 +215,8 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
         INT_C,
         "const int64_t sum = p + 2147483648LL;",
         "const int64_t sum = p + 2147483647LL;",
-        ["block_overflows_i32"],
-        properties=("window",),
+        "block_overflows_i32",
+        "window",
     )
     assert errors
     assert wp_failed(run, "typed_block_overflows_i32_assert_window"), run.goals
@@ -237,8 +230,8 @@ def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path
         INT_C,
         "    return both | high32_u64(t);\n",
         "    return high32_u64(t);\n",
-        ["excess_u64"],
-        properties=("excess",),
+        "excess_u64",
+        "excess",
     )
     assert errors
     assert wp_failed(run, "typed_excess_u64_ensures_excess"), run.goals
@@ -253,8 +246,8 @@ def test_F_CHECKED_64_bit_test_without_a_cross_product_fails(tmp_path: Path) -> 
         INT_C,
         "const uint64_t cross = (xh * yl) + (xl * yh);",
         "const uint64_t cross = xl * yh;",
-        ["excess_i64"],
-        properties=("cross",),
+        "excess_i64",
+        "cross",
     )
     assert errors
     assert wp_failed(run, "typed_excess_i64_assert_cross"), run.goals
@@ -269,8 +262,8 @@ def test_F_CHECKED_int64_test_with_a_symmetric_bound_fails(tmp_path: Path) -> No
         INT_C,
         "const uint64_t lim = 9223372036854775807ULL + neg;",
         "const uint64_t lim = 9223372036854775807ULL;",
-        ["excess_i64"],
-        properties=("excess",),
+        "excess_i64",
+        "excess",
     )
     assert errors
     assert wp_failed(run, "typed_excess_i64_ensures_excess"), run.goals
@@ -294,8 +287,8 @@ def test_F_CHECKED_int64_binary64_test_with_a_wrong_limit_fails(
         INT_C,
         f"return (size >= {int64_binary64.GAP_LIMIT}.0) ? 1U : 0U;",
         f"return (size >= {limit}) ? 1U : 0U;",
-        ["far_f64"],
-        properties=(broken,),
+        "far_f64",
+        broken,
     )
     assert errors
     assert wp_failed(run, f"typed_far_f64_ensures_{broken}"), run.goals
@@ -322,8 +315,8 @@ def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> No
         STREAM8_C,
         "stream_block(c + i, buf, (fault == 1) ? (BLOCK - WIDTH) : BLOCK);",
         "stream_block(c + i, buf, BLOCK - WIDTH);",
-        ["loop"],
-        properties=("streamed",),
+        "loop",
+        "streamed",
     )
     assert errors
     assert wp_failed(run, "typed_loop_assert_streamed"), run.goals
@@ -336,8 +329,8 @@ def test_F_WRAP_streaming_loop_without_its_head_fails(tmp_path: Path) -> None:
         STREAM8_C,
         "    sonnx_mul_wrap_u8(a, b, c, head);\n",
         "",
-        ["loop"],
-        properties=("done",),
+        "loop",
+        "done",
     )
     assert errors
     assert wp_failed(run, "typed_loop_loop_invariant_done_established"), run.goals
@@ -351,7 +344,7 @@ def test_F_FLOAT_float16_hardware_loop_reading_past_the_tail_fails(tmp_path: Pat
         F16C_C,
         "            if (j < rest) {\n",
         "            if (j < WIDTH) {\n",
-        ["loop"],
+        "loop",
     )
     assert errors
     failed = sorted(g for g in run.goals if wp_failed(run, g))
@@ -367,8 +360,8 @@ def test_F_FLOAT_float16_hardware_loop_copying_a_short_tail_fails(tmp_path: Path
         F16C_C,
         "const size_t count = (fault == 3) ? (rest - 1U) : rest;",
         "const size_t count = rest - 1U;",
-        ["loop"],
-        properties=("nan_rule",),
+        "loop",
+        "nan_rule",
     )
     assert errors
     assert wp_failed(run, "typed_loop_ensures_nan_rule"), run.goals
