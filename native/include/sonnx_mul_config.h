@@ -54,4 +54,17 @@
 #error "sonnx_mul needs an int of at least 32 bits"
 #endif
 
+/* SONNX_WIDE(p): the binary64 value p, kept binary64.  gcc folds
+ * (float)((double)x * (double)y) into the binary32 product x * y (the same
+ * value: the binary64 product of two binary32 is exact, so one rounding
+ * either way), which brings back the microcode assist an Intel CPU takes
+ * for a subnormal operand or result of a binary32 multiply.  gcc 12's
+ * __builtin_assoc_barrier stops the fold and still vectorises; elsewhere
+ * (clang 14, Frama-C) it is the identity, and the value is the same. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__FRAMAC__) && (__GNUC__ >= 12)
+#define SONNX_WIDE(p) __builtin_assoc_barrier(p)
+#else
+#define SONNX_WIDE(p) (p)
+#endif
+
 #endif /* SONNX_MUL_CONFIG_H */

@@ -394,7 +394,7 @@ void sonnx_mul_f32(const float *a, const float *b, float *c, size_t n)
         loop variant n - i;
     */
     for (i = 0U; i < n; i++) {
-        c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));
+        c[i] = f32_of_pattern(f32_canonical(f32_pattern((float)SONNX_WIDE((double)a[i] * (double)b[i]))));
     }
 }
 

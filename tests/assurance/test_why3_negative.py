@@ -553,6 +553,21 @@ def test_widen_mul_narrow_wrong_conversion_fails(copy: Path) -> None:
     refuted(copy, "widen.mlw", "WidenMulNarrowBF16", {"widen_mul_narrow_parts'vc#9"})
 
 
+def test_mul_through_float64_wrong_narrowing_fails(copy: Path) -> None:
+    # The tie WP uses for the float32 loop (C's (float)((double)x * (double)y)
+    # is the binary32 product) holds only for IEEE's narrowing to nearest:
+    # narrowing toward zero must refute its proof (the clone's goal).
+    plant(
+        copy,
+        "widen.mlw",
+        "Cnv.to_float32 RNE (F64.mul RNE",
+        "Cnv.to_float32 RTZ (F64.mul RNE",
+        after="theory Mul32ThroughFloat64",
+    )
+    assert update_manifest(copy, files=["why3/widen.mlw"], statements_only=True) == 0
+    refuted(copy, "widen.mlw", "Mul32ThroughFloat64Proof", {"mul_through_float64#2"})
+
+
 def plant_bitspec(root: Path, old: str, new: str) -> None:
     """A fault planted in the copy's native/bitspec.py (the one definition of
     the float16 conversions), and why3/f16_bits.mlw rendered from it."""

@@ -187,25 +187,39 @@ def test_F_FLOAT_a_bfloat16_loop_on_the_wrong_operand_fails(tmp_path: Path) -> N
     assert wp_failed(run, "typed_sonnx_mul_bf16_loop_invariant_done_preserved"), run.goals
 
 
-F32_LOOP = "c[i] = f32_of_pattern(f32_canonical(f32_pattern(a[i] * b[i])));"
+F32_PRODUCT = "(float)SONNX_WIDE((double)a[i] * (double)b[i])"
+F32_LOOP = f"c[i] = f32_of_pattern(f32_canonical(f32_pattern({F32_PRODUCT})));"
 
 
 @pytest.mark.parametrize(
     ("fault", "loop"),
     [
         # the NaN rule skipped: the hardware's NaN bits are written
-        ("wrong NaN rule", "c[i] = f32_of_pattern(f32_pattern(a[i] * b[i]));"),
+        ("wrong NaN rule", f"c[i] = f32_of_pattern(f32_pattern({F32_PRODUCT}));"),
         # + 0.0F turns a -0 product into +0: a wrong rounding of the sign
         (
             "wrong zero sign",
-            "c[i] = f32_of_pattern(f32_canonical(f32_pattern((a[i] * b[i]) + 0.0F)));",
+            f"c[i] = f32_of_pattern(f32_canonical(f32_pattern(({F32_PRODUCT}) + 0.0F)));",
         ),
         # subnormal products flushed to zero (what FTZ would do)
         (
             "lost subnormal",
             "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
-            "((a[i] * b[i]) < 1.17549435e-38F && (a[i] * b[i]) > -1.17549435e-38F)"
-            " ? 0.0F : (a[i] * b[i]))));",
+            f"(({F32_PRODUCT}) < 1.17549435e-38F && ({F32_PRODUCT}) > -1.17549435e-38F)"
+            f" ? 0.0F : ({F32_PRODUCT}))));",
+        ),
+        # the binary64 product nudged up by one ulp before the narrowing:
+        # ties and near-ties rounded the wrong way
+        (
+            "wrong rounding",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
+            "(float)SONNX_WIDE(((double)a[i] * (double)b[i]) * 0x1.0000000000001p0))));",
+        ),
+        # one operand widened twice: the product of another pair
+        (
+            "wrong operand",
+            "c[i] = f32_of_pattern(f32_canonical(f32_pattern("
+            "(float)SONNX_WIDE((double)a[i] * (double)a[i]))));",
         ),
     ],
 )

@@ -212,8 +212,11 @@ def run_why3(
     cmd.append(str(root / entry["path"]))
     if module != "*":
         cmd += ["-T", module]
+        # a goal a module gets by cloning a theory's axiom as a lemma is
+        # selected by its qualified name (the entry's "qualified" table)
+        qualified = entry.get("qualified", {}).get(module, {})
         for g in sorted(set(goals)):
-            cmd += ["-G", g]
+            cmd += ["-G", qualified.get(g, g)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
     # why3 1.5.1 exits 2 when a goal is not proved (its results are on stdout)
     if proc.returncode not in (0, 2) or (proc.returncode and "{" not in proc.stdout):
