@@ -559,7 +559,7 @@ def test_mul_through_float64_wrong_narrowing_fails(copy: Path) -> None:
     # narrowing toward zero must refute its proof (the clone's goal).
     plant(
         copy,
-        "widen.mlw",
+        "convert32.mlw",
         "Cnv.to_float32 RNE (F64.mul RNE",
         "Cnv.to_float32 RTZ (F64.mul RNE",
         after="theory Mul32ThroughFloat64",
