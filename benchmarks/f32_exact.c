@@ -24,6 +24,7 @@
 #include <time.h>
 #include <xmmintrin.h>
 
+#include "probe_env.h"
 #include "sonnx_mul_float.c"
 
 #ifndef PROBE_TIE_LSB
@@ -95,14 +96,6 @@ static void exact_loop(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t
     }
 }
 
-/* The MXCSR of environment `env`: 0 the default (round to nearest, no
- * FTZ/DAZ), 1 FTZ and DAZ, 2 toward -inf, 3 toward +inf, 4 toward zero. */
-static unsigned int mxcsr_of(int env)
-{
-    static const unsigned int extra[5] = {0x0000U, 0x8040U, 0x2000U, 0x4000U, 0x6000U};
-    return 0x1F80U | extra[env];
-}
-
 /* Runs loop `which` (0 the kernel's sonnx_mul_f32, 1 the exact loop) on n
  * pairs under environment `env`, restoring the caller's MXCSR. */
 void probe_run(int which, int env, const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
@@ -116,13 +109,6 @@ void probe_run(int which, int env, const uint32_t *a, const uint32_t *b, uint32_
         exact_loop(a, b, c, n);
     }
     _mm_setcsr(saved);
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    (void)clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000U + (uint64_t)t.tv_nsec;
 }
 
 /* Runs loop `which` `reps` times in the default environment, each time into

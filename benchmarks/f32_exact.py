@@ -28,11 +28,18 @@ import platform
 import statistics
 
 import numpy as np
-from probe_build import builds, compile_probe, supported, times
+from probe_build import (
+    ENVIRONMENTS,
+    builds,
+    compile_probe,
+    environment_differences,
+    run,
+    supported,
+    times,
+)
 
 N = 1_000_000
 LOOPS = ("hardware", "exact")
-ENVIRONMENTS = ("FTZ+DAZ", "toward -inf", "toward +inf", "toward zero")  # 1..4 in f32_exact.c
 # (exponent field ranges of a, of b): every class's operands and results by construction
 CLASSES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "normal": ((120, 135), (120, 135)),
@@ -86,23 +93,9 @@ def class_pairs(rng: np.random.Generator, name: str, n: int) -> tuple[np.ndarray
     return draw(alo, ahi), draw(blo, bhi)
 
 
-def run(dll: ctypes.CDLL, which: int, env: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    c = np.empty_like(a)
-    dll.probe_run(which, env, a.ctypes.data, b.ctypes.data, c.ctypes.data, a.size)
-    return c
-
-
 def differences(dll: ctypes.CDLL, a: np.ndarray, b: np.ndarray) -> int:
     """Pairs on which the candidate's bits are not the hardware loop's."""
     return int(np.count_nonzero(run(dll, 0, 0, a, b) != run(dll, 1, 0, a, b)))
-
-
-def environment_differences(
-    dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray
-) -> list[int]:
-    """Per foreign environment, the pairs whose bits differ from the default environment's."""
-    default = run(dll, which, 0, a, b)
-    return [int(np.count_nonzero(run(dll, which, env, a, b) != default)) for env in (1, 2, 3, 4)]
 
 
 def all_classes(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #define SONNX_MUL_I64_BOTH_SCANS /* both block scans, whatever the build */
+#include "probe_env.h"
 #include "sonnx_mul_int.c"
 
 #define PROBE_BLOCK 2048U
@@ -62,13 +63,6 @@ static uint64_t pass(int which, const int64_t *a, const int64_t *b, int64_t *c, 
         sonnx_mul_wrap_i64(a, b, c, n);
         return (uint64_t)c[0];
     }
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    (void)clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000U + (uint64_t)t.tv_nsec;
 }
 
 /* Runs pass `which` `reps` times, each time into times_ns[k]; returns the

@@ -81,3 +81,22 @@ def times(dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray, reps: int)
     dll.probe_time(which, a.ctypes.data, b.ctypes.data, c.ctypes.data, a.size, reps + 1,
                    out.ctypes.data)  # fmt: skip
     return [t / 1000 for t in out[1:].tolist()]
+
+
+ENVIRONMENTS = ("FTZ+DAZ", "toward -inf", "toward +inf", "toward zero")
+"""The foreign floating-point environments 1..4 of ``probe_env.h``'s ``mxcsr_of``."""
+
+
+def run(dll: ctypes.CDLL, which: int, env: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The probe's loop ``which`` on a and b under environment ``env`` (its ``probe_run``)."""
+    c = np.empty_like(a)
+    dll.probe_run(which, env, a.ctypes.data, b.ctypes.data, c.ctypes.data, a.size)
+    return c
+
+
+def environment_differences(
+    dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray
+) -> list[int]:
+    """Per foreign environment, the pairs whose bits differ from the default environment's."""
+    default = run(dll, which, 0, a, b)
+    return [int(np.count_nonzero(run(dll, which, env, a, b) != default)) for env in (1, 2, 3, 4)]
