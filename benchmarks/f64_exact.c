@@ -14,13 +14,14 @@
  *   four 32x32->64 multiplies, one rounding at a variable position (53 bits,
  *   fewer for a subnormal result) with a sticky bit, the carry of the
  *   rounding landing in the exponent field.
- * 2 "scaled": each operand split on its bits into an exact normal double A
- *   (1.f for a normal operand; the integer f, as (2^52 + f) - 2^52, for a
- *   subnormal one) and an exponent, so |a| = A * 2^xa; P = A * B rounds once
- *   and is normal; a normal result is P with X = xa + xb added to its
- *   exponent field (exact scaling); a subnormal result rounds A * B once at
- *   its quantum q = 2^(-1074 - X) as fma(A, B, C) with C = 2^52 q (the
- *   result's bits are then bits(S) - bits(C)).
+ * 2 "scaled": each operand split on its bits into an exact double A, its
+ *   significand as an integer (2^52 + f for a normal operand; f, as
+ *   (2^52 + f) - 2^52, for a subnormal one), and an exponent, so that
+ *   |a| = A * 2^xa; P = A * B rounds once and is normal or zero; a normal
+ *   result is P with X = xa + xb added to its exponent field (exact
+ *   scaling); a subnormal result rounds A * B once at its quantum
+ *   q = 2^(-1074 - X) as fma(A, B, C) with C = 2^52 q (the result's bits
+ *   are then bits(S) - bits(C)); a zero operand gives P = 0 and so 0.
  * 3 "dekker": 2 without a fused multiply-add: P + e = A * B exactly by
  *   Dekker's product, and (P + e) / q rounded on P's bits and e's sign.
  *
@@ -134,16 +135,29 @@ static inline uint64_t mul_integer(uint64_t ua, uint64_t ub)
 
 /* ---- 2: scaled operands, one floating rounding ----------------------------- */
 
-/* The exact normal (or zero) A with |u| = A * 2^x. */
+/* The exact A with |u| = A * 2^x, u a magnitude: its significand as an
+ * integer, 2^52 + f for a normal u (the pattern 0x433... | f itself), f for
+ * a subnormal one ((2^52 + f) - 2^52: two normal numbers), 0 for a zero. */
 static inline double scaled(uint64_t u, int64_t *x)
 {
-    const uint64_t e = (u >> 52U) & 0x7FFU;
-    const uint64_t f = u & F64_FRAC;
-    const uint64_t sub = (uint64_t)(e == 0U);
-    const double normal = f64_of_pattern(0x3FF0000000000000ULL | f);
-    const double integer = f64_of_pattern(0x4330000000000000ULL | f) - 0x1p52;
-    *x = (int64_t)e - 1023 - (51 * (int64_t)sub);
-    return f64_of_pattern(pick(sub, f64_pattern(integer), f64_pattern(normal)));
+    const uint64_t e = u >> 52U;
+    const double offset = f64_of_pattern(pick((uint64_t)(e == 0U), 0x4330000000000000ULL, 0U));
+    *x = ((e > 1U) ? (int64_t)e : 1) - 1075;
+    return f64_of_pattern(0x4330000000000000ULL | (u & F64_FRAC)) - offset;
+}
+
+/* Infinities and NaN over the result r of a scaled candidate, whose zeros
+ * need no select: a zero operand makes P = 0, a subnormal result, and
+ * fma(0, b, C) - C = 0. */
+static inline uint64_t specials_scaled(uint64_t ua, uint64_t ub, uint64_t r)
+{
+    const uint64_t aa = ua & F64_ABS;
+    const uint64_t ab = ub & F64_ABS;
+    const uint64_t inf = (uint64_t)(aa == F64_INF) | (uint64_t)(ab == F64_INF);
+    const uint64_t zero = (uint64_t)(aa == 0U) | (uint64_t)(ab == 0U);
+    const uint64_t nan = (uint64_t)(aa > F64_INF) | (uint64_t)(ab > F64_INF) | (inf & zero);
+    const uint64_t res = pick(inf, F64_INF, r) | ((ua ^ ub) & F64_SIGN);
+    return pick(nan, F64_NAN, res);
 }
 
 /* The scaled operands of ua and ub: |ua| = *a * 2^xa, and X = xa + xb. */
@@ -181,7 +195,7 @@ static inline uint64_t mul_scaled(uint64_t ua, uint64_t ub)
 #else
     const double s = fma(a, b, f64_of_pattern(bc));
 #endif
-    return specials(ua, ub, pick((uint64_t)(er >= 1), rn, f64_pattern(s) - bc));
+    return specials_scaled(ua, ub, pick((uint64_t)(er >= 1), rn, f64_pattern(s) - bc));
 }
 
 /* 3: the same without a fused multiply-add: P + e == a * b exactly
@@ -216,7 +230,7 @@ static inline uint64_t mul_dekker(uint64_t ua, uint64_t ub)
     const uint64_t tie_up = pick((uint64_t)((be & F64_ABS) != 0U), (be >> 63U) ^ 1U, n0 & 1U);
 #endif
     const uint64_t rs = n0 + (half & (rest | tie_up));
-    return specials(ua, ub, pick((uint64_t)(er >= 1), rn, rs));
+    return specials_scaled(ua, ub, pick((uint64_t)(er >= 1), rn, rs));
 }
 
 static void integer_loop(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
