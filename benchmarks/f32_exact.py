@@ -25,17 +25,16 @@ from __future__ import annotations
 import argparse
 import ctypes
 import platform
-import statistics
 
 import numpy as np
 from probe_build import (
     ENVIRONMENTS,
     builds,
+    class_table,
     compile_probe,
     environment_differences,
     run,
     supported,
-    times,
 )
 
 N = 1_000_000
@@ -131,19 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         exact_cells, hardware_cells = (" / ".join(map(str, e)) for e in (env_exact, env_hardware))
         print(f"  foreign environment ({', '.join(ENVIRONMENTS)}): exact {exact_cells} pairs "
               f"differ from its default; hardware {hardware_cells}")  # fmt: skip
-        heads = " | ".join(f"{loop} us min / median" for loop in LOOPS)
-        print(f"| class | {heads} | exact / hardware |")
-        print("|---" * (2 + len(LOOPS)) + "|")
-        medians: dict[str, list[float]] = {loop: [] for loop in LOOPS}
-        for label, (a, b) in timed.items():
-            runs = [times(dll, which, a, b, args.reps) for which in range(len(LOOPS))]
-            for loop, r in zip(LOOPS, runs, strict=True):
-                medians[loop].append(statistics.median(r))
-            cells = " | ".join(f"{min(r):.0f} / {statistics.median(r):.0f}" for r in runs)
-            ratio = statistics.median(runs[1]) / statistics.median(runs[0])
-            print(f"| {label} | {cells} | {ratio:.2f} |")
-        spreads = ", ".join(f"{loop} {max(m) / min(m):.2f}" for loop, m in medians.items())
-        print(f"  spread (slowest class median / fastest): {spreads}")
+        class_table(dll, LOOPS, timed, args.reps)
     return 1 if failed else 0
 
 

@@ -67,17 +67,17 @@ static inline int64_t clamp64(int64_t x, int64_t lo, int64_t hi)
     return (up > hi) ? hi : up;
 }
 
-/* Zeros, infinities and NaN over the finite result r (sign not yet in). */
+/* Infinities and NaN over the finite magnitude r, and the sign: r is 0
+ * already when an operand is a zero (the integer candidate selects it, the
+ * scaled ones get it from P = 0). */
 static inline uint64_t specials(uint64_t ua, uint64_t ub, uint64_t r)
 {
-    const uint64_t s = (ua ^ ub) & F64_SIGN;
     const uint64_t aa = ua & F64_ABS;
     const uint64_t ab = ub & F64_ABS;
-    const uint64_t zero = (uint64_t)(aa == 0U) | (uint64_t)(ab == 0U);
     const uint64_t inf = (uint64_t)(aa == F64_INF) | (uint64_t)(ab == F64_INF);
-    const uint64_t nan = (uint64_t)(aa > F64_INF) | (uint64_t)(ab > F64_INF) | (zero & inf);
-    uint64_t res = pick(zero, 0U, r) | s;
-    res = pick(inf & (zero ^ 1U), F64_INF | s, res);
+    const uint64_t zero = (uint64_t)(aa == 0U) | (uint64_t)(ab == 0U);
+    const uint64_t nan = (uint64_t)(aa > F64_INF) | (uint64_t)(ab > F64_INF) | (inf & zero);
+    const uint64_t res = pick(inf, F64_INF, r) | ((ua ^ ub) & F64_SIGN);
     return pick(nan, F64_NAN, res);
 }
 
@@ -129,7 +129,7 @@ static inline uint64_t mul_integer(uint64_t ua, uint64_t ub)
     const uint64_t e = (er > 0) ? (uint64_t)(er - 1) : 0U;
     uint64_t r = (e << 52U) + m; /* a carry of the rounding lands in the exponent */
     r = pick((uint64_t)(r >= F64_INF), F64_INF, r);
-    r = pick(tiny, 0U, r);
+    r = pick(tiny | (uint64_t)(aa == 0U) | (uint64_t)(ab == 0U), 0U, r);
     return specials(ua, ub, r);
 }
 
@@ -144,20 +144,6 @@ static inline double scaled(uint64_t u, int64_t *x)
     const double offset = f64_of_pattern(pick((uint64_t)(e == 0U), 0x4330000000000000ULL, 0U));
     *x = ((e > 1U) ? (int64_t)e : 1) - 1075;
     return f64_of_pattern(0x4330000000000000ULL | (u & F64_FRAC)) - offset;
-}
-
-/* Infinities and NaN over the result r of a scaled candidate, whose zeros
- * need no select: a zero operand makes P = 0, a subnormal result, and
- * fma(0, b, C) - C = 0. */
-static inline uint64_t specials_scaled(uint64_t ua, uint64_t ub, uint64_t r)
-{
-    const uint64_t aa = ua & F64_ABS;
-    const uint64_t ab = ub & F64_ABS;
-    const uint64_t inf = (uint64_t)(aa == F64_INF) | (uint64_t)(ab == F64_INF);
-    const uint64_t zero = (uint64_t)(aa == 0U) | (uint64_t)(ab == 0U);
-    const uint64_t nan = (uint64_t)(aa > F64_INF) | (uint64_t)(ab > F64_INF) | (inf & zero);
-    const uint64_t res = pick(inf, F64_INF, r) | ((ua ^ ub) & F64_SIGN);
-    return pick(nan, F64_NAN, res);
 }
 
 /* The scaled operands of ua and ub: |ua| = *a * 2^xa, and X = xa + xb. */
@@ -195,7 +181,7 @@ static inline uint64_t mul_scaled(uint64_t ua, uint64_t ub)
 #else
     const double s = fma(a, b, f64_of_pattern(bc));
 #endif
-    return specials_scaled(ua, ub, pick((uint64_t)(er >= 1), rn, f64_pattern(s) - bc));
+    return specials(ua, ub, pick((uint64_t)(er >= 1), rn, f64_pattern(s) - bc));
 }
 
 /* 3: the same without a fused multiply-add: P + e == a * b exactly
@@ -230,7 +216,7 @@ static inline uint64_t mul_dekker(uint64_t ua, uint64_t ub)
     const uint64_t tie_up = pick((uint64_t)((be & F64_ABS) != 0U), (be >> 63U) ^ 1U, n0 & 1U);
 #endif
     const uint64_t rs = n0 + (half & (rest | tie_up));
-    return specials_scaled(ua, ub, pick((uint64_t)(er >= 1), rn, rs));
+    return specials(ua, ub, pick((uint64_t)(er >= 1), rn, rs));
 }
 
 static void integer_loop(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)

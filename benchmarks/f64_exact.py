@@ -31,17 +31,16 @@ from __future__ import annotations
 import argparse
 import ctypes
 import platform
-import statistics
 
 import numpy as np
 from probe_build import (
     ENVIRONMENTS,
     builds,
+    class_table,
     compile_probe,
     environment_differences,
     run,
     supported,
-    times,
 )
 from value_classes import float_classes
 
@@ -168,23 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{' / '.join(map(str, env_counts))} differ from its default")  # fmt: skip
         hardware_env = environment_differences(dll, 0, *compared)
         print(f"  hardware loop under the same environments: {' / '.join(map(str, hardware_env))}")
-        heads = " | ".join(f"{loop} us min / median" for loop in LOOPS)
-        ratios = " | ".join(f"{LOOPS[w]} / hardware" for w in CANDIDATES)
-        print(f"| class | {heads} | {ratios} |")
-        print("|---" * (1 + len(LOOPS) + len(CANDIDATES)) + "|")
-        medians: dict[str, list[float]] = {loop: [] for loop in LOOPS}
-        for label, (a, b) in timed.items():
-            samples = [times(dll, which, a, b, args.reps) for which in range(len(LOOPS))]
-            for loop, r in zip(LOOPS, samples, strict=True):
-                medians[loop].append(statistics.median(r))
-            cells = " | ".join(f"{min(r):.0f} / {statistics.median(r):.0f}" for r in samples)
-            hardware = statistics.median(samples[0])
-            ratio = " | ".join(
-                f"{statistics.median(samples[w]) / hardware:.2f}" for w in CANDIDATES
-            )
-            print(f"| {label} | {cells} | {ratio} |")
-        spreads = ", ".join(f"{loop} {max(m) / min(m):.2f}" for loop, m in medians.items())
-        print(f"  spread (slowest class median / fastest): {spreads}")
+        class_table(dll, LOOPS, timed, args.reps)
     return 1 if failed else 0
 
 

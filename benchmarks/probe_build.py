@@ -8,6 +8,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -100,3 +101,30 @@ def environment_differences(
     """Per foreign environment, the pairs whose bits differ from the default environment's."""
     default = run(dll, which, 0, a, b)
     return [int(np.count_nonzero(run(dll, which, env, a, b) != default)) for env in (1, 2, 3, 4)]
+
+
+def class_table(
+    dll: ctypes.CDLL,
+    loops: tuple[str, ...],
+    timed: dict[str, tuple[np.ndarray, np.ndarray]],
+    reps: int,
+) -> None:
+    """Prints each of the probe's ``loops`` timed on each value class of
+    ``timed`` (µs, min / median of ``reps``), each later loop's median over
+    the first's (the hardware loop), and each loop's spread (slowest class
+    median over fastest)."""
+    heads = " | ".join(f"{loop} us min / median" for loop in loops)
+    ratios = " | ".join(f"{loop} / {loops[0]}" for loop in loops[1:])
+    print(f"| class | {heads} | {ratios} |")
+    print("|---" * (len(loops) * 2) + "|")
+    medians: dict[str, list[float]] = {loop: [] for loop in loops}
+    for label, (a, b) in timed.items():
+        samples = [times(dll, which, a, b, reps) for which in range(len(loops))]
+        for loop, r in zip(loops, samples, strict=True):
+            medians[loop].append(statistics.median(r))
+        cells = " | ".join(f"{min(r):.0f} / {statistics.median(r):.0f}" for r in samples)
+        first = statistics.median(samples[0])
+        ratio = " | ".join(f"{statistics.median(r) / first:.2f}" for r in samples[1:])
+        print(f"| {label} | {cells} | {ratio} |")
+    spreads = ", ".join(f"{loop} {max(m) / min(m):.2f}" for loop, m in medians.items())
+    print(f"  spread (slowest class median / fastest): {spreads}")
