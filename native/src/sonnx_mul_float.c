@@ -442,6 +442,8 @@ static inline uint16_t mul1_f16(uint16_t ha, uint16_t hb)
     const uint32_t ca = ((1U - nan_a) * wa) + (nan_a * 2143289344U);
     const uint32_t cb = ((1U - nan_b) * wb) + (nan_b * 2143289344U);
     /*@ assert nan_pattern: (nan_a == 1 <==> wa > 2139095040) && (nan_b == 1 <==> wb > 2139095040); */
+    /* both selectors are 0 or 1: Z3 then proves `canonical` in seconds, not a minute */
+    /*@ assert nan_bits: nan_a <= 1 && nan_b <= 1; */
     /*@ assert canonical: ca == (wa > 2139095040 ? 2143289344 : wa) &&
                           cb == (wb > 2139095040 ? 2143289344 : wb); */
     const float fa = f32_of_pattern(ca);
