@@ -18,6 +18,7 @@ proofs/out/targets.json; exit 1 on any failure.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -121,7 +122,9 @@ def run(root: Path, targets: tuple[Target, ...], full: bool) -> int:
         # one build directory per target: the builds run side by side, one
         # per core (their times are reported, not judged)
         with ThreadPoolExecutor(max_workers=min(len(targets), os.cpu_count() or 1)) as pool:
-            built = list(pool.map(lambda t, a=args: build_and_run(root, t, a), targets))
+            built = list(
+                pool.map(functools.partial(build_and_run, root, harness_args=args), targets)
+            )
         results = {t.name: result for t, result in zip(targets, built, strict=True)}
         for name, result in results.items():
             pairs = sum(row["pairs"] for row in result["types"].values())
