@@ -87,7 +87,7 @@ report-screenshot:
 
 # Mutation testing of the checks (Python, WhyML and C mutants, each against its
 # file's fast checks; the C ones in the glue's strided and checked paths, each
-# rebuilt glue-only in its copy; see the README for the kill rate and the
+# rebuilt glue-only in its copy; see docs/mutation-testing.md for the kill rate and the
 # equivalent survivors); writes proofs/out/mutants.json, fails on an
 # unexplained survivor.
 mutants: provers $(NATIVE)
