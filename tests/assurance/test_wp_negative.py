@@ -44,6 +44,7 @@ SELECTIONS = (
     (INT_C, "overflows_i8", ""),
     (INT_C, "sonnx_mul_first_overflow_u8", ""),
     (INT_C, "block_overflows_i8", "clear"),
+    (INT_C, "block_overflows_i16", "window"),
     (INT_C, "block_overflows_i32", "window"),
     (INT_C, "excess_u64", "excess"),
     (INT_C, "excess_i64", "cross"),
@@ -220,6 +221,22 @@ def test_F_CHECKED_int32_pass_with_the_bias_off_by_one_fails(tmp_path: Path) -> 
     )
     assert errors
     assert wp_failed(run, "typed_block_overflows_i32_assert_window"), run.goals
+
+
+def test_F_CHECKED_int16_scan_blind_to_the_low_half_fails(tmp_path: Path) -> None:
+    # the 16-bit-lane int16 scan testing the high half alone: a product in
+    # [2^15, 2^16) (high half 0) or in [-2^16, -2^15 - 1] (high half all
+    # ones, the low half's sign bit clear) would pass as fitting
+    run, errors = fault(
+        tmp_path,
+        INT_C,
+        "(uint16_t)(((uint32_t)hi + ((uint32_t)lo / 32768U)) % 65536U);",
+        "(uint16_t)(((uint32_t)hi + ((uint32_t)hi / 32768U)) % 65536U);",
+        "block_overflows_i16",
+        "window",
+    )
+    assert errors
+    assert wp_failed(run, "typed_block_overflows_i16_assert_window"), run.goals
 
 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:

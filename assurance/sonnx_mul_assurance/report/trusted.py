@@ -287,13 +287,15 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ("portfolio; not needed by any manifest goal unless the manifest names it",),
     ),
     Component(
-        "C99's modular uint64_t conversion and product, where WP's model is silent",
+        "C99's modular unsigned conversions and uint64_t product, where WP's model is silent",
         (),
-        "WP's model of C integers (Cint) states a conversion to uint64_t only in range. "
-        "The 64-bit wrap contracts are why3/wrap.mlw's bit-vector product under the axiom "
-        "to_u64_modular (proofs/wp/spec_clients.c); int64's binary64 checked test "
+        "WP's model of C integers (Cint) states a conversion to an unsigned type only in "
+        "range. The 64-bit wrap contracts are why3/wrap.mlw's bit-vector product under the "
+        "axiom to_u64_modular (proofs/wp/spec_clients.c); int64's binary64 checked test "
         "(native/int64_binary64.py, the avx512 build's scan) proves its congruence from the "
-        "admitted clauses `modular` of the ghost functions u64_of_i64 and u64_mul: "
+        "admitted clauses `modular` of the ghost functions u64_of_i64 and u64_mul, and "
+        "int16's block scan (the high and low halves of each product in 16-bit lanes) reads "
+        "the bits of negative values through those of u32_of_i32 and u16_of_i16: "
         "C99 6.3.1.3p2 and 6.2.5p9",
         (
             "consistent: the modular function satisfies every Cint axiom of the conversion",
@@ -302,6 +304,9 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "the binary64 test's verdict is compared with the halves test's (no such "
             "assumption) on every edge pair and 10^7 random pairs in each x86-64 build "
             "(benchmarks/int64_scan.py, tests/operator/test_int64_scan_probe.py)",
+            "the 16-bit block scans' verdicts are compared with the exact products on every "
+            "one of the 2^32 pairs of int16 and of uint16, in every x86-64 build "
+            "(tests/operator/test_scan16_exhaustive.py, with a planted fault)",
         ),
     ),
     Component(
