@@ -46,6 +46,7 @@ SELECTIONS = (
     (INT_C, "block_overflows_i8", "clear"),
     (INT_C, "block_overflows_i16", "window"),
     (INT_C, "block_overflows_i32", "window"),
+    (INT_C, "block_overflows_u32", ""),
     (INT_C, "excess_u64", "excess"),
     (INT_C, "excess_i64", "cross"),
     (INT_C, "excess_i64", "excess"),
@@ -237,6 +238,21 @@ def test_F_CHECKED_int16_scan_blind_to_the_low_half_fails(tmp_path: Path) -> Non
     )
     assert errors
     assert wp_failed(run, "typed_block_overflows_i16_assert_window"), run.goals
+
+
+def test_F_CHECKED_uint32_scan_or_of_halved_products_fails(tmp_path: Path) -> None:
+    # the uint32 block pass ORing the products halved: a product in
+    # [2^32, 2^33) leaves the OR's high half 0 and passes as fitting
+    run, errors = fault(
+        tmp_path,
+        INT_C,
+        "        acc |= p;\n",
+        "        acc |= p / 2U;\n",
+        "block_overflows_u32",
+        "",
+    )
+    assert errors
+    assert wp_failed(run, "typed_block_overflows_u32_loop_invariant_2_preserved"), run.goals
 
 
 def test_F_CHECKED_uint64_test_without_the_both_halves_case_fails(tmp_path: Path) -> None:
