@@ -333,9 +333,9 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
     element-by-element scan).  8 bits, signed: the least and the greatest
     product (min/max) against the type's bounds; unsigned: the greatest.
     16 bits: the greatest of the products' high halves (signed: plus the
-    sign bit of the low half).  uint32: the OR of the high halves of the 64-bit products;
-    int32: the same of the products plus 2^31; 64 bits: the OR of
-    excess_<s>.  No exit inside the loop, so
+    sign bit of the low half).  uint32: the OR of the 64-bit products, its
+    high half tested after the loop; int32: the same of the products plus
+    2^31; 64 bits: the OR of excess_<s>.  No exit inside the loop, so
     gcc vectorises it (it does not vectorise a loop with an early exit).
     The range from .. to is the caller's, so no index is shifted between
     the two contracts.  ``binary64``: int64's block function by the binary64
