@@ -383,20 +383,6 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
             test = "excess_f64" if binary64 else "excess"
             element = f"        acc |= {test}_{s}(a[j], b[j]);\n"
         decl = "    uint64_t acc = 0U;\n"
-        # 32 bits: the OR of the (biased) products themselves, its high half
-        # tested once after the loop: one shift per element less (WP's
-        # simplifier knows that (x | y) >> 32 is 0 only when both are)
-        clear = "(acc >> 32) == 0" if t.bits == 32 else "acc == 0"
-        invariants = [
-            f"{clear} ==>\n            \\forall integer k; from <= k < j ==> "
-            f"sonnx_fits_{s}(a[k] * b[k])"
-        ]
-        assigns = "j, acc"
-        result = (
-            "    return ((acc >> 32U) != 0U) ? 1 : 0;\n"
-            if t.bits == 32
-            else "    return (acc != 0U) ? 1 : 0;\n"
-        )
     elif t.bits == 16:
         # in 16-bit lanes, the high half of the product (gcc: vpmulhw /
         # vpmulhuw) and, signed, the sign bit of its low half (vpmullw): the
@@ -445,12 +431,6 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
                 "        acc = (hi > acc) ? hi : acc;\n"
             )
         decl = "    uint16_t acc = 0U;\n"
-        invariants = [
-            f"acc == 0 ==>\n            \\forall integer k; from <= k < j ==> "
-            f"sonnx_fits_{s}(a[k] * b[k])"
-        ]
-        assigns = "j, acc"
-        result = "    return (acc != 0U) ? 1 : 0;\n"
     else:
         # the exact product in a type holding it: 16 bits for 8-bit operands
         # (gcc then multiplies in 16-bit lanes)
@@ -475,6 +455,19 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
             invariants = [f"{forall} a[k] * b[k] <= hi"]
             assigns = "j, hi"
             result = f"    return (hi > {_ulit(t.hi, 32)}) ? 1 : 0;\n"
+    if t.bits >= 16:
+        # the accumulated value is 0 exactly when every product so far fits;
+        # 32 bits: its high half, as the OR of the (biased) products
+        # themselves is tested once after the loop, one shift per element
+        # less (WP's simplifier knows (x | y) >> 32 is 0 only when both are)
+        flagged = "(acc >> 32U)" if t.bits == 32 else "acc"
+        clear = "(acc >> 32) == 0" if t.bits == 32 else "acc == 0"
+        invariants = [
+            f"{clear} ==>\n            \\forall integer k; from <= k < j ==> "
+            f"sonnx_fits_{s}(a[k] * b[k])"
+        ]
+        assigns = "j, acc"
+        result = f"    return ({flagged} != 0U) ? 1 : 0;\n"
     annotations = "".join(f"        loop invariant {inv};\n" for inv in invariants)
     return (
         head
@@ -547,7 +540,8 @@ def _conversion_ghosts16() -> str:
 
 def _halves_block(t: IntType) -> str:
     """The block scan by the halves test; int64's compiled only where it runs
-    (int64_binary64.HALVES_GUARD)."""
+    (int64_binary64.HALVES_GUARD), int16's after the ghost functions its
+    proof calls."""
     if t.bits == 16 and t.signed:
         return _conversion_ghosts16() + _block_fn(t)
     if not _is_i64(t):
