@@ -50,8 +50,8 @@ test-debian-python:
 	cd $(DEBIAN_TREE) && $(DEBIAN_FIRST) $(MAKE) --no-print-directory test PYTEST_SELECT='$(DEBIAN_SELECT)'
 
 lint: $(NATIVE)
-	$(VENV)/bin/ruff check src assurance tests benchmarks examples
-	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples
+	$(VENV)/bin/ruff check src assurance tests benchmarks examples native
+	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples native
 	$(VENV)/bin/mypy
 	$(PY) -m sonnx_mul_assurance.report lint
 

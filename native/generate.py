@@ -20,6 +20,7 @@ from pathlib import Path
 
 import bitspec  # native/bitspec.py, beside this script
 import int64_binary64  # native/int64_binary64.py, beside this script
+
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
 
@@ -825,7 +826,7 @@ def render_header() -> str:
     protos = "".join(_prototypes(t) for t in TYPES)
     return (
         HEADER_TOP
-        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"  # noqa: E501
+        + "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"
         + logic
         + "*/\n"
         + protos
@@ -863,7 +864,9 @@ def render_rename(header: str) -> str:
         "#define SONNX_MUL_CAT_(p, x) SONNX_MUL_CAT2_(p, x)",
     ]
     for name in names:
-        lines.append(f"#define {name} SONNX_MUL_CAT_(SONNX_MUL_VARIANT, {name[len('sonnx_mul'):]})")
+        lines.append(
+            f"#define {name} SONNX_MUL_CAT_(SONNX_MUL_VARIANT, {name[len('sonnx_mul') :]})"
+        )
     return "\n".join(lines) + "\n"
 
 
