@@ -1,9 +1,11 @@
 /* f32_exact.c -- a design probe for a float32 product whose time does not
  * depend on the values (benchmarks/f32_exact.py).
  *
- * The kernel's float32 loop (sonnx_mul_f32) multiplies in binary32; on an
- * Intel CPU a subnormal operand or result costs a microcode assist, 5-6x
- * the time of normal data (docs/native-kernel.md, "Time by value class").
+ * The kernel's float32 loop (sonnx_mul_f32) multiplied in binary32 when
+ * this probe was written; on an Intel CPU a subnormal operand or result
+ * costs a microcode assist, 5-6x the time of normal data
+ * (docs/native-kernel.md, "Time by value class").  It now multiplies the
+ * widened operands in binary64 and narrows once (loop 0 here).
  * The candidate below never gives the FPU a subnormal: each operand is
  * split on its bits into an integer significand s (24 bits, the implicit
  * bit put back for a normal) and an exponent k (1 for a subnormal), so that
@@ -17,7 +19,14 @@
  * overflow gives infinity; zeros, infinities and NaN by selects, a NaN as
  * the canonical quiet NaN (the kernel's rule).  Not proved, not in the
  * product: this file includes the float source to reach sonnx_mul_f32 and
- * compares and times the two from C. */
+ * compares and times the two from C.
+ *
+ * Two more loops take the kernel's apart, to say where its time goes:
+ * loop 2 is the kernel's without the NaN rule (the same widened product and
+ * narrowing, the hardware's NaN written as it comes), loop 3 the binary32
+ * product `a * b` that other runtimes run (its time depends on the values
+ * on Intel; on the Zen 4 it is the memory's).  Both give the kernel's bits
+ * on every product that is not a NaN. */
 #define _POSIX_C_SOURCE 199309L
 #include <stddef.h>
 #include <stdint.h>
@@ -96,8 +105,27 @@ static void exact_loop(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t
     }
 }
 
-/* Runs loop `which` (0 the kernel's sonnx_mul_f32, 1 the exact loop) on n
- * pairs under environment `env`, restoring the caller's MXCSR. */
+#ifndef PROBE_PART_B
+#define PROBE_PART_B b /* a is a planted fault: loop 2 squares its first operand */
+#endif
+
+static void widened_loop(const float *a, const float *b, float *c, size_t n)
+{
+    for (size_t i = 0U; i < n; i++) {
+        c[i] = (float)SONNX_WIDE((double)a[i] * (double)PROBE_PART_B[i]);
+    }
+}
+
+static void binary32_loop(const float *a, const float *b, float *c, size_t n)
+{
+    for (size_t i = 0U; i < n; i++) {
+        c[i] = a[i] * b[i];
+    }
+}
+
+/* Runs loop `which` (0 the kernel's sonnx_mul_f32, 1 the exact loop, 2 the
+ * kernel's without the NaN rule, 3 the binary32 product) on n pairs under
+ * environment `env`, restoring the caller's MXCSR. */
 void probe_run(int which, int env, const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
 {
     const unsigned int saved = _mm_getcsr();
@@ -105,8 +133,14 @@ void probe_run(int which, int env, const uint32_t *a, const uint32_t *b, uint32_
     if (which == 0) {
         sonnx_mul_f32((const float *)(const void *)a, (const float *)(const void *)b,
                       (float *)(void *)c, n);
-    } else {
+    } else if (which == 1) {
         exact_loop(a, b, c, n);
+    } else if (which == 2) {
+        widened_loop((const float *)(const void *)a, (const float *)(const void *)b,
+                     (float *)(void *)c, n);
+    } else {
+        binary32_loop((const float *)(const void *)a, (const float *)(const void *)b,
+                      (float *)(void *)c, n);
     }
     _mm_setcsr(saved);
 }

@@ -11,8 +11,12 @@ rows), then, per build:
 - the candidate run again under flush-to-zero + denormals-are-zero and each
   directed rounding, bits compared with its default-environment result
   (exit 1 when one differs; the hardware loop's own differences are shown);
-- both loops timed from C on 10^6 elements of each value class, min and
-  median of ``--reps``, and each loop's spread (slowest class over fastest).
+- the kernel's loop taken apart: loop 2 is it without the NaN rule, loop 3
+  the binary32 product ``a * b`` other runtimes run; both must give the
+  kernel's bits on every product that is not a NaN (exit 1 otherwise);
+- the four loops timed from C on 10^6 elements of each value class, min and
+  median of ``--reps``, each over the kernel's, and each loop's spread
+  (slowest class over fastest): what the NaN rule and the widening cost.
 
 Not part of ``make bench``: it measures a design that is not in the product
 (``docs/native-kernel.md``, "A float32 loop whose time does not depend on the values").
@@ -38,7 +42,7 @@ from probe_build import (
 )
 
 N = 1_000_000
-LOOPS = ("hardware", "exact")
+LOOPS = ("hardware", "exact", "no NaN rule", "binary32")
 # (exponent field ranges of a, of b): every class's operands and results by construction
 CLASSES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
     "normal": ((120, 135), (120, 135)),
@@ -51,9 +55,15 @@ CLASSES: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
 }
 
 
-def build(name: str, cflags: list[str], planted: bool = False) -> ctypes.CDLL:
-    """The probe with ``cflags``; ``planted``: every tie rounded down (a fault)."""
-    dll = compile_probe("f32_exact", name, cflags, ["-DPROBE_TIE_LSB=0"] if planted else [])
+def build(
+    name: str, cflags: list[str], planted: bool = False, part_fault: bool = False
+) -> ctypes.CDLL:
+    """The probe with ``cflags``; planted faults: ``planted``, every tie of the
+    exact loop rounded down; ``part_fault``, loop 2 squaring its first operand."""
+    defines = (["-DPROBE_TIE_LSB=0"] if planted else []) + (
+        ["-DPROBE_PART_B=a"] if part_fault else []
+    )
+    dll = compile_probe("f32_exact", name, cflags, defines)
     pointers = [ctypes.c_void_p] * 3
     dll.probe_run.restype = None
     dll.probe_run.argtypes = [ctypes.c_int, ctypes.c_int, *pointers, ctypes.c_size_t]
@@ -97,6 +107,13 @@ def differences(dll: ctypes.CDLL, a: np.ndarray, b: np.ndarray) -> int:
     return int(np.count_nonzero(run(dll, 0, 0, a, b) != run(dll, 1, 0, a, b)))
 
 
+def non_nan_differences(dll: ctypes.CDLL, which: int, a: np.ndarray, b: np.ndarray) -> int:
+    """Pairs whose product is not a NaN on which loop ``which`` differs from the kernel's."""
+    kernel = run(dll, 0, 0, a, b)
+    number = (kernel & 0x7FFFFFFF) <= 0x7F800000
+    return int(np.count_nonzero((run(dll, which, 0, a, b) != kernel) & number))
+
+
 def all_classes(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     pairs = [class_pairs(rng, name, n) for name in CLASSES]
     return np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
@@ -124,9 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         random_bad = differences(dll, *compared)
         env_exact = environment_differences(dll, 1, *compared)
         env_hardware = environment_differences(dll, 0, *compared)
-        failed |= edge_bad != 0 or random_bad != 0 or any(env_exact)
+        parts_bad = [non_nan_differences(dll, which, *compared) for which in (2, 3)]
+        failed |= edge_bad != 0 or random_bad != 0 or any(env_exact) or any(parts_bad)
         print(f"\n{name}: bits differ from the hardware loop's on {edge_bad} of {edges[0].size} "
               f"edge pairs and {random_bad} of {compared[0].size} class pairs")  # fmt: skip
+        print(f"  products that are not a NaN: {LOOPS[2]} differs on {parts_bad[0]}, "
+              f"{LOOPS[3]} on {parts_bad[1]} of {compared[0].size} class pairs")  # fmt: skip
         exact_cells, hardware_cells = (" / ".join(map(str, e)) for e in (env_exact, env_hardware))
         print(f"  foreign environment ({', '.join(ENVIRONMENTS)}): exact {exact_cells} pairs "
               f"differ from its default; hardware {hardware_cells}")  # fmt: skip

@@ -2,8 +2,11 @@
 claims to: the candidate's bits are the proved hardware loop's on every edge
 pair and on pairs of every value class, in each x86-64 build this CPU runs;
 no foreign floating-point environment changes them, while it does change the
-hardware loop's (so the environment really was set); and a planted rounding
-fault is seen.  No time is asserted (timing is the benchmark's business)."""
+hardware loop's (so the environment really was set); a planted rounding
+fault is seen; and the two loops that take the kernel's apart (without the
+NaN rule, the binary32 product) give its bits on every product that is not a
+NaN, while without the rule NaN products do differ (so the rule is what the
+difference in time pays for).  No time is asserted (timing is the benchmark's business)."""
 
 from __future__ import annotations
 
@@ -46,3 +49,24 @@ def test_no_foreign_environment_changes_the_exact_product() -> None:
 def test_negative_control_ties_rounded_down_differ() -> None:
     dll = f32_exact.build("portable", probe_build.builds()["portable"], planted=True)
     assert f32_exact.differences(dll, *f32_exact.edge_pairs()) > 0
+
+
+@pytest.mark.parametrize("name", sorted(probe_build.builds()))
+def test_the_kernels_parts_give_its_bits_but_for_nan_payloads(name: str) -> None:
+    if not probe_build.supported(name):
+        pytest.skip(f"this CPU does not run the {name} build")
+    dll = f32_exact.build(name, probe_build.builds()[name])
+    edges = f32_exact.edge_pairs()
+    pairs = f32_exact.all_classes(np.random.default_rng(30), 20_000)
+    for which in (2, 3):
+        assert f32_exact.non_nan_differences(dll, which, *edges) == 0, f32_exact.LOOPS[which]
+        assert f32_exact.non_nan_differences(dll, which, *pairs) == 0, f32_exact.LOOPS[which]
+    # the control: without the NaN rule the signalling and negative NaN of the
+    # edge set come out with their own payloads and signs
+    kernel = probe_build.run(dll, 0, 0, *edges)
+    assert np.count_nonzero(probe_build.run(dll, 2, 0, *edges) != kernel) > 0
+
+
+def test_negative_control_a_part_with_the_wrong_operand_differs() -> None:
+    dll = f32_exact.build("portable", probe_build.builds()["portable"], part_fault=True)
+    assert f32_exact.non_nan_differences(dll, 2, *f32_exact.edge_pairs()) > 0
