@@ -2,7 +2,8 @@
 
 For each element type, operands of one value class at a time (normal,
 zeros, subnormal operands, subnormal results, overflow to infinity,
-infinities and NaNs, random bit patterns; integers: random, small, zeros,
+infinities and the canonical NaN, NaNs of every payload (quiet and
+signalling, both signs), random bit patterns; integers: random, small, zeros,
 and checked mode on small, large, negative and boundary values without
 overflow), ``mul(a, b, out=out)`` at 10^6 elements against ``np.copyto`` of
 the same array, interleaved in one run, medians of this process's CPU time.
@@ -72,6 +73,9 @@ def float_classes(name: str, rng: np.random.Generator) -> dict[str, tuple[np.nda
     uint = np.dtype(f"u{dtype.itemsize}")
     random_bits = rng.integers(0, np.iinfo(uint).max, N, dtype=uint, endpoint=True).view(dtype)
     special = np.array([np.inf, -np.inf, np.nan, 0.0], dtype=np.float64).astype(dtype)
+    # every NaN the format has, not only the canonical one: random payloads,
+    # quiet and signalling (the fraction's top bit), both signs
+    signed_all_ones = ((1 << eb) - 1) + (rng.integers(0, 2, N, dtype=np.uint64) << np.uint64(eb))
     return {
         "normal": (
             _bits(dtype, near_one, frac, eb, fb),
@@ -91,6 +95,10 @@ def float_classes(name: str, rng: np.random.Generator) -> dict[str, tuple[np.nda
             _bits(dtype, big_exp, frac[::-1], eb, fb),
         ),
         "inf and NaN": (np.resize(special, N), np.resize(special[::-1], N)),
+        "NaN payloads": (
+            _bits(dtype, signed_all_ones, frac | 1, eb, fb),
+            _bits(dtype, near_one, frac, eb, fb),
+        ),
         "random bits": (random_bits, random_bits[::-1].copy()),
     }
 
