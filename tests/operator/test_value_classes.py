@@ -17,6 +17,7 @@ import pytest
 
 from sonnx_mul import mul
 from sonnx_mul.errors import IntegerOverflowError
+from support import bits_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import value_classes
@@ -27,7 +28,7 @@ Fields = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def fields(x: np.ndarray, name: str) -> Fields:
     _, eb, fb = value_classes.FLOAT_FORMATS[name]
-    u = x.view(f"u{x.dtype.itemsize}").astype(np.uint64)
+    u = bits_of(x).astype(np.uint64)
     return (
         u >> np.uint64(eb + fb),
         (u >> np.uint64(fb)) & np.uint64((1 << eb) - 1),
@@ -40,13 +41,14 @@ def kinds(x: np.ndarray, name: str) -> dict[str, np.ndarray]:
     _, eb, fb = value_classes.FLOAT_FORMATS[name]
     sign, exponent, fraction = fields(x, name)
     top = (1 << eb) - 1
+    nan = (exponent == top) & (fraction != 0)
     return {
         "zero": (exponent == 0) & (fraction == 0),
         "subnormal": (exponent == 0) & (fraction != 0),
         "normal": (exponent != 0) & (exponent != top),
         "infinite": (exponent == top) & (fraction == 0),
-        "nan": (exponent == top) & (fraction != 0),
-        "signalling": (exponent == top) & (fraction != 0) & ((fraction >> np.uint64(fb - 1)) == 0),
+        "nan": nan,
+        "signalling": nan & ((fraction >> np.uint64(fb - 1)) == 0),
         "negative": sign == 1,
     }
 
