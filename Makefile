@@ -74,7 +74,7 @@ verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.c.native_exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
-# (run make prove and make verify-exhaustive first; see docs/report.md).
+# (run make prove and make verify-exhaustive first; see docs/assurance/report.md).
 report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive
 
@@ -87,7 +87,7 @@ report-screenshot:
 
 # Mutation testing of the checks (Python, WhyML and C mutants, each against its
 # file's fast checks; the C ones in the glue's strided and checked paths, each
-# rebuilt glue-only in its copy; see docs/mutation-testing.md for the kill rate and the
+# rebuilt glue-only in its copy; see docs/lab/mutation-testing.md for the kill rate and the
 # equivalent survivors); writes proofs/out/mutants.json, fails on an
 # unexplained survivor.
 mutants: provers $(NATIVE)

@@ -1,4 +1,4 @@
-"""The realistic corpus table (issue 21): python benchmarks/checker_corpus.py [OUT.md].
+"""The realistic corpus table: python benchmarks/checker_corpus.py [OUT.md].
 
 Per model of tests/checker_corpus.py: the Mul nodes checked, conforming,
 violating and undecided; written to docs/checker-corpus.md by default.
@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from checker_corpus import table  # noqa: E402
 
-HEAD = """# Checker corpus (issue 21)
+HEAD = """# Checker corpus
 
 Realistic blocks built with `onnx.helper` (tests/checker_corpus.py), every one
 with a symbolic batch `N` (and sequence length `T`); regenerate with

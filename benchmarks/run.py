@@ -469,7 +469,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
             value = row["seconds"].get(name)
             cells.append(_time(value) + (f" ({value / base:.2f}×)" if value else ""))
         lines.append(f"| {row['type']} | {row['n']:,} | " + " | ".join(cells) + " |")
-    lines += ["", "## Targets (issues 20 and 28): ratios in one run", ""]
+    lines += ["", "## Targets: ratios in one run", ""]
     lines += [
         "Each ratio is measured in its own interleaved loop: per repeat one sample of",
         "the case and one of its base (several calls each), ratio = case / base of",
@@ -478,7 +478,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
         "calling thread, onnxruntime too with one intra-op thread: leaves out the time",
         "other jobs of the shared machine hold the cores). `np.copyto`: a copy of the",
         "same array (two memory streams; a multiply has three, so 1.5× is the bandwidth",
-        "limit). Limits: the issue's targets; no limit: reported only.",
+        "limit). Limits: the product's targets; no limit: reported only.",
         "Load: the 1-minute load average when the ratio was measured (2 cores).",
         "",
         "| case | base | limit | clock | load | case time: median (min–max) "
@@ -518,7 +518,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
     if results.get("hostile_files"):
         from checker_hostile import CONSTANT_MB, FACTOR, render_memory
 
-        lines += ["", "## Hostile files: peak memory of `sonnx-mul check` (issue 29)", ""]
+        lines += ["", "## Hostile files: peak memory of `sonnx-mul check`", ""]
         lines += [
             "Fresh process per file; peak RSS over the RSS after imports. The bound of",
             f"SECURITY.md is {FACTOR:.0f}x the file plus {CONSTANT_MB} MB; a row marked **no**",
@@ -530,7 +530,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
         from value_classes import Row
         from value_classes import render as render_classes
 
-        lines += ["", "## Time by value class at 1e6 elements, `out=` (issue 28)", ""]
+        lines += ["", "## Time by value class at 1e6 elements, `out=`", ""]
         lines += [
             "Medians of this process's CPU time: every class of a type on the same",
             "arrays (its operands copied in before each sample), the classes sampled",
@@ -543,7 +543,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
     if results.get("kernel_cycles"):
         import kernel_cycles
 
-        lines += ["", "## The C kernel alone, per element (issue 28)", ""]
+        lines += ["", "## The C kernel alone, per element", ""]
         lines += [
             "The proved sources, portable build (native/flags.py), timed from C",
             "(benchmarks/kernel_cycles.c): medians over the calls, per type the worst",
@@ -556,7 +556,7 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
     if results.get("fp_environment"):
         import fp_environment
 
-        lines += ["", "## Under a foreign floating-point environment (issue 28)", ""]
+        lines += ["", "## Under a foreign floating-point environment", ""]
         lines += [
             "mul(a, b, out=) on 1e6 random bit patterns with the caller's MXCSR set",
             "as another library may leave it; numpy's multiply is the control.",

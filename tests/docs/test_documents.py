@@ -1,0 +1,218 @@
+"""The documents keep their rules: links resolve, figures agree with the evidence.
+
+Each rule is applied to every Markdown file git lists, and each has a negative
+control here: a small planted fixture the rule must refuse.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import documents as docs
+
+ROOT = docs.ROOT
+MARKDOWN = docs.markdown_files()
+
+
+def names() -> list[str]:
+    return [docs.rel(p) for p in MARKDOWN]
+
+
+def test_the_documents_are_found() -> None:
+    assert {"README.md", "SECURITY.md", "BENCHMARKS.md", "why3/README.md"} <= set(names())
+    assert any(n.startswith("docs/lab/") for n in names())
+
+
+# ------------------------------------------------------------------ links
+def test_every_relative_link_resolves() -> None:
+    problems = [p for path in MARKDOWN for p in docs.broken_links(path)]
+    assert problems == []
+
+
+def test_a_broken_link_is_found(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "there.md").write_text("# A heading\n\ntext\n")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "[fine](sub/there.md) [fine too](sub/there.md#a-heading) [web](https://example.org)\n"
+        "[gone](sub/missing.md)\n"
+        "[no anchor](sub/there.md#another-heading)\n"
+        "[outside](../shared/SPEC.md)\n"
+        "```\n[in code](not/checked.md)\n```\n"
+        "[ref]: sub/also-missing.md\n"
+    )
+    found = docs.broken_links(page, tmp_path)
+    assert [p.split(": ", 1)[1] for p in found] == [
+        "sub/missing.md does not exist",
+        "sub/there.md#another-heading has no heading #another-heading",
+        "../shared/SPEC.md leaves the repository",
+        "sub/also-missing.md does not exist",
+    ]
+
+
+def test_github_anchors() -> None:
+    assert docs.slug("The `make prove` job: 1. Why3 (proved)") == "the-make-prove-job-1-why3-proved"
+    assert docs.slug("What is proven, tested, trusted") == "what-is-proven-tested-trusted"
+
+
+# ------------------------------------------------------------------ dates and issues
+def test_no_date_or_issue_number_outside_the_lab_and_the_decisions() -> None:
+    found = [
+        hit for path in MARKDOWN if docs.issue_rule_applies(docs.rel(path))
+        for hit in docs.dated_mentions(path, dates=docs.date_rule_applies(docs.rel(path)))
+    ]  # fmt: skip
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "measured on 2026-12-02",
+        "in November 2026 the copy",
+        "on Dec 3, 2026",
+        "since issue 28",
+        "the targets (issues 20 and 28)",
+        "fixed in #41",
+        "the seed's text",
+        "see ../shared/SPEC.md",
+    ],
+)
+def test_a_date_or_an_issue_number_is_found(tmp_path: Path, line: str) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(f"text\n{line}\n")
+    assert len(docs.dated_mentions(page, tmp_path)) == 1
+
+
+def test_names_are_not_issue_numbers(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text("goal `bf16_mul_is_ieee#3`, Z3Prover/z3#2827, 1.6·10^7 elements, 2^32 pairs\n")
+    assert docs.dated_mentions(page, tmp_path) == []
+
+
+def test_the_rule_spares_the_lab_and_the_decisions() -> None:
+    assert not docs.date_rule_applies("docs/lab/measurements.md")
+    assert not docs.date_rule_applies("docs/decisions/stream8.md")
+    assert docs.date_rule_applies("docs/manual.md")
+    assert docs.date_rule_applies("README.md")
+    # a measurement record keeps the date of its run, never an issue number
+    assert not docs.date_rule_applies("BENCHMARKS.md")
+    assert docs.issue_rule_applies("BENCHMARKS.md")
+    assert not docs.issue_rule_applies("docs/lab/measurements.md")
+
+
+# ------------------------------------------------------------------ README
+def test_the_readme_is_at_most_250_lines() -> None:
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= docs.README_MAX_LINES
+
+
+def test_the_readme_names_the_two_commands() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make prove" in text and "make test" in text
+
+
+# ------------------------------------------------------------------ goal counts
+COUNTS = docs.manifest_counts()
+
+
+def test_goal_counts_agree_with_the_manifests() -> None:
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.goal_count_mismatches(path, COUNTS)]  # fmt: skip
+    assert found == []
+
+
+def test_the_manifests_give_counts() -> None:
+    assert COUNTS.why3_total > 0 and COUNTS.wp_total > 0
+    assert "why3/widen.mlw" in COUNTS.why3 and "native/src/sonnx_mul_int.c" in COUNTS.wp
+
+
+def test_a_wrong_goal_count_is_found(tmp_path: Path) -> None:
+    counts = docs.Counts(why3={"why3/widen.mlw": 169, "why3/mul.mlw": 4}, wp={"hw/f16c.c": 81})
+    page = tmp_path / "p.md"
+    page.write_text(
+        "`widen.mlw` has 169 goals; all 173 goals proved; the F16C loop (`f16c.c`): 81 WP goals\n"
+        "`widen.mlw` has 153 goals\n"
+        "the F16C loop `f16c.c`, 63 WP goals\n"
+        "Why3 proves 265 goals\n"
+        "```\n999 goals in a transcript are not prose\n```\n"
+    )
+    assert [p.split(": ", 1)[1] for p in docs.goal_count_mismatches(page, counts, tmp_path)] == [
+        "'153 goals', widen.mlw has 169",
+        "'63 WP goals', f16c.c has 81",
+        "'265 goals' is no manifest's count",
+    ]
+
+
+# ------------------------------------------------------------------ generated blocks
+def test_every_generated_block_is_current() -> None:
+    stale = [p for path in MARKDOWN for p in docs.stale_blocks(path)]
+    assert stale == [], "run: python tests/documents.py --write"
+
+
+def test_generated_blocks_are_used() -> None:
+    used = {m.group("name") for p in MARKDOWN for m in docs.BLOCK.finditer(p.read_text())}
+    assert used == set(docs.BLOCKS)
+
+
+def test_a_stale_block_is_found(tmp_path: Path) -> None:
+    (tmp_path / "proofs").mkdir()
+    for name in ("manifest.json", "wp-manifest.json"):
+        (tmp_path / "proofs" / name).write_text((ROOT / "proofs" / name).read_text())
+    page = tmp_path / "p.md"
+    page.write_text("<!-- generated: goal-totals -->\nWhy3: 1 goals\n<!-- end generated -->\n")
+    assert docs.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
+    assert docs.rewrite_blocks(page, tmp_path)
+    assert docs.stale_blocks(page, tmp_path) == []
+    # a manifest that changes makes the block stale again
+    why3 = json.loads((tmp_path / "proofs/manifest.json").read_text())
+    why3["files"][0]["goals"] = why3["files"][0]["goals"][1:]
+    (tmp_path / "proofs/manifest.json").write_text(json.dumps(why3))
+    assert docs.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
+
+
+# ------------------------------------------------------------------ ratios
+RESULTS = docs.bench_results()
+
+
+def test_ratios_agree_with_the_last_bench() -> None:
+    allowed = docs.bench_ratios(RESULTS)
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.ratio_mismatches(path, allowed)]  # fmt: skip
+    assert found == []
+
+
+def test_a_stale_ratio_is_found(tmp_path: Path) -> None:
+    allowed = docs.bench_ratios(RESULTS)
+    bf16 = next(t for t in RESULTS["targets"] if "bfloat16" in t["name"])
+    now = f"{bf16['ratio']['median']:.2f}"
+    page = tmp_path / "p.md"
+    page.write_text(f"bfloat16 {now}× `np.copyto`\nbfloat16 19.2× on another day\nalso 1.82×\n")
+    assert [p.split(": ", 1)[1] for p in docs.ratio_mismatches(page, allowed, tmp_path)] == [
+        "'19.2×'",
+        "'1.82×'",
+    ]
+
+
+def test_benchmarks_md_is_the_last_bench_rendered() -> None:
+    """BENCHMARKS.md is what benchmarks/run.py renders from benchmarks/results.json,
+    so the ratios checked above are the ones the last ``make bench`` printed."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        run = importlib.import_module("run")  # benchmarks/run.py
+        rendered = run.render(RESULTS)
+    finally:
+        sys.path.pop(0)
+    assert (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8") == rendered
+
+
+def test_the_tool_reports_current_blocks() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "documents.py")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout

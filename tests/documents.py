@@ -1,0 +1,374 @@
+"""The rules the Markdown documents keep, and the figures they quote, in one place.
+
+``tests/docs/test_documents.py`` applies the rules; this module also rewrites the
+generated blocks::
+
+    python tests/documents.py          # list what is stale, exit 1 if anything is
+    python tests/documents.py --write  # rewrite every generated block from the manifests
+
+A generated block is the text between ``<!-- generated: NAME -->`` and
+``<!-- end generated -->``; NAME is one of ``BLOCKS``. The figures come from the
+proof manifests (``proofs/manifest.json``, ``proofs/wp-manifest.json``) and from
+the last ``make bench`` (``benchmarks/results.json``, which ``BENCHMARKS.md`` renders).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Folders whose text may carry dates and issue numbers: the lab notebook and the
+# decision records. Verbatim third-party texts keep theirs; BENCHMARKS.md and the
+# conformance runs are measurement records a tool writes (with the date of the run).
+DATED = ("docs/lab/", "docs/decisions/")
+VERBATIM = ("docs/spec/sources/",)
+MEASURED = ("BENCHMARKS.md", "docs/conformance/runs/")
+README_MAX_LINES = 250
+
+# ------------------------------------------------------------------ the files
+
+
+def markdown_files(root: Path = ROOT) -> list[Path]:
+    """Every Markdown file git lists (tracked or new, not ignored)."""
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.md"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return sorted({root / line for line in out.splitlines() if (root / line).is_file()})
+
+
+def rel(path: Path, root: Path = ROOT) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def under(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p) for p in prefixes)
+
+
+def without_code(text: str) -> str:
+    """The text with fenced code blocks blanked (line numbers kept)."""
+    lines, fence = [], False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            lines.append("")
+            continue
+        lines.append("" if fence else line)
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ links
+
+LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+IMAGE = re.compile(r"\!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?\s*\)")
+REFDEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+<?(\S+?)>?(?:\s|$)", re.M)
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$", re.M)
+ANCHOR = re.compile(r"<a\s+(?:name|id)=\"([^\"]+)\"")
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    text = re.sub(r"`|\*\*|__", "", heading)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = text.strip().lower()
+    kept = []
+    for ch in text:
+        if ch in " -_" or ch.isalnum():
+            kept.append("-" if ch == " " else ch)
+        elif unicodedata.category(ch).startswith(("L", "N")):
+            kept.append(ch)
+    return "".join(kept)
+
+
+def anchors(path: Path) -> set[str]:
+    text = without_code(path.read_text(encoding="utf-8"))
+    seen: dict[str, int] = {}
+    out = set(ANCHOR.findall(text))
+    for match in HEADING.finditer(text):
+        base = slug(match.group(2))
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.add(base if n == 0 else f"{base}-{n}")
+    return out
+
+
+def link_targets(text: str) -> Iterator[tuple[int, str]]:
+    body = without_code(text)
+    for regex in (LINK, IMAGE, REFDEF):
+        for match in regex.finditer(body):
+            yield body.count("\n", 0, match.start()) + 1, match.group(1)
+
+
+def broken_links(path: Path, root: Path = ROOT) -> list[str]:
+    """Every relative link of ``path`` that does not resolve inside ``root``."""
+    problems = []
+    for line, target in link_targets(path.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
+            continue  # http:, https:, mailto:
+        file_part, _, anchor = target.partition("#")
+        dest = (path.parent / file_part).resolve() if file_part else path.resolve()
+        where = f"{rel(path, root)}:{line}: {target}"
+        if not dest.is_relative_to(root.resolve()):
+            problems.append(f"{where} leaves the repository")
+        elif not dest.exists():
+            problems.append(f"{where} does not exist")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            problems.append(f"{where} has no heading #{anchor}")
+    return problems
+
+
+# ------------------------------------------------------------------ dates, issues
+
+MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+DATE = re.compile(
+    r"\b(?:19|20)\d\d-[01]\d(?:-[0-3]\d)?\b"
+    rf"|\b{MONTH}\.?\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d\d\b"
+    rf"|\b\d{{1,2}}\s+{MONTH}\.?\s+(?:19|20)\d\d\b"
+)
+ISSUE = re.compile(
+    r"\b[Ii]ssues?\s+#?\d+"  # issue 28, issues 20 and 28
+    r"|(?<![\w/.-])#\d+\b"  # a bare #28 (owner/repo#28 and goal#3 are names)
+    r"|\bthe seed'?s\b|\bseeds?/"  # the texts the project was started from
+    r"|\.\./shared\b"
+)
+
+
+def dated_mentions(path: Path, root: Path = ROOT, *, dates: bool = True) -> list[str]:
+    """Dates (unless ``dates`` is false) and issue numbers in ``path``, code blocks
+    included: a transcript is text too."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for regex in (DATE, ISSUE) if dates else (ISSUE,):
+            for match in regex.finditer(line):
+                out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
+    return out
+
+
+def date_rule_applies(name: str) -> bool:
+    """No date here: everything but the lab, the decisions, verbatim sources and
+    the measurement records a tool writes (those keep the date of their run)."""
+    return not under(name, DATED + VERBATIM + MEASURED)
+
+
+def issue_rule_applies(name: str) -> bool:
+    """No issue number here: everything but the lab, the decisions and verbatim sources."""
+    return not under(name, DATED + VERBATIM)
+
+
+# ------------------------------------------------------------------ goal counts
+
+
+@dataclass(frozen=True)
+class Counts:
+    why3: dict[str, int]  # file -> goals
+    wp: dict[str, int]  # C source -> goals
+
+    @property
+    def why3_total(self) -> int:
+        return sum(self.why3.values())
+
+    @property
+    def wp_total(self) -> int:
+        return sum(self.wp.values())
+
+    def by_name(self) -> dict[str, int]:
+        """A unit's goal count under its path and under its file name."""
+        out: dict[str, int] = {}
+        for table in (self.why3, self.wp):
+            for path, n in table.items():
+                out[path] = n
+                out[path.rsplit("/", 1)[-1]] = n
+        return out
+
+    def totals(self) -> set[int]:
+        return {self.why3_total, self.wp_total}
+
+
+def manifest_counts(root: Path = ROOT) -> Counts:
+    why3 = json.loads((root / "proofs/manifest.json").read_text())
+    wp = json.loads((root / "proofs/wp-manifest.json").read_text())
+    return Counts(
+        why3={f["path"]: len(f["goals"]) for f in why3["files"]},
+        wp={u["source"]: len(u["goals"]) for u in wp["units"]},
+    )
+
+
+# "455 goals", "2063 WP goals", "169 goals", "81 pinned goals", "455/455"
+GOALS = re.compile(
+    r"(?<![\w.,/-])(\d{1,3}(?:,\d{3})+|\d+)\s+(?:(?:Why3|WP|pinned|proved|proof)\s+)?goals?\b"
+)
+UNIT = re.compile(r"[\w./-]+\.(?:mlw|c|py)\b")
+
+
+def goal_count_mismatches(path: Path, counts: Counts, root: Path = ROOT) -> list[str]:
+    """Goal counts in the prose of ``path`` that the manifests do not give.
+
+    A count follows the rule "N goals" (optionally "N Why3/WP/pinned/proved goals").
+    When a unit of a manifest (``widen.mlw``, ``native/src/sonnx_mul_int.c``) is
+    named before it in the same clause (no ``;`` or sentence end between), N must
+    be that unit's count; otherwise N must be a manifest's total or the count of
+    one of its units.
+    """
+    known = counts.by_name()
+    every = counts.totals() | set(known.values())
+    out = []
+    text = without_generated(without_code(path.read_text(encoding="utf-8")))
+    for n, line in enumerate(text.splitlines(), 1):
+        for match in GOALS.finditer(line):
+            value = int(match.group(1).replace(",", ""))
+            clause = re.split(r";|\.\s", line[: match.start()])[-1]
+            named = [u for u in UNIT.findall(clause) if u in known]
+            if named:
+                unit = named[-1]
+                if value != known[unit]:
+                    out.append(
+                        f"{rel(path, root)}:{n}: {match.group(0)!r}, {unit} has {known[unit]}"
+                    )
+            elif value not in every:
+                out.append(f"{rel(path, root)}:{n}: {match.group(0)!r} is no manifest's count")
+    return out
+
+
+# ------------------------------------------------------------------ ratios
+
+# a ratio is a decimal number directly followed by × or x; "0.0 × inf" is a product
+RATIO = re.compile(r"(?<![\w.])(\d+\.\d+)\s?(?:×(?!\s?(?:[-\d]|inf|nan))|x(?![\w.]))")
+
+
+def bench_results(root: Path = ROOT) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / "benchmarks/results.json").read_text())
+    return data
+
+
+def bench_ratios(results: dict[str, Any]) -> set[str]:
+    """Every ratio the last ``make bench`` reports, as BENCHMARKS.md prints it
+    (two decimals), and every target's limit."""
+    out: set[str] = set()
+    for goal in results["targets"]:
+        for key in ("median", "min", "max"):
+            out.add(f"{goal['ratio'][key]:.2f}")
+        if goal.get("limit") is not None:
+            out.add(f"{goal['limit']:.1f}")
+            out.add(f"{goal['limit']:g}")
+    return out
+
+
+def ratio_mismatches(path: Path, allowed: set[str], root: Path = ROOT) -> list[str]:
+    """Ratios (``6.28×``, ``6.28x``) in ``path`` that are no ratio of the last ``make bench``."""
+    out = []
+    text = without_generated(path.read_text(encoding="utf-8"))
+    for n, line in enumerate(text.splitlines(), 1):
+        for match in RATIO.finditer(line):
+            if match.group(1) not in allowed:
+                out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
+    return out
+
+
+# ------------------------------------------------------------------ generated blocks
+
+BLOCK = re.compile(
+    r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S
+)
+
+
+def without_generated(text: str) -> str:
+    """The text with generated blocks blanked (they are checked whole)."""
+    return BLOCK.sub(lambda m: m.group(1) + "\n" * m.group("body").count("\n") + m.group(4), text)
+
+
+def _why3_table(root: Path) -> str:
+    counts = manifest_counts(root)
+    rows = ["| file | goals |", "|---|---:|"]
+    rows += [f"| `{path}` | {n} |" for path, n in counts.why3.items()]
+    rows.append(f"| **total** | **{counts.why3_total}** |")
+    return "\n".join(rows) + "\n"
+
+
+def _wp_table(root: Path) -> str:
+    counts = manifest_counts(root)
+    rows = ["| unit | goals |", "|---|---:|"]
+    rows += [f"| `{path}` | {n} |" for path, n in counts.wp.items()]
+    rows.append(f"| **total** | **{counts.wp_total}** |")
+    return "\n".join(rows) + "\n"
+
+
+def _totals(root: Path) -> str:
+    counts = manifest_counts(root)
+    return (
+        f"Why3: {counts.why3_total} goals in {len(counts.why3)} files; "
+        f"Frama-C WP: {counts.wp_total} goals in {len(counts.wp)} units.\n"
+    )
+
+
+def _bench_targets(root: Path) -> str:
+    results = bench_results(root)
+    rows = [
+        "| target (last `make bench`) | against | ratio (median) | limit |",
+        "|---|---|---:|---:|",
+    ]
+    for goal in results["targets"]:
+        limit = "–" if goal.get("limit") is None else f"{goal['limit']:.1f}×"
+        rows.append(
+            f"| {goal['name']} | {goal['base']} | {goal['ratio']['median']:.2f}× | {limit} |"
+        )
+    machine = results["machine"]["cpu"]
+    return "\n".join(rows) + f"\n\nMachine of that run: {machine} (`benchmarks/results.json`).\n"
+
+
+BLOCKS: dict[str, Callable[[Path], str]] = {
+    "why3-goals": _why3_table,
+    "wp-goals": _wp_table,
+    "goal-totals": _totals,
+    "bench-targets": _bench_targets,
+}
+
+
+def stale_blocks(path: Path, root: Path = ROOT) -> list[str]:
+    out = []
+    for match in BLOCK.finditer(path.read_text(encoding="utf-8")):
+        name = match.group("name")
+        if name not in BLOCKS:
+            out.append(f"{rel(path, root)}: unknown generated block {name!r}")
+        elif match.group("body") != BLOCKS[name](root):
+            out.append(f"{rel(path, root)}: generated block {name!r} is stale")
+    return out
+
+
+def rewrite_blocks(path: Path, root: Path = ROOT) -> bool:
+    text = path.read_text(encoding="utf-8")
+    new = BLOCK.sub(lambda m: m.group(1) + BLOCKS[m.group("name")](root) + m.group(4), text)
+    if new != text:
+        path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv: list[str]) -> int:
+    write = "--write" in argv
+    stale = []
+    for path in markdown_files():
+        if write:
+            if rewrite_blocks(path):
+                print(f"rewrote {rel(path)}")
+        else:
+            stale += stale_blocks(path)
+    print("\n".join(stale) or "every generated block is current")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
