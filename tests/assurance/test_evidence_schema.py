@@ -98,6 +98,60 @@ def test_a_partial_8_bit_run_leaves_a_gap(etype: str) -> None:
     assert schema.exhaustive_gap(full) is None
 
 
+@pytest.mark.parametrize("etype", ["int8", "uint8"])
+@pytest.mark.parametrize(
+    ("modes", "gap"),
+    [
+        (None, "mode wrap/error not run"),
+        ([], "mode wrap/error not run"),
+        (["wrap"], "mode error not run"),
+        (["error", "error"], "mode wrap not run"),
+    ],
+    ids=["no-modes-recorded", "empty-modes", "wrap-only", "error-twice"],
+)
+def test_an_8_bit_run_of_every_pair_without_both_modes_leaves_a_gap(
+    etype: str, modes: list[str] | None, gap: str
+) -> None:
+    # every pair was run, but the result does not say the checked (error) and
+    # wrapping modes both were: a record that names no mode is not complete
+    res = {"type": etype, "requirements": [], "pairs": 256 * 256, "mismatches": 0,
+           "examples": [], "time": 1.0, "pairs_per_second": None, "modes": modes}  # fmt: skip
+    result = schema.from_json(schema.ExhaustiveResult, res)
+    assert schema.exhaustive_gap(result) == f"{etype}: {gap}"
+    others = [
+        schema.ExhaustiveResult(t, [], pairs, 0, [], 1.0, None, [*scope_modes] or None)
+        for t, (pairs, scope_modes) in schema.EXHAUSTIVE_SCOPE.items()
+        if t != etype
+    ]
+    evidence = schema.ExhaustiveEvidence("t", "2", True, [result, *others], True)
+    assert evidence.gaps() == [f"{etype}: {gap}"]
+    both = dataclasses.replace(result, modes=["error", "wrap"])  # the positive control
+    assert schema.exhaustive_gap(both) is None
+    assert schema.ExhaustiveEvidence("t", "2", True, [both, *others], True).gaps() == []
+
+
+def test_a_float_run_of_every_pair_needs_no_mode() -> None:
+    # the float types have no overflow mode: None is their complete record
+    for etype in ("float16", "bfloat16"):
+        result = schema.ExhaustiveResult(etype, [], 1 << 32, 0, [], 1.0, None, None)
+        assert schema.exhaustive_gap(result) is None
+        short = dataclasses.replace(result, pairs=(1 << 32) - 1)
+        assert schema.exhaustive_gap(short) == f"{etype}: 4294967295 of 4294967296 pairs"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "mismatches", "ok"),
+    [(0, 0, False), (1, 0, True), (65536, 0, True), (65536, 1, False), (0, 1, False)],
+    ids=["no-input", "one-input", "every-input", "a-mismatch", "no-input-and-a-mismatch"],
+)
+def test_a_native_check_passes_only_when_it_ran_an_input_and_all_agreed(
+    inputs: int, mismatches: int, ok: bool
+) -> None:
+    # a check that compared nothing found no mismatch, and is evidence of nothing
+    data = {"inputs": inputs, "mismatches": mismatches, "seconds": 0.1, "cpu_seconds": 0.1}
+    assert schema.from_json(schema.NativeCheck, data).ok is ok
+
+
 def test_load_refuses_text_that_is_not_json(tmp_path: Path) -> None:
     path = tmp_path / "why3.json"
     path.write_text("{not json")

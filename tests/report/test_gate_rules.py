@@ -355,8 +355,13 @@ def test_rule_required_exhaustive_evidence_covering_every_pair_passes(tree: Path
                        for x in r],
             "int8: mode error not run",
         ),
+        (
+            lambda r: [dataclasses.replace(x, modes=None) if x.type == "uint8" else x
+                       for x in r],
+            "uint8: mode wrap/error not run",
+        ),
     ],
-    ids=["no-results", "a-type-missing", "half-the-pairs", "a-mode-missing"],
+    ids=["no-results", "a-type-missing", "half-the-pairs", "a-mode-missing", "no-mode-recorded"],
 )  # fmt: skip
 def test_rule_required_exhaustive_evidence_that_says_complete_but_is_not(
     tree: Path,

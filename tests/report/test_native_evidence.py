@@ -359,6 +359,15 @@ def test_gate_fails_on_a_native_check_with_mismatches(tree: Path) -> None:
     assert len(found) == 1 and "native-exhaustive" in found[0] and "3 mismatches" in found[0]
 
 
+def test_gate_fails_on_a_native_check_that_ran_no_input(tree: Path) -> None:
+    # no mismatch among no inputs is not agreement
+    record = native_record(**{"mul-f16": native_check(), "narrow-f16": native_check()})
+    record["checks"]["narrow-f16"]["inputs"] = 0
+    evidence(tree, "native-exhaustive.json").write_text(json.dumps(record))
+    found = problems(tree)
+    assert len(found) == 1 and "native-exhaustive" in found[0] and "narrow-f16" in found[0], found
+
+
 def test_gate_fails_when_the_harness_missed_a_planted_fault(tree: Path) -> None:
     record = native_record(**{"mul-f16": native_check()})
     record["selftest"] = {"narrow-f16-rtz": {"caught": 0, "seconds": 0.1}}
