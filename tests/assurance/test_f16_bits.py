@@ -11,6 +11,9 @@ test_why3_negative.py.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -53,6 +56,78 @@ def test_an_intermediate_beyond_2_63_is_refused() -> None:
         SPEC.render_why3(big)
     with pytest.raises(ValueError, match="beyond 2\\^63"):
         SPEC.render_acsl(big)
+
+
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+@pytest.mark.parametrize("symbol", COMPARISONS)
+def test_a_comparison_narrows_to_exactly_the_values_that_satisfy_it(symbol: str) -> None:
+    # every branch environment is the hull of the values for which its
+    # condition holds: one value too few is unsound (a bound may miss the
+    # largest intermediate), one too many only loses precision; both fail here
+    for lo in range(-3, 4):
+        for hi in range(lo, 4):
+            for k in range(lo - 2, hi + 3):
+                cond = SPEC.cmp("x", symbol, k)
+                then_env, other_env = SPEC._refine(cond, {"x": (lo, hi)})
+                for env, holds in ((then_env, True), (other_env, False)):
+                    values = [x for x in range(lo, hi + 1) if SPEC._holds(cond, {"x": x}) is holds]
+                    # no value: the branch is dead and keeps the whole domain;
+                    # x != k keeps it too (sound, as it removes one value at most)
+                    effective = symbol if holds else SPEC._NEGATED[symbol]
+                    keeps = not values or effective == "!="
+                    want = (lo, hi) if keeps else (min(values), max(values))
+                    assert env == {"x": want}, (symbol, lo, hi, k, holds)
+
+
+@pytest.mark.parametrize(
+    ("symbol", "k", "branch"), [(">=", 4, "then"), ("<", 4, "other"), (">", 3, "then"),
+                                ("<=", 3, "other")],
+)  # fmt: skip
+def test_an_intermediate_reaching_2_63_at_the_comparisons_boundary_is_refused(
+    symbol: str, k: int, branch: str
+) -> None:
+    # (8 - x) * 2^61 is 2^63 at x = 4, the smallest x of the branch taken: a
+    # bound that narrows the branch by one value more sees 3 * 2^61 and
+    # accepts a function whose 64-bit rendering overflows
+    x4 = SPEC.op(SPEC.op(8, "-", "x"), "*", 2**61)
+    cond = SPEC.cmp("x", symbol, k)
+    body = SPEC.select(cond, x4, 0) if branch == "then" else SPEC.select(cond, 0, x4)
+    f = SPEC.Function("edge", ("x",), ((0, 8),), body)
+    assert SPEC.evaluate(f, 4) == 2**63 == SPEC.LIMIT
+    with pytest.raises(ValueError, match="reaches 9223372036854775808, beyond 2\\^63"):
+        SPEC.bounds(f)
+    # the positive control: one value further from the edge, the bound holds exactly
+    shifted = SPEC.cmp("x", symbol, k + 1)
+    body = SPEC.select(shifted, x4, 0) if branch == "then" else SPEC.select(shifted, 0, x4)
+    assert SPEC.bounds(SPEC.Function("edge", ("x",), ((0, 8),), body)) == (0, 3 * 2**61)
+
+
+def test_a_change_of_a_rendering_is_seen_by_generate_check(tmp_path: Path) -> None:
+    # the committed C header and Why3 file are compared with what bitspec
+    # renders: a copy of native/ whose bitspec changes one threshold of the
+    # float16 narrowing is stale for generate.py --check, and its Why3 text
+    # is no longer the committed file
+    native = tmp_path / "native"
+    shutil.copytree(REPO / "native", native)
+    source = (native / "bitspec.py").read_text()
+    assert source.count('cmp("u", ">=", 1199570944)') == 1
+    (native / "bitspec.py").write_text(
+        source.replace('cmp("u", ">=", 1199570944)', 'cmp("u", ">", 1199570944)')
+    )
+    check = [sys.executable, str(native / "generate.py"), "--check"]
+    same = subprocess.run([sys.executable, str(REPO / "native/generate.py"), "--check"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert same.returncode == 0, same.stderr  # the control: the checkout is current
+    stale = subprocess.run(check, capture_output=True, text=True)
+    assert stale.returncode == 1
+    assert f"{native / 'include' / 'sonnx_mul_kernel.h'} is stale" in stale.stderr
+    try:
+        changed = bits.bitspec(tmp_path)
+        assert bits.generate(changed) != (REPO / bits.PATH).read_text()
+    finally:
+        sys.modules[SPEC.__name__] = SPEC  # loading registered the copy under the same name
 
 
 def test_a_call_outside_its_domain_is_refused() -> None:
