@@ -4,9 +4,16 @@ Another library in the process may set flush-to-zero, denormals-are-zero or
 a directed rounding mode (x86 MXCSR). The glue establishes the kernel's
 environment around every call (native/include/sonnx_mul_fpenv.h) and
 restores the caller's. Each mode is set through ctypes; the caller's MXCSR
-must be back after the call. The negative control: numpy's loops
+must be back after the call, whole: its control bits and its status flags
+(sticky exception bits the caller may still read), neither wiped nor joined
+by the kernel's own. The negative control: numpy's loops
 (``sonnx_mul.numpy_loops``, the kernel's contract twin, which does not
 establish the environment) fail the same comparison under the same mode.
+
+The glue restores the caller's MXCSR on every exit, a call it refuses
+included. Those calls go to ``_native.multiply`` itself, with operands made
+before the caller's MXCSR is set: numpy clears the status flags around its
+own operations, which would hide a wiped flag.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from sonnx_mul import mul, numpy_loops
+from sonnx_mul import _native, mul, numpy_loops
 from sonnx_mul.dtypes import ALL_TYPES
 
 pytestmark = pytest.mark.skipif(
@@ -31,14 +38,19 @@ pytestmark = pytest.mark.skipif(
 DEFAULT = 0x1F80
 FTZ, DAZ = 0x8000, 0x0040
 ROUNDING = {"down": 0x2000, "up": 0x4000, "toward zero": 0x6000}
+PRECISION, UNDERFLOW = 0x0020, 0x0010
+STATUS = PRECISION | UNDERFLOW
+"""Status flags a caller's earlier arithmetic left set (sticky): 0x1FB0 with the default."""
 MODES = {
-    "FTZ": DEFAULT | FTZ,
-    "DAZ": DEFAULT | DAZ,
-    "FTZ+DAZ": DEFAULT | FTZ | DAZ,
-    **{f"round {name}": DEFAULT | bits for name, bits in ROUNDING.items()},
-    "FTZ+DAZ, round toward zero": DEFAULT | FTZ | DAZ | ROUNDING["toward zero"],
+    "default": DEFAULT,  # no flag set: the kernel's own flags must not show
+    "default, status flags set": DEFAULT | STATUS,
+    "FTZ": DEFAULT | FTZ | STATUS,
+    "DAZ": DEFAULT | DAZ | STATUS,
+    "FTZ+DAZ": DEFAULT | FTZ | DAZ | STATUS,
+    **{f"round {name}": DEFAULT | bits | STATUS for name, bits in ROUNDING.items()},
+    "FTZ+DAZ, round toward zero": DEFAULT | FTZ | DAZ | ROUNDING["toward zero"] | STATUS,
 }
-STATUS_FLAGS = 0x3F
+FOREIGN = MODES["FTZ+DAZ, round toward zero"]
 
 
 @pytest.fixture(scope="module")
@@ -101,9 +113,7 @@ def test_F_FLOAT_every_float_type_bit_identical_under_a_foreign_environment(
             unbracketed = numpy_loops.multiply(a, b, None, False)
         finally:
             mxcsr.sonnx_test_set_mxcsr(DEFAULT)
-        assert after & ~STATUS_FLAGS == caller, (
-            f"MXCSR {after:#x} after the call, caller's {caller:#x}"
-        )
+        assert after == caller, f"MXCSR {after:#x} after the call, caller's {caller:#x}"
         np.testing.assert_array_equal(
             got.view(uint), baseline[dtype.name].view(uint), err_msg=dtype.name
         )
@@ -111,10 +121,95 @@ def test_F_FLOAT_every_float_type_bit_identical_under_a_foreign_environment(
         if not np.array_equal(unbracketed.view(uint), baseline[dtype.name].view(uint)):
             numpy_changed.append(dtype.name)
     # the negative control: the same comparison fails for the kernel's contract
-    # twin that does not establish the environment (numpy's loops)
-    assert {"float32", "float64"} <= set(numpy_changed), numpy_changed
+    # twin that does not establish the environment (numpy's loops), in every
+    # mode that changes subnormal or rounded products
+    if caller & ~STATUS != DEFAULT:
+        assert {"float32", "float64"} <= set(numpy_changed), numpy_changed
+    else:
+        assert numpy_changed == []
 
 
 def test_the_four_float_types_are_checked() -> None:
     names = {dt.name for dt in _float_types()}
     assert names == {"float16", np.dtype(ml_dtypes.bfloat16).name, "float32", "float64"}
+
+
+def _refused_calls() -> dict[str, tuple[tuple[object, ...], type[Exception], str]]:
+    """Calls the glue itself refuses: its arguments, the exception, its message."""
+    x = np.arange(1, 9, dtype=np.float32)
+    read_only = np.zeros(8, np.float32)
+    read_only.flags.writeable = False
+    shared = np.zeros(9, np.float32)
+    return {
+        "three arguments": ((x, x, None), TypeError, "takes 4 or 5 arguments"),
+        "unknown isa": ((x, x, None, False, "no-such-isa"), ValueError, "no-such-isa"),
+        "a not an array": (([1.0] * 8, x, None, False), TypeError, "a must be a numpy"),
+        "checked's truth fails": ((x, x, None, np.array([True, False])), ValueError, "truth"),
+        "element types differ": ((x, x.astype(np.float64), None, False), TypeError, "one element"),
+        "a type outside the profile": ((x.astype(np.complex64),) * 2 + (None, False), TypeError,
+                                       "one element"),
+        "shapes differ": ((x, x[:7], None, False), ValueError, "same non-empty shape"),
+        "empty": ((x[:0], x[:0], None, False), ValueError, "same non-empty shape"),
+        "out of another type": ((x, x, np.zeros(8, np.float64), False), TypeError, "out must"),
+        "out of another shape": ((x, x, np.zeros(7, np.float32), False), ValueError, "shape of A"),
+        "out read-only": ((x, x, read_only, False), ValueError, "read-only"),
+        "out overlapping": ((shared[:8], x, shared[1:], False), ValueError, "exactly A or B"),
+    }  # fmt: skip
+
+
+def _accepted_calls() -> dict[str, tuple[tuple[object, ...], object]]:
+    """Calls the glue carries out, one per path: its arguments and what it returns."""
+    f32 = np.array([1e-40, 3.0, 3e38, -0.0, np.inf, np.nan, 1.5, 2.0**-140], np.float32)
+    big = np.full(2 * _native.THREADS_MIN_ELEMENTS, 1.5e-30, np.float64)  # GIL released
+    i8 = np.array([3, 100, -7, 64], np.int8)
+    fortran = np.asfortranarray(np.array([[1, 2], [100, 3]], np.int8))
+    swapped = f32.astype(f32.dtype.newbyteorder())  # a byte order: the iterator's path
+    out = np.zeros(8, np.float32)
+    with np.errstate(all="ignore"):  # overflow, invalid and underflow are the point
+        f32_bits, big_bits = (f32 * f32).view(np.uint32), (big * big).view(np.uint64)
+    return {
+        "float32": ((f32, f32, None, False), f32_bits),
+        "float64, many elements": ((big, big, None, False), big_bits),
+        "float32 into out": ((f32, f32, out, False), f32_bits),
+        "int8 checked, an overflow": ((i8, i8, None, True), 1),
+        "int8 checked, Fortran order": ((fortran, fortran, None, True), 2),
+        "float32 swapped bytes": ((swapped, f32, None, False), f32_bits),
+    }
+
+
+@pytest.mark.parametrize("caller", [MODES["default, status flags set"], FOREIGN],
+                         ids=lambda c: f"{c:#x}")  # fmt: skip
+@pytest.mark.parametrize("case", sorted(_refused_calls()))
+def test_F_FLOAT_a_call_the_glue_refuses_leaves_the_callers_environment(
+    case: str, caller: int, mxcsr: ctypes.CDLL
+) -> None:
+    args, error, message = _refused_calls()[case]
+    mxcsr.sonnx_test_set_mxcsr(caller)
+    try:
+        with pytest.raises(error, match=message):
+            _native.multiply(*args)
+        after = mxcsr.sonnx_test_get_mxcsr()
+    finally:
+        mxcsr.sonnx_test_set_mxcsr(DEFAULT)
+    assert after == caller, f"MXCSR {after:#x} after a refused call, caller's {caller:#x}"
+
+
+@pytest.mark.parametrize("caller", [MODES["default, status flags set"], FOREIGN],
+                         ids=lambda c: f"{c:#x}")  # fmt: skip
+@pytest.mark.parametrize("case", sorted(_accepted_calls()))
+def test_F_FLOAT_a_call_the_glue_carries_out_leaves_the_callers_environment(
+    case: str, caller: int, mxcsr: ctypes.CDLL
+) -> None:
+    args, want = _accepted_calls()[case]
+    mxcsr.sonnx_test_set_mxcsr(caller)
+    try:
+        got = _native.multiply(*args)
+        after = mxcsr.sonnx_test_get_mxcsr()
+    finally:
+        mxcsr.sonnx_test_set_mxcsr(DEFAULT)
+    assert after == caller, f"MXCSR {after:#x} after the call, caller's {caller:#x}"
+    if isinstance(want, np.ndarray):  # products compared by bit pattern, NaNs included
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got.view(want.dtype), want)
+    else:
+        assert got == want
