@@ -152,6 +152,37 @@ def test_a_native_check_passes_only_when_it_ran_an_input_and_all_agreed(
     assert schema.from_json(schema.NativeCheck, data).ok is ok
 
 
+def test_a_pipeline_step_passes_only_with_exit_code_0() -> None:
+    assert schema.PipelineStep("tables", 0, 1.0).ok
+    for code in (1, 2, -9):  # a failure, a usage error, a signal
+        assert not schema.PipelineStep("tables", code, 1.0).ok
+
+
+def test_a_mutants_record_written_before_invalid_was_counted_has_none() -> None:
+    data = {"mutants": 2, "killed": 1, "equivalent": 1, "survived": 0, "kill_rate": 1.0,
+            "seconds": 3.0, "by_file": {}, "outcomes": []}  # fmt: skip
+    assert schema.from_json(schema.MutantsRecord, data).invalid == 0
+    assert schema.from_json(schema.MutantsRecord, {**data, "invalid": 3}).invalid == 3
+
+
+def test_dump_makes_missing_directories_and_writes_into_existing_ones(tmp_path: Path) -> None:
+    record = schema.PipelineRecord([schema.PipelineStep("tables", 0, 1.0)], 1.0)
+    first = tmp_path / "proofs" / "out" / "suite" / "run.json"  # three directories missing
+    schema.dump(record, first)
+    second = first.with_name("again.json")  # its directory exists now
+    schema.dump(record, second)
+    assert schema.load(schema.PipelineRecord, first) == record
+    assert schema.load(schema.PipelineRecord, second) == record
+
+
+@pytest.mark.parametrize(
+    "obj", [schema.PipelineStep, {"name": "tables"}, None], ids=["a-class", "a-dict", "none"]
+)
+def test_to_json_refuses_anything_but_a_schema_object(obj: object) -> None:
+    with pytest.raises(TypeError, match="not a schema object"):
+        schema.to_json(obj)
+
+
 def test_load_refuses_text_that_is_not_json(tmp_path: Path) -> None:
     path = tmp_path / "why3.json"
     path.write_text("{not json")
@@ -187,6 +218,19 @@ def test_junit_outcomes_and_malformed_files(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(schema.SchemaError, match=expect):
             schema.read_junit([path])
+
+
+def test_junit_an_empty_time_is_zero_and_a_message_keeps_its_first_300_characters(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "pytest.xml"
+    message = "m" * 300 + "tail"
+    path.write_text(
+        '<testsuite><testcase classname="t" name="a" time="">'
+        f'<failure message="{message}"/></testcase></testsuite>'
+    )
+    (case,) = schema.read_junit([path])
+    assert case.time == 0.0 and case.message == "m" * 300
 
 
 def test_junit_cases_are_immutable(tmp_path: Path) -> None:
