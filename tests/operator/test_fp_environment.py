@@ -22,15 +22,15 @@ import ctypes
 import platform
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from sonnx_mul import _native, mul, numpy_loops
-from sonnx_mul.dtypes import ALL_TYPES
+from sonnx_mul import ArgumentError, IntegerOverflowError, ShapeError, _native, mul, numpy_loops
+from sonnx_mul.dtypes import ALL_TYPES, ElementType
 
 pytestmark = pytest.mark.skipif(
     platform.machine() not in ("x86_64", "AMD64"), reason="MXCSR is x86's"
@@ -213,3 +213,39 @@ def test_F_FLOAT_a_call_the_glue_carries_out_leaves_the_callers_environment(
         np.testing.assert_array_equal(got.view(want.dtype), want)
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("etype", ALL_TYPES, ids=lambda t: t.dtype.name)
+def test_F_FLOAT_mul_restores_the_callers_environment_for_every_type_and_refusal(
+    etype: ElementType, mxcsr: ctypes.CDLL
+) -> None:
+    """Through the public ``mul``: both overflow modes, strided and ``out=``
+    calls, an overflow refused, and arguments refused before the glue."""
+    x = np.arange(1, 9).astype(etype.dtype)
+    big = np.full(8, 100).astype(etype.dtype)  # 100 * 100 overflows every 8-bit type
+    out = np.empty(8, etype.dtype)
+    calls: list[tuple[str, Callable[[], object], type[Exception] | None]] = [
+        ("wrap", lambda: mul(x, x), None),
+        ("checked", lambda: mul(x, x, overflow="error"), None),
+        ("a broadcast (refused)", lambda: mul(x.reshape(8, 1), x.reshape(1, 8)), ShapeError),
+        ("strided", lambda: mul(x[::2], x[1::2]), None),
+        ("out", lambda: mul(x, x, out=out), None),
+        ("shapes differ", lambda: mul(x, x[:3]), ShapeError),
+        ("an unknown overflow mode", lambda: mul(x, x, overflow="saturate"), ArgumentError),
+    ]
+    if etype.bits == 8 and not etype.is_float:
+        calls.append(("an overflow", lambda: mul(big, big, overflow="error"),
+                      IntegerOverflowError))  # fmt: skip
+    for caller in (MODES["default, status flags set"], FOREIGN):
+        for name, call, error in calls:
+            mxcsr.sonnx_test_set_mxcsr(caller)
+            try:
+                if error is None:
+                    call()
+                else:
+                    with pytest.raises(error):
+                        call()
+                after = mxcsr.sonnx_test_get_mxcsr()
+            finally:
+                mxcsr.sonnx_test_set_mxcsr(DEFAULT)
+            assert after == caller, f"{name}: MXCSR {after:#x} after mul, caller's {caller:#x}"
