@@ -595,7 +595,9 @@ def startup_hooks(
             sys.modules if modules is None else modules,
         ):
             real = Path(os.path.realpath(where))
-            shown = f"{where}" + (f" (-> {real})" if real != where else "")
+            # a module made in memory has a pseudo name, not a path to resolve
+            moved = where.is_absolute() and real != where
+            shown = f"{where}" + (f" (-> {real})" if moved else "")
             if where.is_file() and interpreter_hook(where, own, etc or interpreter_etc()):
                 trusted.append(f"{name} module {shown}")
             elif where.is_file() and _regular_or_why(real) is None and sha256(where) in pinned:
