@@ -1207,7 +1207,7 @@ def error_text(message: str, code: int, as_json: bool) -> str:
     )
 
 
-def _fail(message: str, code: int, as_json: bool = False) -> int:
+def _fail(message: str, code: int, as_json: bool) -> int:
     if sys.stderr is not None:
         # stderr closed or broken: the exit code is all that is left
         with contextlib.suppress(OSError, ValueError):

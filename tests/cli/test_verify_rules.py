@@ -11,6 +11,7 @@ interpreter missing from the table or judged harmless, a spelling of
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -1056,3 +1057,197 @@ def test_an_interrupt_at_start_up_is_one_line(
 def test_other_subcommands_go_to_the_package(capsys: pytest.CaptureFixture[str]) -> None:
     assert v.main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("sonnx-mul ")
+
+
+def test_a_plain_cache_is_compared_with_the_unoptimized_compilation(tmp_path: Path) -> None:
+    """No ``opt-N`` in the name: the compilation at optimization 0 (asserts kept)."""
+    source = tmp_path / "m.py"
+    source.write_text("assert X, 'checked'\n")
+    cache = cache_of(source, "assert X, 'checked'\n")
+    assert v.cache_problem(cache, source) is None
+    stripped = compile(source.read_text(), str(source), "exec", dont_inherit=True, optimize=1)
+    data = cache.read_bytes()
+    cache.write_bytes(data[:16] + marshal.dumps(stripped))
+    assert v.cache_problem(cache, source) == "its code is not the compilation of its source"
+
+
+@pytest.mark.parametrize("opt", ["", 1, 2])
+def test_every_optimization_level_under_the_prefix_is_looked_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, opt: object
+) -> None:
+    pkg = small_package(tmp_path)
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    cached = Path(importlib.util.cache_from_source(str(pkg / "api.py"), optimization=opt))
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"not a cache")
+    assert v.check_caches(pkg, [], ["api.py"]) == [f"{cached} (another interpreter's magic number)"]
+
+
+@pytest.mark.parametrize("opt", ["", 1, 2])
+def test_every_optimization_level_of_the_verifiers_cache_is_judged(
+    tmp_path: Path, opt: object
+) -> None:
+    source = tmp_path / "sonnx_mul_verify.py"
+    source.write_text("X = 1\n")
+    cached = Path(importlib.util.cache_from_source(str(source), optimization=opt))
+    cached.parent.mkdir()
+    cached.write_bytes(b"not a cache")
+    assert v.own_cache_problems(source) == [
+        f"{cached} (another interpreter's magic number): importing sonnx_mul_verify would run it"
+    ]
+
+
+def test_a_file_that_cannot_be_examined_is_named_by_the_systems_reason(tmp_path: Path) -> None:
+    assert v._regular_or_why(tmp_path / "missing") == "No such file or directory"
+    assert v._regular_or_why(tmp_path) == "a directory, not a regular file"
+    (tmp_path / "f").write_text("")
+    assert v._regular_or_why(tmp_path / "f") is None
+
+
+def test_the_interpreters_etc_directory_is_the_one_given_or_its_own(tmp_path: Path) -> None:
+    stdlib, etc = tmp_path / "lib", tmp_path / "etc"
+    stdlib.mkdir()
+    etc.mkdir()
+    (etc / "sitecustomize.py").write_text("")
+    (stdlib / "sitecustomize.py").symlink_to(etc / "sitecustomize.py")
+    hooks = {"path": [stdlib], "stdlib": [stdlib], "modules": {}}
+    bad, _, trusted = v.startup_hooks([], etc=etc, **hooks)  # type: ignore[arg-type]
+    assert bad == [] and len(trusted) == 1
+    bad, _, trusted = v.startup_hooks([], **hooks)  # type: ignore[arg-type]
+    assert trusted == [] and len(bad) == 1  # not the interpreter's own /etc/pythonX.Y
+
+
+def test_a_filter_without_a_category_imports_nothing() -> None:
+    assert v.warning_imports(["error:some message", "ignore", ""]) == []
+
+
+def test_the_process_options_are_judged_only_for_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``environment(env)`` judges an environment alone; ``environment()`` this process."""
+    for name in list(os.environ):
+        if name.startswith("SONNX_MUL_") or name in v.INTERPRETER_ENVIRONMENT:
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(sys, "pycache_prefix", "/elsewhere")
+    assert v.environment({}) == ([], [])
+    findings, _ = v.environment()
+    assert [f.split(":")[0] for f in findings] == ["interpreter option -X pycache_prefix"]
+
+
+def test_a_module_object_that_is_not_a_module_has_no_file(tmp_path: Path) -> None:
+    pkg = small_package(tmp_path)
+    assert v.foreign_modules(pkg, [], {"sonnx_mul.odd": object()}) == [
+        "sonnx_mul.odd (not loaded from a file)"
+    ]
+
+
+def test_the_child_is_started_with_its_output_captured_as_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = small_package(tmp_path)
+    seen: list[dict[str, object]] = []
+
+    def fake_run(argv: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append(kwargs)
+        return subprocess.CompletedProcess(argv, 0, answer(pkg), "")
+
+    monkeypatch.setattr(v.subprocess, "run", fake_run)
+    v.selftest_in_child(pkg, ["__init__.py"], [])
+    assert seen == [{
+        "capture_output": True, "text": True, "timeout": v.CHILD_TIMEOUT, "check": False,
+        "stdin": subprocess.DEVNULL, "errors": "replace",
+    }]  # fmt: skip
+
+
+def test_the_childs_last_lines_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = small_package(tmp_path)
+    only_answer = answer(pkg).splitlines()[-1]
+    child_answer(monkeypatch, 0, only_answer)
+    assert v.selftest_in_child(pkg, ["__init__.py"], [])[0] == []
+    child_answer(monkeypatch, 0, "a\nb\n" + only_answer + "\n")
+    assert v.selftest_in_child(pkg, ["__init__.py"], [])[0] == []
+    child_answer(monkeypatch, 5, "", "x" * 300 + "\n")
+    (finding,) = v.selftest_in_child(pkg, [], [])[0]
+    assert finding.endswith("failed (exit 5): " + "x" * 200)
+    failures = [f"vector {i}" for i in range(12)]
+    child_answer(monkeypatch, 0, answer(pkg, ok=False, failures=failures))
+    findings = v.selftest_in_child(pkg, ["__init__.py"], [])[0]
+    assert findings == [f"self-test FAIL vector {i}" for i in range(10)]
+
+
+def test_changed_missing_and_extra_files_are_told_apart(tmp_path: Path) -> None:
+    pkg = small_package(tmp_path)
+    expected = v.inventory(pkg)[0]
+    (pkg / "api.py").write_text("LIMIT = 2.0\n")
+    (pkg / "data.txt").unlink()
+    (pkg / "new.py").write_text("")
+    outcome = v.compare(expected, pkg, hook_dirs=[], modules={}, environ={}, path=[])
+    assert (outcome.changed, outcome.missing, outcome.extra) == (
+        ["api.py"],
+        ["data.txt"],
+        ["new.py"],
+    )
+    assert outcome.verified == ["__init__.py"] and not outcome.ok
+    assert [label for label, _ in outcome.problems] == ["changed", "missing", "extra"]
+
+
+@pytest.mark.parametrize(
+    "package",
+    [[], {"files": []}, {"files": {}}, {"files": {"a.py": 1}}, {}],
+)
+def test_a_package_block_without_file_hashes_is_refused(tmp_path: Path, package: object) -> None:
+    """Each with a valid gate: the package block alone makes the report unreadable."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"package": package, "gate": {"passed": True}}))
+    with pytest.raises(ValueError, match=r"package\.files"):
+        v.read_expected(path)
+
+
+def test_what_a_report_says_cannot_be_changed_after_reading() -> None:
+    expected = v.Expected({"a.py": "0" * 64}, True, [])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        expected.gate_passed = False  # type: ignore[misc]
+
+
+@pytest.mark.usefixtures("quiet_environment")
+def test_the_command_runs_the_self_test_in_a_child(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pkg = small_package(tmp_path)
+    report = report_file(tmp_path, {"package": {"files": v.inventory(pkg)[0]},
+                                    "gate": {"passed": True}})  # fmt: skip
+    ran: list[Path] = []
+
+    def child(where: Path, verified: object, path: object) -> tuple[list[str], list[str]]:
+        ran.append(where)
+        return [], ["self-test passed"]
+
+    monkeypatch.setattr(v, "selftest_in_child", child)
+    monkeypatch.setattr(v, "search_path", lambda environ=None: [tmp_path])
+    assert v.verify_install_main([str(report)]) == v.EXIT_OK
+    assert ran == [pkg] and "note: self-test passed" in capsys.readouterr().out
+
+
+def test_the_console_script_reads_its_arguments_and_keeps_its_exit_code(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``main()`` reads ``sys.argv[1:]`` and, as the process's last act, ignores SIGINT
+    (the decided code must not become a traceback); ``main(argv)`` leaves SIGINT alone."""
+    handlers: list[object] = []
+    monkeypatch.setattr(v.signal, "signal", lambda sig, handler: handlers.append(handler))
+    monkeypatch.setattr(sys, "argv", ["sonnx-mul", "--version"])
+    assert v.main() == 0
+    assert capsys.readouterr().out.startswith("sonnx-mul ")
+    assert handlers == [v.signal.SIG_IGN]
+    handlers.clear()
+    assert v.main(["--version"]) == 0
+    assert handlers == []
+
+
+def test_the_file_runs_as_the_hardened_verifier() -> None:
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(v.__file__), "--help"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m sonnx_mul_verify [-h]")
