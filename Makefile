@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -115,6 +115,13 @@ mutants-report: $(STAMP)
 mutants-models: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants --under src/sonnx_mul/models \
 	  --under assurance/sonnx_mul_assurance/conform --out proofs/out/mutants-models.json
+
+# The verifier of verify-install only (src/sonnx_mul_verify.py, against its
+# in-process tests: tests/cli/test_verify_rules.py first); writes
+# proofs/out/mutants-verify.json.
+mutants-verify: $(STAMP)
+	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py --max-py 40 \
+	  --out proofs/out/mutants-verify.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)

@@ -9,10 +9,17 @@ replaced ``_native*.so`` (an ELF constructor), nor lines added to
 Only when every check below passed is the package imported, in a child
 process, for the known-answer self-test. Entry points:
 
-- ``sonnx-mul verify-install REPORT.json``: the console script is
-  :func:`main` of this module, which handles ``verify-install`` itself and
-  imports ``sonnx_mul.cli`` for the other subcommands only;
-- ``python -I -m sonnx_mul_verify REPORT.json``;
+- ``sonnx-mul verify-install REPORT.json``: the ``sonnx-mul`` script
+  (``scripts/sonnx-mul``) compiles this file's source and runs :func:`main`
+  from it, never a cached compilation, which a planted ``__pycache__`` file
+  could replace; :func:`main` answers every spelling of ``verify-install``
+  itself (``--``, an abbreviation, options before it:
+  :func:`verify_install_arguments`) and imports ``sonnx_mul.cli`` for the
+  other subcommands only;
+- ``python -I -m sonnx_mul_verify REPORT.json`` (the import system may run
+  a cache of this file: the verifier names such a cache when it is not the
+  compilation of its source, but only the script and the hardened form run
+  the source whatever the cache holds);
 - hardened: ``python -I -S /path/to/sonnx_mul_verify.py REPORT.json`` (no
   ``site``: no ``.pth`` line nor ``sitecustomize`` runs before this code; the
   site directories and their ``.pth`` path lines are then read as data).
@@ -25,7 +32,9 @@ of :func:`search_path`, which executes nothing):
    binaries alike, is read with ``os.read`` (never mapped, imported or
    loaded) and its SHA-256 compared with the report's ``package.files``:
    same set of files, same hashes. A FIFO, device or socket, or a symbolic
-   link leaving the package, is refused without being opened for reading.
+   link leaving the package, is refused without being opened for reading;
+   a link loop, an unreadable file or a directory that cannot be listed is a
+   finding too, and the other checks still run.
 2. **Bytecode.** Every cache the interpreter could load (``__pycache__`` and
    ``sys.pycache_prefix``) must be the compilation of its verified source by
    this interpreter, whatever its header says: the source is compiled here
@@ -51,7 +60,14 @@ of :func:`search_path`, which executes nothing):
    diagnosis mode) or any value but ``native`` is a finding;
    ``SONNX_MUL_ISA`` naming a variant (``portable``, ``avx2``, ``avx512``:
    builds of the same proved sources, compared with the portable build by
-   the self-test) is a ``note:`` line, any other value a finding.
+   the self-test) is a ``note:`` line, any other value a finding. Every
+   variable of the interpreter and of the dynamic loader is judged by one
+   table, :data:`INTERPRETER_ENVIRONMENT` (a reason each): those that make
+   the interpreter load or run code from elsewhere (``PYTHONPYCACHEPREFIX``,
+   ``PYTHONHOME``, ``PYTHONUSERBASE``, ``LD_PRELOAD`` ...) are findings, and
+   so are the options of this process that do the same
+   (:data:`INTERPRETER_OPTIONS`: ``-X pycache_prefix``, ``-O``, ``-i``, a
+   ``-W`` filter that imports a module).
 5. **Loaded modules.** A ``sonnx_mul`` module already loaded in this
    process (a start-up hook imported it) must come from a verified file.
 6. **Verifier.** This file's SHA-256 is printed, and compared with the
@@ -72,14 +88,16 @@ and, under ``-S``, the site directories with their ``.pth`` path lines.
 What it cannot see: what an allowed or interpreter hook imports; code that
 ran before this module (``site`` and its hooks, unless ``-S``; such code
 could also hide itself from the scan); run-time patches by the application;
-numpy, onnx, the interpreter; ``LD_PRELOAD``; another interpreter's or
-environment's hooks; a verifier file that was itself replaced.
+numpy, onnx, the interpreter; another interpreter's or environment's hooks;
+a verifier file that was itself replaced.
 
 Output: one line per finding on stdout (``label: what``), ``note:`` and
-``allowed hook:`` lines, then the verdict. Exit codes: 0 every check passed
-and the report's gate passed; 1 a finding; 2 the report cannot be read (also
-when it is not a regular file), has no ``package`` block, or a wrong call;
-3 no finding but the report's gate failed. Never a traceback.
+``allowed hook:`` lines, then the verdict; with ``--format json`` one JSON
+document on stdout instead, and every error as the JSON error object. Exit
+codes: 0 every check passed and the report's gate passed; 1 a finding; 2 the
+report cannot be read (also when it is not a regular file), has no
+``package`` block, or a wrong call; 3 no finding but the report's gate
+failed. Never a traceback.
 """
 
 from __future__ import annotations
@@ -102,7 +120,7 @@ import sysconfig
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import CodeType, ModuleType
+from types import CodeType, MappingProxyType, ModuleType
 from typing import Any, NoReturn
 
 EXIT_OK, EXIT_MISMATCH, EXIT_UNREADABLE, EXIT_GATE_FAILED = 0, 1, 2, 3
@@ -137,6 +155,15 @@ KNOWN_ENVIRONMENT = {
 
 
 # ---------------------------------------------------------------- reading files
+def real_path(path: str | os.PathLike[str]) -> Path:
+    """``path`` with its symbolic links resolved, as far as they go.
+
+    Not :meth:`Path.resolve`, which raises RuntimeError on a link loop: a loop
+    is then an OSError (ELOOP) of whatever opens the path, a finding.
+    """
+    return Path(os.path.realpath(path))
+
+
 class NotRegularFileError(OSError):
     """The path names something that is not a regular file."""
 
@@ -318,11 +345,17 @@ def inventory(package_dir: Path) -> tuple[dict[str, str], list[Path], list[str]]
     :func:`check_caches`), a symbolic link is followed only when it stays in
     the package and names a regular file, anything else is refused unopened.
     """
-    base = package_dir.resolve()
+    base = real_path(package_dir)
     files: dict[str, str] = {}
     caches: list[Path] = []
     refused: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(base):
+
+    def unreadable_directory(exc: OSError) -> None:  # os.walk would skip it silently
+        where = Path(exc.filename or base)
+        rel = where.relative_to(base).as_posix() if where.is_relative_to(base) else str(where)
+        refused.append(f"{rel} (a directory that cannot be listed: {exc.strerror or exc})")
+
+    for dirpath, dirnames, filenames in os.walk(base, onerror=unreadable_directory):
         here = Path(dirpath)
         for d in list(dirnames):
             if (here / d).is_symlink():  # os.walk does not enter it: judge it here
@@ -335,7 +368,9 @@ def inventory(package_dir: Path) -> tuple[dict[str, str], list[Path], list[str]]
             try:
                 mode = os.lstat(path).st_mode
                 if stat.S_ISLNK(mode):
-                    target = path.resolve()
+                    # realpath, not Path.resolve: a link loop is an OSError (ELOOP) of
+                    # the stat below, never a RuntimeError that would end every check
+                    target = real_path(path)
                     if not target.is_relative_to(base):
                         refused.append(f"{rel} (a symbolic link pointing outside the package)")
                         continue
@@ -346,7 +381,7 @@ def inventory(package_dir: Path) -> tuple[dict[str, str], list[Path], list[str]]
                     caches.append(path)
                 else:
                     files[rel] = sha256(path)
-            except OSError as exc:  # vanished, unreadable, replaced by a FIFO meanwhile
+            except OSError as exc:  # vanished, unreadable, a link loop, a FIFO meanwhile
                 refused.append(f"{rel} ({exc.strerror or exc})")
     return files, caches, refused
 
@@ -431,7 +466,7 @@ def check_caches(package_dir: Path, caches: Iterable[Path], verified: Iterable[s
     ``verified``: relative paths of the sources whose hashes matched the report
     (a cache of a changed source is refused with it).
     """
-    base = package_dir.resolve()
+    base = real_path(package_dir)
     good = set(verified)
     todo: dict[Path, Path | None] = {}
     for cache in caches:
@@ -543,12 +578,15 @@ def startup_hooks(
             ]
             if not code:
                 continue
-            if all(any(p.fullmatch(line) for p in ALLOWED_PTH_LINES) for line in code):
+            # every import line must be one of setuptools' own: one of them beside
+            # a line of one's own does not make the file harmless
+            unknown = [ln for ln in code if not any(p.fullmatch(ln) for p in ALLOWED_PTH_LINES)]
+            if not unknown:
                 allowed.append(f"{pth} (setuptools)")
             elif sha256(pth) in pinned:
                 allowed.append(f"{pth} (--allow-hook)")
             else:
-                bad.append(f"{pth} runs code at start-up: {code[0][:120]}")
+                bad.append(f"{pth} runs code at start-up: {unknown[0][:120]}")
     own = stdlib_dirs() if stdlib is None else list(stdlib)
     for name in CUSTOMIZE_MODULES:
         for where in _customize_files(
@@ -557,7 +595,9 @@ def startup_hooks(
             sys.modules if modules is None else modules,
         ):
             real = Path(os.path.realpath(where))
-            shown = f"{where}" + (f" (-> {real})" if real != where else "")
+            # a module made in memory has a pseudo name, not a path to resolve
+            moved = where.is_absolute() and real != where
+            shown = f"{where}" + (f" (-> {real})" if moved else "")
             if where.is_file() and interpreter_hook(where, own, etc or interpreter_etc()):
                 trusted.append(f"{name} module {shown}")
             elif where.is_file() and _regular_or_why(real) is None and sha256(where) in pinned:
@@ -584,8 +624,156 @@ def _customize_files(
 
 
 # ---------------------------------------------------------------- environment
+REFUSED = "refused"
+"""The variable makes the interpreter load or run code the verifier did not check: a finding."""
+FOLLOWED = "followed"
+"""The verifier follows the variable as the interpreter does (a ``note:`` line)."""
+HARMLESS = "harmless"
+"""The variable changes nothing of what is loaded or run; not mentioned."""
+REFUSED_WHEN_IMPORTING = "refused when it names a category in a module"
+"""``PYTHONWARNINGS``: a finding only when a filter's category lives in a module
+(the interpreter imports that module at start-up to find the class)."""
+
+INTERPRETER_ENVIRONMENT: Mapping[str, tuple[str, str]] = MappingProxyType({
+    # where modules come from
+    "PYTHONPATH": (FOLLOWED, "prepends directories to the module search path; the verifier "
+                   "searches them too, so the package it hashes is the one this path finds"),
+    "PYTHONHOME": (REFUSED, "moves the standard library and site-packages to another prefix, "
+                   "directories the verifier does not search"),
+    "PYTHONPLATLIBDIR": (REFUSED, "renames the library directory (lib64 ...): site-packages "
+                         "the verifier does not search"),
+    "PYTHONUSERBASE": (REFUSED, "moves the user site directory, which comes before "
+                       "site-packages on the path, to a directory of the caller's choosing"),
+    "PYTHONNOUSERSITE": (HARMLESS, "removes the user site directory: nothing more is loaded"),
+    "PYTHONSAFEPATH": (HARMLESS, "removes the script's or current directory from the path: "
+                       "nothing more is loaded"),
+    "PYTHONPYCACHEPREFIX": (REFUSED, "the interpreter loads cached bytecode from a tree "
+                            "outside the package, not from its __pycache__ directories"),
+    "PYTHONDONTWRITEBYTECODE": (HARMLESS, "stops writing caches; what is read is unchanged"),
+    "PYTHONCASEOK": (REFUSED, "on a case-insensitive file system an import takes a file of "
+                     "another case, which the verifier's exact names do not cover"),
+    "PYTHONOPTIMIZE": (REFUSED, "runs the optimized compilation (assert statements and "
+                       "__debug__ blocks removed): code the tests did not run"),
+    "PYTHONEXECUTABLE": (REFUSED, "replaces sys.executable (macOS): the self-test child "
+                         "would not run this interpreter"),
+    "PYTHONNODEBUGRANGES": (HARMLESS, "drops column tables from code objects; a cache "
+                            "written without them is refused as not the compilation"),
+    # code that runs in the process besides the program
+    "PYTHONSTARTUP": (REFUSED, "a file run before the first prompt of an interactive "
+                      "interpreter, in the process that imports the package: like "
+                      "sitecustomize it can patch the package in memory"),
+    "PYTHONINSPECT": (REFUSED, "after the program the interpreter stays interactive, runs "
+                      "what standard input says with the package loaded, and loses the "
+                      "program's exit code"),
+    "PYTHONWARNINGS": (REFUSED_WHEN_IMPORTING, "a filter whose category is in a module "
+                       "imports that module at start-up; built-in categories only change "
+                       "how warnings are shown"),
+    "PYTHONBREAKPOINT": (HARMLESS, "read by breakpoint() only, which the package never "
+                         "calls (a test checks)"),
+    # diagnostics, encodings, allocators: what runs is unchanged
+    **{
+        name: (HARMLESS, "diagnostics, encoding or allocator settings: what is loaded and "
+               "run is unchanged")
+        for name in (
+            "PYTHONDEBUG", "PYTHONDEVMODE", "PYTHONVERBOSE", "PYTHONUNBUFFERED",
+            "PYTHONHASHSEED", "PYTHONINTMAXSTRDIGITS", "PYTHONIOENCODING", "PYTHONUTF8",
+            "PYTHONCOERCECLOCALE", "PYTHONLEGACYWINDOWSFSENCODING",
+            "PYTHONLEGACYWINDOWSSTDIO", "PYTHONWARNDEFAULTENCODING", "PYTHONFAULTHANDLER",
+            "PYTHONTRACEMALLOC", "PYTHONPROFILEIMPORTTIME", "PYTHONASYNCIODEBUG",
+            "PYTHONMALLOC", "PYTHONMALLOCSTATS", "PYTHONTHREADDEBUG", "PYTHONDUMPREFS",
+        )
+    },
+    # the dynamic loader: native code loaded into the process with the kernel
+    "LD_PRELOAD": (REFUSED, "the dynamic loader loads these libraries into the process "
+                   "before the kernel; their code runs with it"),
+    "LD_AUDIT": (REFUSED, "the dynamic loader runs these audit libraries in the process"),
+    "LD_LIBRARY_PATH": (REFUSED, "the dynamic loader takes the libraries the kernel links "
+                        "(libm, libc) from these directories first"),
+})  # fmt: skip
+"""Every variable of the CPython 3.11 documentation (``python --help-env`` and
+the "Environment variables" section of ``python(1)``; a test compares this
+table with ``--help-env``) and of the dynamic loader, with how the verifier
+judges it and why. The verifier reads them from ``os.environ`` even under
+``-E``/``-I``: the deployment's interpreter does not ignore them."""
+
+INTERPRETER_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("-X pycache_prefix", "PYTHONPYCACHEPREFIX", "this interpreter loads cached bytecode "
+     "from a tree outside the package (sys.pycache_prefix)"),
+    ("-O", "PYTHONOPTIMIZE", "this interpreter runs the optimized compilation (asserts "
+     "removed: sys.flags.optimize)"),
+    ("-i", "PYTHONINSPECT", "this interpreter stays interactive after the program "
+     "(sys.flags.inspect)"),
+)  # fmt: skip
+"""The options of this process that do what a refused variable does: (option,
+variable, why). Reported when set and the variable is not (then the variable
+is the finding)."""
+
+
+def _option_set(option: str) -> bool:
+    if option == "-X pycache_prefix":
+        return sys.pycache_prefix is not None
+    if option == "-O":
+        return sys.flags.optimize > 0
+    return bool(sys.flags.inspect)
+
+
+def warning_imports(filters: Iterable[str]) -> list[str]:
+    """Modules the ``-W``/``PYTHONWARNINGS`` ``filters`` make the interpreter import.
+
+    A filter is ``action:message:category:module:lineno``; a dotted category
+    ``pkg.mod.Class`` is found by importing ``pkg.mod`` (``warnings._getcategory``).
+    """
+    found: list[str] = []
+    for spec in filters:
+        for one in spec.split(","):
+            fields = one.split(":")
+            category = fields[2].strip() if len(fields) > 2 else ""
+            if "." in category:
+                found.append(category.rpartition(".")[0])
+    return found
+
+
+def interpreter_environment(
+    environ: Mapping[str, str] | None = None, *, options: bool = True
+) -> tuple[list[str], list[str]]:
+    """(findings, notes) about the interpreter's and the loader's variables and options.
+
+    ``options``: also judge this process's own interpreter options (off for tests
+    that judge an environment alone).
+    """
+    env = os.environ if environ is None else environ
+    findings: list[str] = []
+    notes: list[str] = []
+    for name, (verdict, why) in INTERPRETER_ENVIRONMENT.items():
+        value = env.get(name)
+        if value is None or (value == "" and name != "PYTHONPATH"):
+            continue  # CPython ignores an empty PYTHON* variable
+        shown = f"{name}={value!r}"
+        if verdict == REFUSED:
+            findings.append(f"{shown} is set: {why}")
+        elif verdict == FOLLOWED and value:
+            notes.append(f"{shown}: {why}")
+        elif verdict == REFUSED_WHEN_IMPORTING and (modules := warning_imports([value])):
+            findings.append(f"{shown} imports {', '.join(modules)} at start-up: {why}")
+    if options:
+        for option, variable, why in INTERPRETER_OPTIONS:
+            if _option_set(option) and not env.get(variable):
+                findings.append(f"interpreter option {option}: {why}")
+        modules = warning_imports(sys.warnoptions)
+        if modules and not warning_imports([env.get("PYTHONWARNINGS", "")]):
+            findings.append(
+                f"interpreter option -W imports {', '.join(modules)} at start-up: "
+                "code that ran before the verifier"
+            )
+    return findings, notes
+
+
 def environment(environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
-    """(findings, notes) about the variables that change what the package runs."""
+    """(findings, notes) about the variables that change what the package runs.
+
+    The package's own (:data:`KNOWN_ENVIRONMENT`), then the interpreter's and
+    the dynamic loader's (:func:`interpreter_environment`).
+    """
     env = os.environ if environ is None else environ
     findings: list[str] = []
     notes: list[str] = []
@@ -608,7 +796,8 @@ def environment(environ: Mapping[str, str] | None = None) -> tuple[list[str], li
     for name in sorted(env):
         if name.startswith("SONNX_MUL_") and name not in KNOWN_ENVIRONMENT:
             notes.append(f"{name} is set; the package reads no such variable")
-    return findings, notes
+    more_findings, more_notes = interpreter_environment(env, options=environ is None)
+    return findings + more_findings, notes + more_notes
 
 
 # ---------------------------------------------------------------- loaded modules
@@ -620,7 +809,7 @@ def foreign_modules(
     ``modules`` maps names to modules or to their file names (the child's
     answer); default: this process's ``sys.modules``.
     """
-    base = package_dir.resolve()
+    base = real_path(package_dir)
     good = set(verified)
     found: list[str] = []
     for name, module in sorted((sys.modules if modules is None else modules).items()):
@@ -632,7 +821,7 @@ def foreign_modules(
         if not file:
             found.append(f"{name} (not loaded from a file)")
             continue
-        path = Path(file).resolve()
+        path = real_path(file)
         rel = path.relative_to(base).as_posix() if path.is_relative_to(base) else None
         if rel not in good:
             found.append(f"{name} (from {file})")
@@ -757,7 +946,7 @@ def compare(
     Reads files only: nothing of the package is imported or executed.
     """
     actual, caches, refused = inventory(package_dir)
-    out = Outcome(str(package_dir.resolve()))
+    out = Outcome(str(real_path(package_dir)))
     out.changed = sorted(p for p in expected if p in actual and actual[p] != expected[p])
     out.missing = sorted(p for p in expected if p not in actual)
     out.extra = sorted(p for p in actual if p not in expected)
@@ -811,17 +1000,36 @@ def read_expected(report_path: Path) -> Expected:
 
 def verifier_check(recorded: str | None) -> tuple[list[str], list[str]]:
     """(findings, notes): this file's SHA-256 against the report's ``package.verifier``."""
-    mine = Path(__file__).resolve()
+    mine = real_path(__file__)
     try:
         digest = sha256(mine)
     except OSError as exc:
         return [f"{mine} cannot be read: {exc}"], []
     note = f"verifier: {mine} sha256 {digest} (trusted base: it cannot verify itself)"
+    caches = own_cache_problems(mine)
     if recorded is None:
-        return [], [note, "verifier: the report records no verifier hash"]
+        return caches, [note, "verifier: the report records no verifier hash"]
     if recorded.lower() != digest:
-        return [f"{mine} sha256 {digest} is not the verifier the report records ({recorded})"], []
-    return [], [note]
+        mismatch = f"{mine} sha256 {digest} is not the verifier the report records ({recorded})"
+        return [mismatch, *caches], []
+    return caches, [note]
+
+
+def own_cache_problems(source: Path) -> list[str]:
+    """The caches of the verifier's own file that this interpreter would run on
+    ``import sonnx_mul_verify`` (``python -m``, an importing tool) and that are not
+    the compilation of ``source``. This run is from source (the ``sonnx-mul``
+    script compiles it): a cache that would answer in its place elsewhere is a
+    finding."""
+    problems: list[str] = []
+    for opt in ("", 1, 2):
+        cached = Path(importlib.util.cache_from_source(str(source), optimization=opt))
+        if not (cached.exists() or cached.is_symlink()):
+            continue
+        why = _regular_or_why(cached) or cache_problem(cached, source)
+        if why:
+            problems.append(f"{cached} ({why}): importing sonnx_mul_verify would run it")
+    return problems
 
 
 def verify(
@@ -830,17 +1038,19 @@ def verify(
     *,
     allow_hooks: Iterable[str] = (),
     child: bool = True,
+    as_json: bool = False,
 ) -> int:
     """Print the verdict and return the exit code (see the module docstring).
 
     ``package_dir`` defaults to where the deployment would import ``sonnx_mul``
-    from; ``child=False`` skips the self-test in a child process.
+    from; ``child=False`` skips the self-test in a child process; ``as_json``
+    prints one JSON document on stdout instead of the lines (an unreadable
+    report: the JSON error object on stderr).
     """
     try:
         expected = read_expected(report_path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
-        print(f"sonnx-mul: error: cannot read {report_path}: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        return _fail(f"cannot read {report_path}: {exc}", EXIT_UNREADABLE, as_json)
     path = search_path()
     where, why = (package_dir, None) if package_dir is not None else locate_package(path)
     if where is None:
@@ -853,46 +1063,93 @@ def verify(
     outcome.notes += notes
     if outcome.ok and child and where is not None:
         # the checked directory first: the child imports what was hashed
-        child_path = [where.resolve().parent, *path]
+        child_path = [real_path(where).parent, *path]
         outcome.selftest, notes = selftest_in_child(where, outcome.verified, child_path)
         outcome.notes += notes
+    if not outcome.ok:
+        code = EXIT_MISMATCH
+        verdict = (
+            f"verify-install: MISMATCH: {outcome.package_dir} is not the code {report_path} "
+            f"covers ({len(outcome.problems)} findings)"
+        )
+    elif not expected.gate_passed:
+        code = EXIT_GATE_FAILED
+        first = f": {expected.gate_problems[0]}" if expected.gate_problems else ""
+        verdict = (
+            f"verify-install: FAILED GATE: the {len(expected.files)} files of "
+            f"{outcome.package_dir} are the files {report_path} covers, but that report's "
+            f"own gate failed ({len(expected.gate_problems)} problems{first}); it certifies "
+            f"nothing"
+        )
+    else:
+        code = EXIT_OK
+        verdict = (
+            f"verify-install: OK: {len(expected.files)} files of {outcome.package_dir} "
+            f"are the files {report_path} covers, and its gate passed"
+        )
+    if as_json:
+        doc = {
+            "verdict": {EXIT_OK: "ok", EXIT_MISMATCH: "mismatch"}.get(code, "failed-gate"),
+            "exit_code": code,
+            "message": verdict,
+            "package": outcome.package_dir,
+            "report": str(report_path),
+            "findings": [{"label": label, "what": item} for label, item in outcome.problems],
+            "allowed_hooks": outcome.allowed_hooks,
+            "notes": outcome.notes,
+        }
+        print(json.dumps(doc, indent=2))
+        return code
     for label, item in outcome.problems:
         print(f"{label}: {item}")
     for item in outcome.allowed_hooks:
         print(f"allowed hook: {item} (what it imports is not verified)")
     for item in outcome.notes:
         print(f"note: {item}")
-    if not outcome.ok:
-        print(
-            f"verify-install: MISMATCH: {outcome.package_dir} is not the code {report_path} "
-            f"covers ({len(outcome.problems)} findings)",
-            file=sys.stderr,
-        )
-        return EXIT_MISMATCH
-    if not expected.gate_passed:
-        first = f": {expected.gate_problems[0]}" if expected.gate_problems else ""
-        print(
-            f"verify-install: FAILED GATE: the {len(expected.files)} files of "
-            f"{outcome.package_dir} are the files {report_path} covers, but that report's "
-            f"own gate failed ({len(expected.gate_problems)} problems{first}); it certifies "
-            f"nothing",
-            file=sys.stderr,
-        )
-        return EXIT_GATE_FAILED
-    print(
-        f"verify-install: OK: {len(expected.files)} files of {outcome.package_dir} "
-        f"are the files {report_path} covers, and its gate passed"
-    )
-    return EXIT_OK
+    print(verdict, file=sys.stdout if code == EXIT_OK else sys.stderr)
+    return code
 
 
 # ---------------------------------------------------------------- command line
+COMMAND = "verify-install"
+PRODUCT_COMMANDS = ("check", "run", "selftest")
+"""The product's other subcommands (``sonnx_mul.cli.COMMANDS``; a test keeps them equal)."""
+PLUGIN_GROUP = "sonnx_mul.commands"
+
+
 class _UsageError(Exception):
     pass
 
 
+class StoreOnce(argparse._StoreAction):
+    """A single-valued option given twice is a wrong call (argparse keeps the last).
+
+    The one definition: ``sonnx_mul.cli`` uses it for every subcommand too.
+    Repeatable options use ``action="append"``.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        seen: set[str] = namespace.__dict__.setdefault("_given_once", set())
+        if option_string is not None and self.dest in seen:
+            parser.error(f"{option_string} is given more than once")
+        seen.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting."""
+    """argparse that raises instead of printing usage and exiting, and refuses a
+    single-valued option given twice (:class:`StoreOnce`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{message} (see '{self.prog} --help')")
@@ -921,70 +1178,142 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="allow the start-up hook file (.pth, sitecustomize) with this SHA-256 "
         "(repeatable)",
     )  # fmt: skip
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text",
+        help="text: one line per finding, then the verdict; json: one document on stdout, "
+        "errors as a JSON object on stderr (default text)",
+    )  # fmt: skip
 
 
-def _fail(message: str, code: int) -> int:
+def json_requested(argv: Sequence[str]) -> bool:
+    """``--format json`` anywhere in ``argv``, in any spelling argparse accepts
+    (``--format=json``, an abbreviation such as ``--form json``): errors raised
+    before the arguments are parsed (start-up, a wrong call) honour it too."""
+    for i, word in enumerate(argv):
+        name, eq, value = word.partition("=")
+        if len(name) < 3 or not "--format".startswith(name):
+            continue
+        if (value if eq else (argv[i + 1] if i + 1 < len(argv) else "")) == "json":
+            return True
+    return False
+
+
+def error_text(message: str, code: int, as_json: bool) -> str:
+    """The one line of a failure: ``sonnx-mul: error: MESSAGE``, or the JSON error object
+    ``{"error": MESSAGE, "exit_code": N}`` (the error contract of every command)."""
+    line = " ".join(message.split())
+    return (
+        json.dumps({"error": line, "exit_code": code}) if as_json else f"sonnx-mul: error: {line}"
+    )
+
+
+def _fail(message: str, code: int, as_json: bool) -> int:
     if sys.stderr is not None:
         # stderr closed or broken: the exit code is all that is left
         with contextlib.suppress(OSError, ValueError):
-            print(f"sonnx-mul: error: {' '.join(message.split())}", file=sys.stderr, flush=True)
+            print(error_text(message, code, as_json), file=sys.stderr, flush=True)
     return code
 
 
 def verify_install_main(argv: Sequence[str], prog: str = "sonnx-mul verify-install") -> int:
     """``verify-install`` with its arguments: the exit code; one line per failure, no traceback."""
+    as_json = json_requested(argv)
     try:
         if sys.stdout is None:  # started with fd 1 closed: nothing could be reported
-            return _fail("standard output is closed; nothing could be reported", EXIT_UNREADABLE)
+            return _fail(
+                "standard output is closed; nothing could be reported", EXIT_UNREADABLE, as_json
+            )
         try:
             args = parser(prog).parse_args(list(argv))
         except SystemExit as exc:  # --help
             return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
-        code = verify(Path(args.report), allow_hooks=args.allow_hook)
+        as_json = args.format == "json"
+        code = verify(Path(args.report), allow_hooks=args.allow_hook, as_json=as_json)
         sys.stdout.flush()
         return code
     except _UsageError as exc:
-        return _fail(str(exc), EXIT_UNREADABLE)
+        return _fail(str(exc), EXIT_UNREADABLE, as_json)
     except BrokenPipeError:
         with contextlib.suppress(OSError, ValueError):  # so the final flush cannot fail
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        return _fail("interrupted", EXIT_INTERRUPTED, as_json)
     except MemoryError:
-        return _fail("not enough memory", EXIT_MISMATCH)
+        return _fail("not enough memory", EXIT_MISMATCH, as_json)
     except Exception as exc:  # a defect: still one line, never "OK"
-        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_MISMATCH)
+        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_MISMATCH, as_json)
+
+
+def _names_verify_install(word: str) -> bool:
+    """``word`` is ``verify-install`` or a beginning of it (``verify``, ``v``)."""
+    return bool(word) and COMMAND.startswith(word)
+
+
+def _other_commands() -> set[str]:
+    """The subcommands that are not ``verify-install``: the product's and the plugins'
+    (entry-point metadata, read as data: nothing of a plugin is imported)."""
+    from importlib.metadata import entry_points
+
+    names = set(PRODUCT_COMMANDS)
+    with contextlib.suppress(Exception):  # unreadable metadata: the product's names only
+        names |= {e.name for e in entry_points(group=PLUGIN_GROUP)}
+    return {n for n in names if not _names_verify_install(n)}
+
+
+def verify_install_arguments(argv: Sequence[str]) -> list[str] | None:
+    """The verifier's arguments when ``argv`` could ask for ``verify-install``, else None.
+
+    The command line goes to the package (which a tampered package answers)
+    only when its first word that is not an option names another subcommand
+    exactly. Otherwise, any word that is ``verify-install`` or a beginning of
+    it makes this call the verifier's, whatever comes before it (``--``,
+    options such as ``--format json``): the first such word is the command
+    and is dropped, with a ``--`` before it; the other words are the
+    verifier's arguments, which it checks as it does every call.
+    """
+    words = list(argv)
+    first = next((w for w in words if not w.startswith("-")), None)
+    if first is None or first in _other_commands():
+        return None
+    at = next((i for i, w in enumerate(words) if _names_verify_install(w)), None)
+    if at is None:
+        return None
+    before = [w for w in words[:at] if w != "--"]
+    return [*before, *words[at + 1 :]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``sonnx-mul`` console script.
+    """The ``sonnx-mul`` command (the ``sonnx-mul`` script runs it from this file's source).
 
-    ``verify-install`` is handled here, before anything of ``sonnx_mul`` is
-    imported; every other subcommand (and ``--help``) goes to ``sonnx_mul.cli``.
+    ``verify-install``, in any spelling (:func:`verify_install_arguments`), is
+    handled here, before anything of ``sonnx_mul`` is imported; every other
+    subcommand (and ``--help``) goes to ``sonnx_mul.cli``.
     """
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = list(sys.argv[1:] if argv is None else argv)
-        if args[:1] == ["verify-install"]:
-            code = verify_install_main(args[1:])
+        verifier_args = verify_install_arguments(args)
+        if verifier_args is not None:
+            code = verify_install_main(verifier_args)
         else:
             code = _product_main(args)
     except KeyboardInterrupt:  # during start-up (the imports): one line, like later
-        code = _fail("interrupted", EXIT_INTERRUPTED)
+        code = _fail("interrupted", EXIT_INTERRUPTED, json_requested(args))
     if argv is None:  # the console script: the process ends with this code
         # The exit code is decided: a SIGINT from here to the interpreter's exit must
-        # not turn it into a traceback or a signal exit (issue 29).
+        # not turn it into a traceback or a signal exit.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     return code
 
 
 def _product_main(args: list[str]) -> int:
     """``sonnx_mul.cli.main(args)``; a package that cannot be imported (a wrong
-    ``SONNX_MUL_ISA``/``SONNX_MUL_KERNEL``, a missing build) is one line, exit 2."""
+    ``SONNX_MUL_ISA``/``SONNX_MUL_KERNEL``, a missing build) is one line, exit 2,
+    in the format the call asks for."""
     try:
         from sonnx_mul.cli import main as cli_main  # only now: not for verify-install
     except ImportError as exc:
-        return _fail(f"cannot start: {exc}", EXIT_UNREADABLE)
+        return _fail(f"cannot start: {exc}", EXIT_UNREADABLE, json_requested(args))
     return cli_main(args)
 
 

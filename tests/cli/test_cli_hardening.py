@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -246,3 +247,37 @@ def test_a_plugin_cannot_take_a_product_command_name(
     assert [p.name for p in cli.plugin_commands()] == []
     code, _, err = run_cli(["verify-install", str(tmp_path / "missing.json")])
     assert code == EXIT_USAGE and "cannot read" in err and "cannot load" not in err
+
+
+# ---------------------------------------------------------------- the error contract at start-up
+SCRIPT = Path(sys.executable).parent / "sonnx-mul"
+
+
+@pytest.mark.parametrize(
+    ("variable", "argv"),
+    [
+        ("SONNX_MUL_ISA", ["check", "m.onnx", "--format", "json"]),
+        ("SONNX_MUL_KERNEL", ["check", "--format=json", "m.onnx"]),
+        ("SONNX_MUL_ISA", ["selftest", "--format", "json"]),
+        ("SONNX_MUL_KERNEL", ["--format", "json", "run", "m.onnx"]),
+        ("SONNX_MUL_ISA", ["check", "m.onnx", "--form", "json"]),
+    ],
+)
+def test_a_start_up_error_honours_json(variable: str, argv: list[str]) -> None:
+    """A package that refuses to import (a wrong variable) is the JSON error object
+    when the call asks for JSON, one line on stderr, exit 2."""
+    env = {k: x for k, x in os.environ.items() if not k.startswith("SONNX_MUL_")}
+    done = subprocess.run(
+        [str(SCRIPT), *argv], capture_output=True, text=True, timeout=120, check=False,
+        env={**env, variable: "bogus"}, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == EXIT_USAGE and done.stdout == "", done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    doc = json.loads(lines[0])
+    assert doc["exit_code"] == EXIT_USAGE and f"{variable}='bogus'" in doc["error"]
+    text = subprocess.run(
+        [str(SCRIPT), "check", "m.onnx"], capture_output=True, text=True, timeout=120,
+        check=False, env={**env, variable: "bogus"}, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert text.stderr.startswith("sonnx-mul: error: cannot start: ")  # control: text by default

@@ -14,6 +14,7 @@ import socket
 import threading
 from pathlib import Path
 
+import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto as T
@@ -226,3 +227,65 @@ def test_graph_by_graph_claims_a_mul_depends_on_are_still_compared() -> None:
     del branch.value_info[:]
     found = check_model(m)
     assert {(v.node, v.requirement) for v in found} == {("m0", "R1"), ("m0", "R4")}
+
+
+# ---------------------------------------------------------------- .npy byte order
+def run_mul(tmp_path: Path, elem: int, x: Path, y: Path) -> tuple[int, str, str]:
+    path = tmp_path / "m.onnx"
+    onnx.save(mul_model((2, 3), (2, 3), elem), path)
+    out = tmp_path / "out"
+    return cli(["run", str(path), "--input", f"x={x}", "--input", f"y={y}", "--out", str(out)])
+
+
+@pytest.mark.parametrize(
+    ("elem", "dtype"),
+    [(T.FLOAT, "f4"), (T.DOUBLE, "f8"), (T.FLOAT16, "f2"), (T.INT16, "i2"), (T.INT64, "i8"),
+     (T.UINT32, "u4")],
+)  # fmt: skip
+def test_a_big_endian_npy_is_read_by_value(tmp_path: Path, elem: int, dtype: str) -> None:
+    """Standard types in the other byte order: numpy swaps them; the products are the
+    products of the values, in native order."""
+    a = np.array([[1, 2, 3], [-4, 5, 6]]).astype(dtype) if "u" not in dtype else (
+        np.array([[1, 2, 3], [4, 5, 6]], dtype))  # fmt: skip
+    b = (a + 1).astype(dtype)
+    np.save(tmp_path / "x.npy", a.astype(">" + dtype))
+    np.save(tmp_path / "y.npy", b.astype(">" + dtype))
+    assert np.load(tmp_path / "x.npy").dtype.byteorder == ">"  # the file is big-endian
+    code, _, err = run_mul(tmp_path, elem, tmp_path / "x.npy", tmp_path / "y.npy")
+    assert code == 0, err
+    result = np.load(tmp_path / "out" / "z.npy")
+    assert result.dtype == np.dtype(dtype) and result.dtype.isnative
+    assert result.tobytes() == (a * b).astype(dtype).tobytes()
+
+
+def raw_bfloat16_npy(path: Path, bits: np.ndarray, descr: str) -> None:
+    """A .npy of bfloat16 bit patterns stored as two raw bytes (``descr`` ``'>V2'``,
+    ``'<V2'`` or ``'|V2'``), in the byte order the descr names (``|``: little)."""
+    with path.open("wb") as f:
+        header = {"descr": descr, "fortran_order": False, "shape": bits.shape}
+        np.lib.format.write_array_header_1_0(f, header)
+        f.write(bits.astype(">u2" if descr.startswith(">") else "<u2").tobytes())
+
+
+def test_a_big_endian_raw_bfloat16_npy_is_refused(tmp_path: Path) -> None:
+    """``'>V2'``: numpy drops the byte order of raw bytes, so the file would be read
+    as little-endian bfloat16 bits (-0.0 x 1.0 gave 0x7016, not 0x8000): refused, exit 2,
+    nothing written."""
+    minus_zero = np.full((2, 3), 0x8000, np.uint16)
+    one = np.full((2, 3), 0x3F80, np.uint16)
+    raw_bfloat16_npy(tmp_path / "x.npy", minus_zero, ">V2")
+    raw_bfloat16_npy(tmp_path / "y.npy", one, ">V2")
+    assert np.load(tmp_path / "x.npy").dtype == np.dtype("V2")  # numpy forgot the order
+    code, out, err = run_mul(tmp_path, T.BFLOAT16, tmp_path / "x.npy", tmp_path / "y.npy")
+    assert (code, out) == (2, ""), err
+    lines = err.splitlines()
+    assert len(lines) == 1 and "input 'x'" in lines[0] and "'>V2'" in lines[0], err
+    assert "the .npy byte-order rule" in lines[0]
+    assert not (tmp_path / "out").exists()
+    for descr in ("<V2", "|V2"):  # control: the machine's order is read, by value
+        raw_bfloat16_npy(tmp_path / "x.npy", minus_zero, descr)
+        raw_bfloat16_npy(tmp_path / "y.npy", one, descr)
+        code, _, err = run_mul(tmp_path, T.BFLOAT16, tmp_path / "x.npy", tmp_path / "y.npy")
+        assert code == 0, err
+        product = np.load(tmp_path / "out" / "z.npy").view(np.uint16)
+        assert (product == 0x8000).all(), hex(int(product.flat[0]))

@@ -239,3 +239,123 @@ def test_an_isa_choice_is_a_note_when_it_names_a_variant(
             done, f"environment: SONNX_MUL_ISA='{value}': not a variant (auto, portable, avx2, "
             "avx512)",
         )  # fmt: skip
+
+
+# ---------------------------------------------------------------- side doors
+def cache_path(source: Path, env: dict[str, str]) -> Path:
+    """Where the interpreter started with ``env`` looks for the cache of ``source``."""
+    probe = "import importlib.util, sys; print(importlib.util.cache_from_source(sys.argv[1]))"
+    done = run([sys.executable, "-c", probe, str(source)], env)
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip())
+
+
+def test_a_tampered_pyc_under_a_pycache_prefix(
+    installed: tuple[Path, Path], tmp_path: Path, entry: str
+) -> None:
+    """``PYTHONPYCACHEPREFIX`` moves the caches out of the package: CPython runs a
+    broadcasting ``api`` from there; every entry point names the variable."""
+    pkg, report = installed
+    prefix = tmp_path / "prefix"
+    env = {"PYTHONPYCACHEPREFIX": str(prefix)}
+    source = pkg / "api.py"
+    cache = cache_path(source, environment(pkg.parent, **env))
+    assert cache.is_relative_to(prefix)
+    cache.parent.mkdir(parents=True)
+    code = compile(source.read_text(encoding="utf-8") + EVIL_MUL, str(source), "exec")
+    flags = (0b01).to_bytes(4, "little") + importlib.util.source_hash(source.read_bytes())
+    cache.write_bytes(importlib.util.MAGIC_NUMBER + flags + marshal.dumps(code))
+    attack = run([sys.executable, "-c", BROADCAST], environment(pkg.parent, **env))
+    assert attack.stdout.strip() == "(2, 3)", attack.stderr  # R4 is gone
+    line = (
+        f"environment: PYTHONPYCACHEPREFIX={str(prefix)!r} is set: the interpreter loads "
+        "cached bytecode from a tree outside the package, not from its __pycache__ directories"
+    )
+    attack_then_verify(report, pkg.parent, entry, line, **env)
+
+
+FAKE_VERIFIER = f"def main(argv=None):\n    print({OK_LINE!r})\n    return 0\n"
+"""A verifier that answers OK whatever it is shown."""
+
+
+def test_a_planted_cache_of_the_verifier_does_not_answer(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A ``__pycache__/sonnx_mul_verify.*.pyc`` with the verifier's mtime and size runs
+    on ``import sonnx_mul_verify``; the ``sonnx-mul`` script runs the verifier's source,
+    which finds the tampered package and names the planted cache."""
+    pkg, report = installed
+    init = pkg / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8") + "\n# tampered\n", encoding="utf-8")
+    verifier_dir = tmp_path / "verifier"
+    verifier_dir.mkdir()
+    copy = verifier_dir / "sonnx_mul_verify.py"
+    shutil.copy2(verifier_file(), copy)
+    cache = Path(importlib.util.cache_from_source(str(copy)))
+    cache.parent.mkdir()
+    st = copy.stat()
+    header = (0).to_bytes(4, "little") + int(st.st_mtime).to_bytes(4, "little")
+    header += (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    lie = compile(FAKE_VERIFIER, str(copy), "exec", dont_inherit=True)
+    cache.write_bytes(importlib.util.MAGIC_NUMBER + header + marshal.dumps(lie))
+    env = environment(pkg.parent)
+    env["PYTHONPATH"] = os.pathsep.join((str(verifier_dir), env["PYTHONPATH"]))
+    entry_point = "import sys, sonnx_mul_verify as v; sys.exit(v.main(sys.argv[1:]))"
+    attack = run([sys.executable, "-c", entry_point, "verify-install", str(report)], env)
+    assert (attack.returncode, attack.stdout.strip()) == (0, OK_LINE)  # the import ran it
+    done = run([str(SCRIPT), "verify-install", str(report)], env)
+    assert_mismatch(
+        done,
+        "changed: __init__.py",
+        f"verifier: {cache} (its code is not the compilation of its source): importing "
+        "sonnx_mul_verify would run it",
+    )
+    assert f"note: verifier: {copy} sha256 " in done.stdout  # the source that ran
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        ["--", "verify-install"], ["verify"], ["v"], ["verify-inst"],
+        ["--format", "text", "verify-install"], ["--format=text", "--", "verify"],
+    ],
+    ids=lambda words: " ".join(words),
+)  # fmt: skip
+def test_every_spelling_reaches_the_verifier_first(
+    installed: tuple[Path, Path], spelling: list[str]
+) -> None:
+    """An ``__init__.py`` that prints OK answers any spelling that imports the package."""
+    pkg, report = installed
+    init = pkg / "__init__.py"
+    init.write_text(FAKE_VERDICT + init.read_text(encoding="utf-8"), encoding="utf-8")
+    done = run([str(SCRIPT), *spelling, str(report)], environment(pkg.parent))
+    assert_mismatch(done, "changed: __init__.py")
+
+
+def test_options_before_the_command_reach_the_verifier_in_json(
+    installed: tuple[Path, Path],
+) -> None:
+    pkg, report = installed
+    init = pkg / "__init__.py"
+    init.write_text(FAKE_VERDICT + init.read_text(encoding="utf-8"), encoding="utf-8")
+    done = run([str(SCRIPT), "--format", "json", "verify-install", str(report)],
+               environment(pkg.parent))  # fmt: skip
+    assert done.returncode == 1 and done.stderr == "", done.stdout + done.stderr
+    doc = json.loads(done.stdout)
+    assert (doc["verdict"], doc["exit_code"]) == ("mismatch", 1)
+    assert {"label": "changed", "what": "__init__.py"} in doc["findings"]
+
+
+def test_a_symlink_loop_is_a_finding_and_the_other_checks_run(
+    installed: tuple[Path, Path], entry: str
+) -> None:
+    pkg, report = installed
+    (pkg / "loop_a").symlink_to(pkg / "loop_b")
+    (pkg / "loop_b").symlink_to(pkg / "loop_a")
+    (pkg / "errors.py").write_text("# tampered\n", encoding="utf-8")
+    attack_then_verify(
+        report, pkg.parent, entry,
+        "refused: loop_a (Too many levels of symbolic links)",
+        "refused: loop_b (Too many levels of symbolic links)",
+        "changed: errors.py",
+    )  # fmt: skip

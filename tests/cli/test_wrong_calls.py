@@ -50,6 +50,7 @@ VALID: dict[tuple[str, str], tuple[str, str]] = {
     ("run", "input"): ("x={x}", "x={y}"),
     ("run", "out"): ("{out}", "{out2}"),
     ("verify-install", "allow_hook"): ("0" * 64, "1" * 64),
+    ("verify-install", "format"): ("text", "json"),
 }
 # Repeatable by design: the same value twice means the same thing (a set of hashes).
 REPEATABLE = {("verify-install", "allow_hook")}

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
 import sys
@@ -35,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sonnx_mul_verify import add_arguments, verify  # the verifier outside the package (stdlib only)
+# the verifier outside the package (stdlib only), and the error contract it shares with the CLI
+from sonnx_mul_verify import add_arguments, error_text, json_requested, verify
 
 from .. import __version__, kernel
 from ..errors import ProfileError
@@ -258,7 +258,7 @@ def _run_verify_install(args: argparse.Namespace) -> int:
     instead. The ``sonnx-mul`` console script and ``python -I -m
     sonnx_mul_verify`` never get here (SECURITY.md).
     """
-    return verify(Path(args.report), allow_hooks=args.allow_hook)
+    return verify(Path(args.report), allow_hooks=args.allow_hook, as_json=args.format == "json")
 
 
 PLUGIN_GROUP = "sonnx_mul.commands"
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
     docstring); stdout is flushed here so that a closed pipe is seen here.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    as_json = _json_requested(argv)
+    as_json = json_requested(argv)
     try:
         if sys.stdout is None:  # started with fd 1 closed (`>&-`): nothing could be reported
             raise UsageError(
@@ -422,16 +422,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_USAGE, as_json)
 
 
-def _json_requested(argv: list[str]) -> bool:
-    """``--format json`` in argv, for errors raised before argparse has finished."""
-    pairs = itertools.pairwise(argv)
-    return "--format=json" in argv or any(a == "--format" and v == "json" for a, v in pairs)
-
-
 def _fail(message: str, code: int, as_json: bool) -> int:
-    line = " ".join(message.split())  # one line, whatever the exception said
-    doc = {"error": line, "exit_code": code}
-    text = json.dumps(doc) if as_json else f"sonnx-mul: error: {line}"
+    text = error_text(message, code, as_json)  # one line, whatever the exception said
     if sys.stderr is not None:  # None: started with fd 2 closed; the exit code is all that is left
         with contextlib.suppress(OSError, ValueError):
             print(text, file=sys.stderr, flush=True)

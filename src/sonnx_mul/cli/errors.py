@@ -9,9 +9,11 @@ so that the product never imports them.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
+
+from sonnx_mul_verify import StoreOnce
 
 EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
@@ -38,25 +40,10 @@ class UsageError(CliError):
     exit_code = EXIT_USAGE
 
 
-class _StoreOnce(argparse._StoreAction):
-    """A single-valued option given twice is a wrong call (argparse keeps the last).
-
-    Repeatable options use ``action="append"``; their repeats are judged by
-    the subcommand (the same ``--dim NAME`` twice is refused there).
-    """
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
-        seen: set[str] = namespace.__dict__.setdefault("_given_once", set())
-        if option_string is not None and self.dest in seen:
-            parser.error(f"{option_string} is given more than once")
-        seen.add(self.dest)
-        super().__call__(parser, namespace, values, option_string)
+_StoreOnce = StoreOnce
+"""A single-valued option given twice is a wrong call: the verifier's definition
+(``sonnx_mul_verify.StoreOnce``), shared so that every subcommand, verify-install
+included, judges a repeat alike."""
 
 
 class _Parser(argparse.ArgumentParser):

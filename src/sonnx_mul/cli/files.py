@@ -4,7 +4,10 @@ An input ``.npy`` is refused (``UsageError``, naming the input) unless its
 header is a plain ``.npy`` header whose data the file really holds, and its
 element type and shape are the ones the model declares for that input (a
 bfloat16 input may be stored as ``np.save`` writes an ml_dtypes bfloat16
-array: ``|V2``, two raw bytes per element); the
+array: ``|V2``, two raw bytes per element). A file in the
+other byte order is read by value (numpy swaps standard types) or refused:
+raw bytes whose header names the other order (``'>V2'``) would be
+reinterpreted, and are refused (exit 2). The
 header is read and checked before any array is allocated, so a header
 claiming a huge shape costs nothing. Output files are named from the output
 names; two outputs that would land in the same file are refused.
@@ -12,9 +15,12 @@ names; two outputs that would land in the same file are refused.
 
 from __future__ import annotations
 
+import ast
 import math
 import os
 import re
+import struct
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +74,7 @@ def _read_input(
             found_dtype, found_shape, fortran = _header(name, file, f)
             raw_bfloat16 = dtype == BFLOAT16 and _bfloat16_on_disk(found_dtype)
             if raw_bfloat16:
+                _refuse_foreign_raw_order(name, file, f)
                 found_dtype = BFLOAT16
             if dtype is not None and found_dtype.newbyteorder("=") != dtype:
                 raise UsageError(
@@ -102,6 +109,45 @@ def _bfloat16_on_disk(found: np.dtype) -> bool:
         and found.fields is None
         and found.subdtype is None
     )
+
+
+NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
+
+
+def _refuse_foreign_raw_order(name: str, file: str, f: Any) -> None:
+    """Raw bytes (``V``) whose header names the other byte order are refused (exit 2).
+
+    numpy keeps no byte order for a ``V`` type (``'>V2'`` loads as ``'|V2'``),
+    so two raw bytes written big-endian would be read as little-endian bfloat16
+    bits: other values. Standard types (``'>f4'``, ``'>i2'``) are read by
+    value (numpy swaps them); raw bytes are read only in this machine's order
+    (``'|V2'``, or ``'<V2'`` on a little-endian machine: what ``np.save``
+    writes for an ml_dtypes bfloat16 array here), never reinterpreted.
+    """
+    descr = _header_descr(f)
+    if isinstance(descr, str) and descr[:1] in "<>" and descr[:1] != NATIVE_ORDER:
+        order = "big" if descr[0] == ">" else "little"
+        raise UsageError(
+            f"input {name!r}: {file} holds {descr!r}: raw bytes stored {order}-endian, "
+            f"which this {sys.byteorder}-endian machine would reinterpret; raw-byte types "
+            "(bfloat16 as np.save writes it) are read only in the machine's byte order "
+            "(the .npy byte-order rule: by value or refused)"
+        )
+
+
+def _header_descr(f: Any) -> object:
+    """The ``descr`` field of a .npy header exactly as written (the file is left at 0).
+
+    The header was checked by :func:`_header`; this reads its text again, since
+    numpy's parsed dtype has dropped the byte order of raw-byte types.
+    """
+    f.seek(0)
+    version = np.lib.format.read_magic(f)
+    size = struct.unpack("<H" if version == (1, 0) else "<I", f.read(2 if version == (1, 0) else 4))
+    header = f.read(size[0]).decode("latin1")
+    f.seek(0)
+    fields = ast.literal_eval(header)
+    return fields.get("descr") if isinstance(fields, dict) else None
 
 
 def _header(name: str, file: str, f: Any) -> tuple[np.dtype, tuple[int, ...], bool]:
