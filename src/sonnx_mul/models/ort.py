@@ -18,10 +18,9 @@ Contracts:
 * What the checker cannot decide statically (symbolic dims) is checked by
   ``mul`` at run time: ``run`` raises that ``ProfileError`` itself (not
   onnxruntime's wrapper of it) and returns nothing.
-* PyOp cannot carry float16 (onnxruntime-extensions aborts the process),
-  bfloat16 (onnxruntime's Python binding has no numpy type for it) nor
-  uint64 (the results come back as the bits of doubles): a model with a Mul
-  of those types is refused with ``EngineUnsupported`` naming the
+* PyOp cannot carry float16 (onnxruntime-extensions aborts the process) nor
+  bfloat16 (onnxruntime's Python binding has no numpy type for it): a model
+  with a Mul of those types is refused with ``EngineUnsupported`` naming the
   type, before any session exists. ``sonnx-mul run`` then falls back to the
   reference engine when no engine was asked for, and says so.
 * Runs of certified sessions are serialized (one lock per process): a
@@ -60,14 +59,11 @@ CARRIED: dict[int, str] = {
     TensorProto.UINT8: "uint8",
     TensorProto.UINT16: "uint16",
     TensorProto.UINT32: "uint32",
+    TensorProto.UINT64: "uint64",
 }
 """Element types a PyOp carries in and out bit for bit (measured: tests/ort/)."""
 
-UNCARRIED: dict[int, str] = {
-    TensorProto.FLOAT16: "float16",
-    TensorProto.BFLOAT16: "bfloat16",
-    TensorProto.UINT64: "uint64",
-}
+UNCARRIED: dict[int, str] = {TensorProto.FLOAT16: "float16", TensorProto.BFLOAT16: "bfloat16"}
 """Profile types PyOp cannot carry (docs/decisions/onnxruntime-engine.md)."""
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
@@ -125,22 +121,48 @@ def _certified_kernel(
 
 
 def _register() -> None:
-    """Register one PyOp per carried type (PyOp signatures have one fixed type)."""
+    """Register one PyOp per carried type (PyOp signatures have one fixed type).
+
+    onnxruntime-extensions' own hook hands a PyOp's result back as
+    ``result.flatten().tolist()``: Python floats and ints that its C++ side
+    converts again, under onnxruntime's MXCSR (FTZ with
+    ``session.set_denormal_as_zero``: a subnormal float32 product came back
+    as 0), and uint64 through double. Our ops are answered by ``_hook``
+    instead, which returns the array itself; every other PyOp of the process
+    keeps the library's hook.
+    """
     global _registered
     with _REGISTER_LOCK:
         if _registered:
             return
-        from onnxruntime_extensions import PyCustomOpDef, onnx_op
+        from onnxruntime_extensions import PyCustomOpDef, _ocos, onnx_op
 
         for name in CARRIED.values():
             dt = getattr(PyCustomOpDef, f"dt_{name}")
-            onnx_op(
+            opdef = onnx_op(
                 op_type=OP_PREFIX + name,
                 inputs=[dt, dt],
                 outputs=[dt],
                 attrs={"opset": PyCustomOpDef.dt_int64, "node": PyCustomOpDef.dt_string},
             )(_certified_kernel)
+            _ours[id(opdef)] = opdef
+        _library_hook.append(_ocos._on_pyop_invocation)
+        PyCustomOpDef.install_hooker(_hook)
         _registered = True
+
+
+_ours: dict[int, Any] = {}  # our Opdefs by the id onnxruntime-extensions calls them with
+_library_hook: list[Any] = []
+
+
+def _hook(k_id: int, feed: Sequence[np.ndarray], attributes: Mapping[str, Any]) -> Any:
+    """The PyOp dispatcher: our ops return their array as it is (bits, no conversion)."""
+    opdef = _ours.get(k_id)
+    if opdef is None:
+        return _library_hook[0](k_id, feed, attributes)
+    a, b = feed
+    result = _certified_kernel(a, b, **opdef.cast_attributes(attributes))
+    return (k_id, result.shape, np.ascontiguousarray(result).reshape(-1))
 
 
 def _graphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
