@@ -23,7 +23,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 21
-IR_VERSION = 10  # onnxruntime 1.31 reads IR versions up to 10 with opset 21 models
+IR_VERSION = 10  # onnxruntime 1.31 reads up to 13; onnx 1.23 writes 14 by default
 
 
 def _init(name: str, array: np.ndarray) -> onnx.TensorProto:
