@@ -322,3 +322,16 @@ def test_a_type_pyop_cannot_carry_is_refused_by_name_or_run_on_the_reference_eng
         out.startswith("engine: reference (onnxruntime cannot run this model: ")
         and "float16" in out
     )
+
+
+def test_a_mul_spelled_ai_onnx_is_certified_too() -> None:
+    """onnxruntime runs ``ai.onnx`` nodes as the default domain: left alone, that Mul
+    would run uncertified."""
+    node = h.make_node("Mul", ["a", "b"], ["y"], name="spelled", domain="ai.onnx")
+    model = make([node], [vi("a", T.FLOAT, [2]), vi("b", T.FLOAT, [2])], ["y"], T.FLOAT)
+    model.opset_import[0].domain = "ai.onnx"
+    session = InferenceSession(model)
+    assert session.certified_nodes == 1
+    a = np.array([NAN_PAYLOAD, 1], np.uint32).view(np.float32)
+    out = session.run(None, {"a": a, "b": np.ones(2, np.float32)})[0]
+    assert bits(out)[0] == bits(mul(a, np.ones(2, np.float32)))[0] != NAN_PAYLOAD
