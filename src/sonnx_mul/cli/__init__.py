@@ -41,6 +41,7 @@ from sonnx_mul_verify import add_arguments, verify  # the verifier outside the p
 from .. import __version__, kernel
 from ..errors import ProfileError
 from ..known_answers import selftest
+from ..models import ort
 from ..models.checker import (
     ModelReadError,
     Report,
@@ -211,8 +212,6 @@ def _execute(
     the reference engine, and the line says why; with ``--engine onnxruntime``
     it is a wrong call (exit 2).
     """
-    from ..models import ort
-
     engine = args.engine or ("onnxruntime" if ort.available() else "reference")
     note = "" if args.engine else " (default)"
     if engine == "onnxruntime":
