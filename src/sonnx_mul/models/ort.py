@@ -97,6 +97,7 @@ def available() -> bool:
     return all(importlib.util.find_spec(m) for m in ("onnxruntime", "onnxruntime_extensions"))
 
 
+# @relation(F, scope=function)
 def _certified_kernel(
     a: np.ndarray, b: np.ndarray, opset: int = DEFAULT_OPSET, node: str = ""
 ) -> np.ndarray:
@@ -259,6 +260,7 @@ class InferenceSession:
 
     engine = "onnxruntime"
 
+    # @relation(R1, R2, R3, R4, scope=function)
     def __init__(
         self,
         model: ModelSource,
