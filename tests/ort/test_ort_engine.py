@@ -10,6 +10,7 @@ subnormal products under denormals-as-zero), the run-time refusal dropped.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -191,21 +192,30 @@ def test_mul_in_a_model_local_function_and_in_a_subgraph_is_certified() -> None:
 
 # ---------------------------------------------------------------- session options
 DAZ_SCRIPT = """
-import json, sys
+import ctypes, json, sys
 import numpy as np, onnxruntime as ort
 from onnx import TensorProto as T, helper as h
+import sonnx_mul.models.ort as engine
 from sonnx_mul.models import Backend
-from sonnx_mul.models.ort import InferenceSession
 
-threads = int(sys.argv[1])
+threads, leave_mxcsr = int(sys.argv[1]), sys.argv[2]
+if leave_mxcsr:  # negative control: a Mul that leaves the default MXCSR behind
+    lib = ctypes.CDLL(leave_mxcsr)
+    certified = engine.mul
+    def leaky(*args, **kwargs):
+        result = certified(*args, **kwargs)
+        lib.sonnx_test_set_mxcsr(0x1F80)
+        return result
+    engine.mul = leaky
 vi = h.make_tensor_value_info
 nodes = [h.make_node("Mul", ["a", "b"], ["m"], name="m1"),
-         h.make_node("Mul", ["m", "b"], ["y"], name="m2")]
-graph = h.make_graph(nodes, "g", [vi("a", T.FLOAT, [4]), vi("b", T.FLOAT, [4])],
-                     [vi("y", T.FLOAT, None), vi("m", T.FLOAT, None)])
+         h.make_node("Mul", ["m", "b"], ["y"], name="m2"),
+         h.make_node("Add", ["y", "zero"], ["z"], name="after")]
+inputs = [vi("a", T.FLOAT, [4]), vi("b", T.FLOAT, [4]), vi("zero", T.FLOAT, [4])]
+graph = h.make_graph(nodes, "g", inputs, [vi(n, T.FLOAT, None) for n in ("y", "m", "z")])
 model = h.make_model(graph, opset_imports=[h.make_opsetid("", 21)], ir_version=10)
 a = np.array([1, 0x00400000, 0x807FFFFF, 713624], np.uint32).view(np.float32)
-feeds = {"a": a, "b": np.ones(4, np.float32)}
+feeds = {"a": a, "b": np.ones(4, np.float32), "zero": np.zeros(4, np.float32)}
 
 def options():
     opts = ort.SessionOptions()
@@ -215,11 +225,21 @@ def options():
 
 plain = ort.InferenceSession(model.SerializeToString(), options(),
                              providers=["CPUExecutionProvider"]).run(None, feeds)
-ours = InferenceSession(model, options()).run(None, feeds)
+ours = engine.InferenceSession(model, options()).run(None, feeds)
 reference = Backend.prepare(model).run(feeds)
 u = lambda xs: [np.asarray(x).view(np.uint32).tolist() for x in xs]
 print(json.dumps({"a": u([a])[0], "plain": u(plain), "ours": u(ours), "reference": u(reference)}))
 """
+FLUSHED = (0, 0x80000000)
+
+
+def run_daz_script(threads: int, leave_mxcsr: str = "") -> dict[str, list[list[int]]]:
+    done = subprocess.run(
+        [sys.executable, "-c", DAZ_SCRIPT, str(threads), leave_mxcsr], capture_output=True,
+        text=True, timeout=120, check=True,
+    )  # fmt: skip
+    result: dict[str, list[list[int]]] = json.loads(done.stdout)
+    return result
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -227,16 +247,32 @@ def test_denormals_as_zero_and_threads_do_not_change_the_bits(threads: int) -> N
     """With ``session.set_denormal_as_zero`` onnxruntime sets FTZ/DAZ in the thread
     that creates the session: its own Mul flushes the subnormal products (checked:
     the option is in force), the engine's, through two chained Mul nodes, stay the
-    reference engine's. In a fresh interpreter: the thread's environment is what
-    is under test, and the tests before this one leave theirs in it."""
-    done = subprocess.run(
-        [sys.executable, "-c", DAZ_SCRIPT, str(threads)], capture_output=True, text=True,
-        timeout=120, check=True,
-    )  # fmt: skip
-    result = json.loads(done.stdout)
-    assert all(v in (0, 0x80000000) for out in result["plain"] for v in out)  # flushed
-    assert result["ours"] == result["reference"]
-    assert result["ours"][1] == result["a"]  # the subnormal products themselves
+    reference engine's; and onnxruntime's Add after them still flushes: the
+    environment onnxruntime set is back after each certified call. In a fresh
+    interpreter: the thread's environment is what is under test, and the tests
+    before this one leave theirs in it."""
+    result = run_daz_script(threads)
+    assert all(v in FLUSHED for out in result["plain"] for v in out)  # the option is in force
+    y, m, z = result["ours"]
+    assert [y, m] == result["reference"][:2]
+    assert y == m == result["a"]  # the subnormal products themselves
+    assert all(v in FLUSHED for v in z)  # onnxruntime's own environment, restored
+
+
+def test_negative_control_a_mul_that_leaves_its_environment_is_seen(
+    tmp_path: Path,
+) -> None:
+    """The same run with a Mul that leaves the default MXCSR behind: the Add after it
+    no longer flushes, and the rule above sees it."""
+    library = tmp_path / "libmxcsr.so"
+    source = Path(__file__).resolve().parents[1] / "operator" / "native" / "mxcsr.c"
+    compiler = shutil.which("gcc")
+    assert compiler is not None
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-O2", str(source), "-o", str(library)], check=True
+    )
+    _, _, z = run_daz_script(1, str(library))["ours"]
+    assert not all(v in FLUSHED for v in z)
 
 
 # ---------------------------------------------------------------- refusals
