@@ -23,6 +23,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 
+import sonnx_mul.models.ort as engine_module
 from sonnx_mul import ProfileError, mul
 from sonnx_mul.cli import main
 from sonnx_mul.models import Backend
@@ -371,3 +372,14 @@ def test_a_mul_spelled_ai_onnx_is_certified_too() -> None:
     a = np.array([NAN_PAYLOAD, 1], np.uint32).view(np.float32)
     out = session.run(None, {"a": a, "b": np.ones(2, np.float32)})[0]
     assert bits(out)[0] == bits(mul(a, np.ones(2, np.float32)))[0] != NAN_PAYLOAD
+
+
+def test_without_the_extra_the_default_is_reference_and_asking_for_onnxruntime_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(engine_module, "available", lambda: False)
+    argv = write_inputs(tmp_path, nan_model(), a=np.ones(3, np.float32), b=np.ones(3, np.float32))
+    assert main(argv) == 0
+    assert capsys.readouterr().out.startswith("engine: reference (default)\n")
+    assert main([*argv, "--engine", "onnxruntime"]) == 2
+    assert "sonnx-mul[onnxruntime]" in capsys.readouterr().err
