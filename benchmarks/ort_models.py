@@ -6,7 +6,9 @@ run on plain onnxruntime (its own Mul), on the onnxruntime engine
 (``sonnx_mul.models.ort.InferenceSession``: every Mul on the certified
 kernel as a custom op) and on the reference engine (``Backend``: every other
 operator on onnx.reference), interleaved in the same repeat loop; medians of
-the per-run wall time and ratios within each repeat. tests/ort/ runs the same
+this process's CPU time per run (every engine runs in the calling thread with
+one intra-op thread: leaves out the time other jobs of the shared machine hold
+the cores) and ratios within each repeat. tests/ort/ runs the same
 models for bits.
 """
 
@@ -197,10 +199,10 @@ def measure(quick: bool) -> list[Row]:
         samples: dict[str, list[float]] = {k: [] for k in runs}
         for _ in range(repeats):
             for name, run in runs.items():
-                start = time.perf_counter()
+                start = time.process_time()
                 for _ in range(calls):
                     run()
-                samples[name].append((time.perf_counter() - start) / calls)
+                samples[name].append((time.process_time() - start) / calls)
         base = samples["plain onnxruntime"]
         rows.append(
             Row(
