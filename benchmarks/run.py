@@ -349,7 +349,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--targets-only", action="store_true", help="print the target ratios, write nothing"
     )
+    parser.add_argument(
+        "--ort-models-only",
+        action="store_true",
+        help="measure only the models on the onnxruntime engine; merge into results.json",
+    )
     args = parser.parse_args(argv)
+    if args.ort_models_only:
+        path = ROOT / "benchmarks" / "results.json"
+        merged = json.loads(path.read_text())
+        merged["ort_models"] = ort_models_section(args.quick)
+        path.write_text(json.dumps(merged, indent=2) + "\n")
+        (ROOT / "BENCHMARKS.md").write_text(render(merged))
+        return 0
     if args.targets_only:
         for goal in targets(args.quick):
             print(json.dumps(goal))
@@ -400,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     cycles = [dataclasses.asdict(row) for row in kernel_cycles.measure(args.quick)]
     has_tsc = bool(kernel_cycles.build().sonnx_bench_has_tsc())
     fp_env = [dataclasses.asdict(row) for row in fp_environment.measure(args.quick)]
+    ort_section = ort_models_section(args.quick)
     goals = targets(args.quick)
     for goal in goals:
         print(goal["name"], "/", goal["base"], goal["ratio"])
@@ -414,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         "kernel_cycles": cycles,
         "kernel_has_tsc": has_tsc,
         "fp_environment": fp_env,
+        "ort_models": ort_section,
         "targets": goals,
         "prove_seconds": prove_seconds(),
         "bench_seconds": time.perf_counter() - started,
@@ -422,6 +436,19 @@ def main(argv: list[str] | None = None) -> int:
     (ROOT / "BENCHMARKS.md").write_text(render(results))
     print(f"wrote BENCHMARKS.md in {results['bench_seconds']:.0f} s")
     return 0
+
+
+def ort_models_section(quick: bool) -> dict[str, object]:
+    """Realistic models on plain onnxruntime and both engines (benchmarks/ort_models.py)."""
+    import ort_models
+
+    load = os.getloadavg()[0]
+    rows = [dataclasses.asdict(row) for row in ort_models.measure(quick)]
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "load_average": max(load, os.getloadavg()[0]),
+        "rows": rows,
+    }
 
 
 def _time(seconds: float | None) -> str:
@@ -564,6 +591,25 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
         ]
         rows_f = [fp_environment.Row(**row) for row in results["fp_environment"]]
         lines += fp_environment.render(rows_f)
+    if results.get("ort_models"):
+        import ort_models
+
+        section = results["ort_models"]
+        lines += ["", "## Realistic models: the onnxruntime engine", ""]
+        lines += [
+            "Models built with onnx.helper (benchmarks/ort_models.py), float32, one",
+            "intra-op thread: plain onnxruntime (its own Mul), the onnxruntime engine",
+            "(every Mul on the certified kernel as a Python custom op, `sonnx-mul run",
+            "--engine onnxruntime`) and the reference engine (every other operator on",
+            "onnx.reference), interleaved. Medians of this process's CPU time per run",
+            "(each engine runs in the calling thread); ratios are",
+            "medians of the per-repeat ratios to plain onnxruntime: the engine's is the",
+            f"cost of certification per model. Measured {section['date']}, 1-minute",
+            f"load average {section.get('load_average', 0.0):.1f} (2 cores shared: the",
+            "Python-side costs of both engines grow with the load).",
+            "",
+        ]
+        lines += ort_models.render([ort_models.Row(**row) for row in section["rows"]])
     if results.get("prove_seconds"):
         lines += [
             "",

@@ -49,6 +49,7 @@ VALID: dict[tuple[str, str], tuple[str, str]] = {
     ("check", "undecided_exit"): ("3", "4"),
     ("run", "input"): ("x={x}", "x={y}"),
     ("run", "out"): ("{out}", "{out2}"),
+    ("run", "engine"): ("onnxruntime", "reference"),
     ("verify-install", "allow_hook"): ("0" * 64, "1" * 64),
     ("verify-install", "format"): ("text", "json"),
 }

@@ -33,6 +33,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import numpy as np
+import onnx
 
 # the verifier outside the package (stdlib only), and the error contract it shares with the CLI
 from sonnx_mul_verify import add_arguments, error_text, json_requested, verify
@@ -40,6 +41,7 @@ from sonnx_mul_verify import add_arguments, error_text, json_requested, verify
 from .. import __version__, kernel
 from ..errors import ProfileError
 from ..known_answers import selftest
+from ..models import ort
 from ..models.checker import (
     ModelReadError,
     Report,
@@ -191,6 +193,41 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         help="value of graph input NAME, a .npy file (once per input)",
     )  # fmt: skip
     p.add_argument("--out", default=".", help="directory for the NAME.npy outputs (default .)")
+    p.add_argument(
+        "--engine", choices=ENGINES, default=None,
+        help="onnxruntime: every other operator on onnxruntime (the extra [onnxruntime]); "
+        "reference: on onnx.reference (default onnxruntime when installed, else reference)",
+    )  # fmt: skip
+
+
+ENGINES = ("onnxruntime", "reference")
+
+
+def _execute(
+    args: argparse.Namespace, model: onnx.ModelProto, feeds: dict[str, np.ndarray]
+) -> tuple[str, list[np.ndarray]]:
+    """Run on the engine asked for (or the default); the line saying which ran, the outputs.
+
+    Without ``--engine``, a model the onnxruntime engine cannot carry runs on
+    the reference engine, and the line says why; with ``--engine onnxruntime``
+    it is a wrong call (exit 2).
+    """
+    engine = args.engine or ("onnxruntime" if ort.available() else "reference")
+    note = "" if args.engine else " (default)"
+    if engine == "onnxruntime":
+        if not ort.available():
+            raise UsageError("--engine onnxruntime needs the extra sonnx-mul[onnxruntime]")
+        try:
+            session = ort.InferenceSession(model)
+        except ort.EngineUnsupported as exc:
+            if args.engine:
+                raise UsageError(f"{exc}") from exc
+            engine, note = "reference", f" (onnxruntime cannot run this model: {exc})"
+        else:
+            certified = f"{session.certified_nodes} Mul node(s) on the certified kernel"
+            line = f"engine: onnxruntime{note}, {certified}"
+            return line, session.run(None, feeds)
+    return f"engine: reference{note}", list(Backend.prepare(model).run(feeds))
 
 
 def _run_run(args: argparse.Namespace) -> int:
@@ -208,15 +245,17 @@ def _run_run(args: argparse.Namespace) -> int:
     out_dir = Path(args.out)
     targets = output_files(model, out_dir)
     try:
-        rep = Backend.prepare(model)
-        outputs = rep.run(feeds)
+        engine_line, outputs = _execute(args, model, feeds)
+    except UsageError:
+        raise
     except Exception as exc:  # a profile refusal, or the reference evaluator failed
-        node = failing_node(exc)
+        node = failing_node(exc) or getattr(exc, "node", None)
         where = f"node {node}: " if node else ""
         if isinstance(exc, ProfileError):  # refused: the message names the requirements
             raise CliError(f"{where}{exc}") from exc
         raise CliError(f"the model could not be run: {where}{type(exc).__name__}: {exc}") from exc
     out_dir.mkdir(parents=True, exist_ok=True)
+    print(engine_line)
     for (name, target), value in zip(targets, outputs, strict=True):
         array = np.asarray(value)
         np.save(target, array, allow_pickle=False)
@@ -275,8 +314,9 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "run", "run an ONNX model with the certified Mul",
         "Run an ONNX model: Mul nodes on the certified implementation, other operators on "
-        "onnx.reference. Writes every output as OUT/NAME.npy. Exit 0: done; 1: refused by "
-        "the profile or failed; 2: unreadable model or input, or wrong call.",
+        "onnxruntime or onnx.reference (--engine). Writes every output as OUT/NAME.npy. "
+        "Exit 0: done; 1: refused by the profile or failed; 2: unreadable model or input, "
+        "or wrong call (also --engine onnxruntime for a model it cannot carry).",
         _configure_run, _run_run,
     ),
     Command(
