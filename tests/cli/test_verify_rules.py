@@ -931,6 +931,7 @@ def test_a_hash_based_cache_runs_when_unchecked_or_matching(
     digest = importlib.util.source_hash(source.read_bytes() if hash_matches else b"other")
     cache = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + digest + b"code"
     assert v.would_run(cache, source, source.read_bytes()) is runs
+    assert v.would_run(cache[:16], source, source.read_bytes()) is runs  # a header alone
     assert v.would_run(cache[:15], source, source.read_bytes()) is False
 
 
