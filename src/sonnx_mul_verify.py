@@ -1017,19 +1017,42 @@ def verifier_check(recorded: str | None) -> tuple[list[str], list[str]]:
 
 def own_cache_problems(source: Path) -> list[str]:
     """The caches of the verifier's own file that this interpreter would run on
-    ``import sonnx_mul_verify`` (``python -m``, an importing tool) and that are not
-    the compilation of ``source``. This run is from source (the ``sonnx-mul``
-    script compiles it): a cache that would answer in its place elsewhere is a
-    finding."""
+    ``import sonnx_mul_verify`` (``python -m``, an importing tool) instead of
+    compiling ``source``, and that are not its compilation. This run is from
+    source (the ``sonnx-mul`` script compiles it): a cache that would answer in
+    its place elsewhere is a finding. A cache the import system would not run
+    (another magic number, a header that does not match the source: it
+    recompiles) is not."""
     problems: list[str] = []
     for opt in ("", 1, 2):
         cached = Path(importlib.util.cache_from_source(str(source), optimization=opt))
-        if not (cached.exists() or cached.is_symlink()):
+        try:
+            data = read_bytes(cached, MAX_CACHE_BYTES)
+            source_bytes = read_bytes(source, MAX_CACHE_BYTES)
+        except (OSError, ValueError):  # absent or unreadable: the import compiles the source
             continue
-        why = _regular_or_why(cached) or cache_problem(cached, source)
+        if not would_run(data, source, source_bytes):
+            continue
+        why = cache_problem(cached, source)
         if why:
             problems.append(f"{cached} ({why}): importing sonnx_mul_verify would run it")
     return problems
+
+
+def would_run(cache: bytes, source: Path, source_bytes: bytes) -> bool:
+    """Whether the import system runs ``cache`` for ``source`` rather than recompiling:
+    this interpreter's magic number and a header that matches the source (its mtime
+    and size, or its hash when checked; an unchecked-hash cache always runs)."""
+    if cache[:4] != importlib.util.MAGIC_NUMBER or len(cache) < 16:
+        return False
+    flags = int.from_bytes(cache[4:8], "little")
+    if flags & 0b01:  # hash-based
+        checked = flags & 0b10
+        return not checked or cache[8:16] == importlib.util.source_hash(source_bytes)
+    st = os.stat(source)
+    mtime = (int(st.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    size = (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    return cache[8:12] == mtime and cache[12:16] == size
 
 
 def verify(

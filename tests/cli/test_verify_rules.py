@@ -893,22 +893,46 @@ def test_the_verifier_compares_its_own_hash(
 
 
 def test_the_verifiers_own_caches_are_judged(tmp_path: Path) -> None:
+    """A cache the import would run in place of the verifier's source is a finding
+    when it is not the compilation; one the import would not run is not."""
     source = tmp_path / "sonnx_mul_verify.py"
     source.write_text("X = 1\n")
     assert v.own_cache_problems(source) == []
-    honest = cache_of(source, "X = 1\n")
+    honest = cache_of(source, "X = 1\n", "timestamp")
     assert v.own_cache_problems(source) == []
-    cache_of(source, "X = 2\n")
-    assert v.own_cache_problems(source) == [
+    cache_of(source, "X = 2\n", "timestamp")
+    finding = (
         f"{honest} (its code is not the compilation of its source): importing "
         "sonnx_mul_verify would run it"
-    ]
+    )
+    assert v.own_cache_problems(source) == [finding]
+    cache_of(source, "X = 2\n")  # unchecked hash: runs whatever the source says
+    assert v.own_cache_problems(source) == [finding]
+    os.utime(source, (1, 1))  # a stale timestamp cache: the import recompiles
+    cache_of(source, "X = 2\n", "timestamp")
+    os.utime(source, (2, 2))
+    assert v.own_cache_problems(source) == []
+    honest.write_bytes(b"\0\0\r\n" + honest.read_bytes()[4:])  # another magic: recompiled
+    assert v.own_cache_problems(source) == []
     honest.unlink()
-    optimized = Path(importlib.util.cache_from_source(str(source), optimization=2))
-    optimized.mkdir()
-    assert v.own_cache_problems(source) == [
-        f"{optimized} (a directory, not a regular file): importing sonnx_mul_verify would run it"
-    ]
+    honest.mkdir()  # unreadable as a file: the import compiles the source
+    assert v.own_cache_problems(source) == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "hash_matches", "runs"),
+    [(0b01, False, True), (0b11, True, True), (0b11, False, False)],
+)
+def test_a_hash_based_cache_runs_when_unchecked_or_matching(
+    tmp_path: Path, flags: int, hash_matches: bool, runs: bool
+) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("X = 1\n")
+    digest = importlib.util.source_hash(source.read_bytes() if hash_matches else b"other")
+    cache = importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + digest + b"code"
+    assert v.would_run(cache, source, source.read_bytes()) is runs
+    assert v.would_run(cache[:16], source, source.read_bytes()) is runs  # a header alone
+    assert v.would_run(cache[:15], source, source.read_bytes()) is False
 
 
 def verify_small(
@@ -1091,9 +1115,12 @@ def test_every_optimization_level_of_the_verifiers_cache_is_judged(
     source.write_text("X = 1\n")
     cached = Path(importlib.util.cache_from_source(str(source), optimization=opt))
     cached.parent.mkdir()
-    cached.write_bytes(b"not a cache")
+    code = compile("X = 2\n", str(source), "exec", dont_inherit=True)
+    flags = (0b01).to_bytes(4, "little") + importlib.util.source_hash(b"")
+    cached.write_bytes(importlib.util.MAGIC_NUMBER + flags + marshal.dumps(code))
     assert v.own_cache_problems(source) == [
-        f"{cached} (another interpreter's magic number): importing sonnx_mul_verify would run it"
+        f"{cached} (its code is not the compilation of its source): importing "
+        "sonnx_mul_verify would run it"
     ]
 
 
