@@ -177,6 +177,7 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/checker/test_openvino_pins.py", "tests/checker/test_openvino.py",
         "tests/checker/test_checker_issue21.py",
     ),
+    f"{_M}/ort.py": ("tests/ort/test_ort_engine.py",),
 })  # fmt: skip
 """The rest of ``models/`` (``checker``, ``rules``, ``shapes`` and ``declared``
 are listed with the product's core below), each against the tests that face it.
