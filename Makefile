@@ -74,8 +74,7 @@ verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.c.native_exhaustive
 
 # Release gate: the report again, failing when exhaustive.json is absent
-# (run make prove and make verify-exhaustive first; see docs/report.md) or
-# when an evidence file was made with other tool versions than installed.
+# (run make prove and make verify-exhaustive first; see docs/report.md).
 report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive --same-tools
 
