@@ -76,7 +76,7 @@ verify-exhaustive: $(NATIVE)
 # Release gate: the report again, failing when exhaustive.json is absent
 # (run make prove and make verify-exhaustive first; see docs/assurance/report.md).
 report-release: $(NATIVE)
-	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive
+	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive --same-tools
 
 # The report in a real browser: headless Debian chromium screenshots of the
 # table of contents and of the page an evidence link opens (after make prove),

@@ -11,6 +11,11 @@ it runs the suite itself.  So the same tests on the same tree, interpreter,
 packages and tools do not run twice (``.ci/run``: ``make test``, then
 ``make prove``), and a test run of any other tree is never evidence.
 
+The fingerprint covers what pytest runs, listed by git or not: an ignored
+test file is collected and an ignored module imported all the same.  (The
+other way, pytest collecting only the files git lists, would still let a
+listed test import an ignored module: it would need an import hook too.)
+
     python -m sonnx_mul_assurance.suite test [PYTEST ARGS]   (make test)
     python -m sonnx_mul_assurance.suite prove JUNIT          (make prove)
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.machinery
 import json
 import os
 import platform
@@ -26,7 +32,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -45,22 +52,92 @@ ENV_PREFIXES = ("SONNX_", "HYPOTHESIS_", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 """Environment variables the suite reads (the ISA variant, Hypothesis' profile, pytest's)."""
 
 
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
+"""Files at the top of the tree pytest reads its configuration from."""
+CACHES = frozenset({"__pycache__", ".pytest_cache"})
+"""Folders of what Python and pytest write themselves (the byte code of the sources)."""
+MODULE_SUFFIXES = tuple(importlib.machinery.all_suffixes())
+
+
+def testpaths(root: Path) -> tuple[str, ...]:
+    """The folders pytest collects from, as ``pyproject.toml`` names them
+    (none: pytest collects test modules anywhere, which :func:`reached`'s
+    module rule covers)."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return ()
+    options = tomllib.loads(path.read_text(encoding="utf-8"))
+    ini = options.get("tool", {}).get("pytest", {}).get("ini_options", {})
+    return tuple(str(p).strip("/") for p in ini.get("testpaths", []))
+
+
+def reached(rel: str, collected: Sequence[str]) -> bool:
+    """``rel`` (a file, from the top of the tree) is one pytest may collect or
+    import: any file under a folder it collects from (the tests, their
+    ``conftest.py``, the data they read); a module (``.py``, byte code,
+    extension) at a path of identifiers, which ``python -m pytest`` can
+    import from the top of the tree, ``src/``, ``assurance/`` or a test
+    folder (namespace packages need no ``__init__``); pytest's configuration."""
+    parts = rel.split("/")
+    if CACHES & set(parts[:-1]):
+        return False
+    if any(rel.startswith(folder + "/") for folder in collected):
+        return True
+    if len(parts) == 1 and parts[0] in PYTEST_CONFIGS:
+        return True
+    return rel.endswith(MODULE_SUFFIXES) and all(part.isidentifier() for part in parts[:-1])
+
+
+def ignored_reached(root: Path) -> set[str] | None:
+    """The files git ignores (``.gitignore``, ``.git/info/exclude``, the global
+    excludes) that pytest may collect or import (:func:`reached`); None when
+    git cannot list them.  Git lists a wholly ignored folder as one entry:
+    it is walked, but for the folders no such file can be in (``.venv``, a
+    copy of the tree under ``build/debian-python``)."""
+    argv = ["git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]
+    listed = _output(argv, root)
+    if listed is None:
+        return None
+    collected = testpaths(root)
+    found: set[str] = set()
+    for entry in (e for e in listed.split("\0") if e):
+        files = _below(root, entry.rstrip("/"), collected) if entry.endswith("/") else [entry]
+        found |= {rel for rel in files if reached(rel, collected)}
+    return found
+
+
+def _below(root: Path, folder: str, collected: Sequence[str]) -> Iterator[str]:
+    """The files under ``folder`` (from the top of the tree), not descending
+    into caches nor, outside the collected folders, into a folder whose name
+    is no identifier (nothing below it can be imported)."""
+    for here, dirs, names in os.walk(root / folder):
+        rel = Path(here).relative_to(root).as_posix()
+        inside = any(rel == c or rel.startswith(c + "/") for c in collected)
+        dirs[:] = [d for d in dirs if d not in CACHES and (inside or d.isidentifier())]
+        if inside or all(part.isidentifier() for part in rel.split("/")):
+            yield from (f"{rel}/{name}" for name in names)
+
+
 def fingerprint(root: Path) -> str | None:
     """SHA-256 of everything a test verdict depends on, or None outside a git work tree.
 
-    Every file git lists (tracked, and untracked unless ignored) by content,
-    the files under ``src/`` (the built extension is ignored by git), the
-    interpreter, every installed distribution, every Debian package (why3,
-    the provers, Frama-C, the compilers, qemu), the provers' executables and
-    the environment variables the suite reads.
+    Every file git lists (tracked, and untracked unless ignored) by content;
+    every file git ignores that pytest may collect or import
+    (:func:`ignored_reached`: an ignored test file is run, an ignored module
+    imported, whatever git says of them); the files under ``src/`` (the
+    built extension is ignored by git); the interpreter, every installed
+    distribution, every Debian package (why3, the provers, Frama-C, the
+    compilers, qemu), the provers' executables and the environment variables
+    the suite reads.
     """
     top = _output(["git", "rev-parse", "--show-toplevel"], root)
     if top is None or Path(top.strip()).resolve() != root.resolve():
         return None
     listed = _output(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], root)
-    if listed is None:
+    ignored = ignored_reached(root)
+    if listed is None or ignored is None:
         return None
-    files = {rel for rel in listed.split("\0") if rel}
+    files = {rel for rel in listed.split("\0") if rel} | ignored
     files |= {p.relative_to(root).as_posix() for p in walk(root / "src")}
     contents = {rel: (sha256(root / rel) if (root / rel).is_file() else None) for rel in files}
     state = {

@@ -30,7 +30,7 @@ WHY3 = {
 def test_why3_round_trip_and_ok() -> None:
     data = schema.from_json(schema.Why3Evidence, WHY3)
     assert data.goals[0].ok and data.total_time == 1.0
-    assert schema.to_json(data) == {**WHY3, "total_time": 1.0}
+    assert schema.to_json(data) == {**WHY3, "total_time": 1.0, "inputs": {}}
     assert not schema.Why3Goal(**{**GOAL, "status": "Timeout"}).ok  # type: ignore[arg-type]
 
 
@@ -49,6 +49,17 @@ def test_a_goal_off_the_schema_is_refused(change: dict[str, Any], expect: str) -
     goal.update({k: v for k, v in change.items() if v is not None})
     with pytest.raises(schema.SchemaError, match=re.escape(expect)):
         schema.from_json(schema.Why3Evidence, {**WHY3, "goals": [goal]})
+
+
+def test_a_key_repeated_in_an_object_is_refused(tmp_path: Path) -> None:
+    # JSON parsers keep one of two equal keys silently: a goal recorded twice
+    # in wp.json's goals would pass as one
+    path = tmp_path / "why3.json"
+    path.write_text(json.dumps(WHY3))
+    assert schema.load(schema.Why3Evidence, path).ok  # the negative control
+    path.write_text(json.dumps(WHY3)[:-1] + ', "ok": true}')
+    with pytest.raises(schema.SchemaError, match=re.escape("why3.json: duplicated key(s) ok")):
+        schema.load(schema.Why3Evidence, path)
 
 
 def test_missing_key_wrong_container_and_status_words_are_refused() -> None:
@@ -298,7 +309,7 @@ def test_misra_writer_output_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ("native/src/sonnx_mul_int.c", "10.4")
     ]
     monkeypatch.setattr(misra, "run_cppcheck", lambda *a: (found, ""))
-    monkeypatch.setattr(misra, "_tool_version", lambda: "Cppcheck 2.10")
+    monkeypatch.setattr(misra, "tool_version", lambda: "Cppcheck 2.10")
     assert misra.check(tmp_path, [source]) == 1
     data = schema.load(schema.MisraEvidence, tmp_path / misra.OUT)
     assert data.verdict == "fail" and [f.rule for f in data.findings] == ["19.2"] * 3 + ["10.4"]

@@ -2,10 +2,12 @@
 
 A whole, passing run of an unchanged tree is recorded and its JUnit taken by
 make prove without running the tests again; the report names that run.
-Negative controls: a changed file, an untracked file, a changed
-environment variable the suite reads, a tampered JUnit, a narrowed run and
-a failing run each leave make prove to run the suite itself; a directory
-that is not a git work tree's top has no fingerprint.  The trees here are
+Negative controls: a changed file, an untracked file, an untracked failing
+test that git ignores (``.gitignore`` or ``.git/info/exclude``), an ignored
+module a test imports, a changed environment variable the suite reads, a
+tampered JUnit, a narrowed run and a failing run each leave make prove to
+run the suite itself; a directory that is not a git work tree's top has no
+fingerprint.  The trees here are
 small git repositories with one test file that counts its runs in a file
 outside the tree.
 """
@@ -37,6 +39,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "tests").mkdir(parents=True)
     (root / "tests" / "test_counted.py").write_text(TEST_FILE)
     (root / ".gitignore").write_text("proofs/out/\n__pycache__/\n.pytest_cache/\n")
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run(["git", "add", "."], cwd=root, check=True)
     monkeypatch.setenv("SUITE_REUSE_LOG", str(tmp_path / "runs.log"))
@@ -88,6 +91,69 @@ def test_a_changed_tree_or_environment_is_run_again(
     junit = prove(tree)
     assert runs(tree) == 2  # make prove ran the suite itself
     assert junit.is_file() and not (junit.parent / suite.ORIGIN).exists()
+
+
+FAILING_TEST = "def test_fails():\n    assert False\n"
+
+
+@pytest.mark.parametrize("how", [".gitignore", ".git/info/exclude"])
+def test_an_ignored_failing_test_is_run_by_make_prove(tree: Path, how: str) -> None:
+    # pytest collects tests/local/test_mine.py whatever git says of it: the
+    # suite make test passed is not the suite of this tree
+    with (tree / how).open("a") as f:
+        f.write("tests/local/\n")
+    assert suite.run_suite(tree) == 0
+    before = suite.fingerprint(tree)
+    assert suite.reusable(tree)[0] is not None  # the negative control: taken as it is
+    (tree / "tests" / "local").mkdir()
+    (tree / "tests" / "local" / "test_mine.py").write_text(FAILING_TEST)
+    listed = subprocess.run(["git", "status", "--porcelain"], cwd=tree, capture_output=True)
+    assert b"local" not in listed.stdout  # git does not list it
+    assert suite.fingerprint(tree) != before
+    run, why = suite.reusable(tree)
+    assert run is None and "changed" in why
+    junit = tree / "proofs" / "out" / "pytest.xml"
+    assert suite.prove_step(tree, junit) != 0  # make prove ran the suite: it fails
+    assert runs(tree) == 2 and "test_fails" in junit.read_text()
+
+
+def test_an_ignored_module_a_test_imports_changes_the_fingerprint(tree: Path) -> None:
+    # a module at the top of the tree, importable by `python -m pytest`, ignored by git
+    (tree / ".gitignore").write_text((tree / ".gitignore").read_text() + "helper.py\n")
+    (tree / "helper.py").write_text("VALUE = 1\n")
+    assert suite.run_suite(tree) == 0
+    before = suite.fingerprint(tree)
+    (tree / "helper.py").write_text("VALUE = 2\n")
+    assert suite.fingerprint(tree) != before
+    prove(tree)
+    assert runs(tree) == 2
+
+
+def test_ignored_files_pytest_cannot_reach_leave_the_fingerprint(tree: Path) -> None:
+    # the rule's other side: files no test collects or imports (a folder
+    # whose name is no identifier, a non-module outside the tests, caches)
+    (tree / ".gitignore").write_text((tree / ".gitignore").read_text() + "build/\nnotes.txt\n")
+    assert suite.run_suite(tree) == 0
+    (tree / "build" / "copy-of-tree" / "tests").mkdir(parents=True)
+    (tree / "build" / "copy-of-tree" / "tests" / "test_x.py").write_text(FAILING_TEST)
+    (tree / "notes.txt").write_text("n\n")
+    (tree / "tests" / "__pycache__").mkdir(exist_ok=True)
+    (tree / "tests" / "__pycache__" / "x.pyc").write_bytes(b"0")
+    prove(tree)
+    assert runs(tree) == 1  # taken, not run again
+
+
+def test_what_pytest_reaches() -> None:
+    tests = ("tests",)
+    assert suite.reached("tests/local/test_a.py", tests)
+    assert suite.reached("tests/data/table.csv", tests)  # the tests read it
+    assert suite.reached("conftest.py", tests) and suite.reached("pytest.ini", tests)
+    assert suite.reached("assurance/pkg/mod.py", tests)
+    assert suite.reached("src/sonnx_mul/_native.cpython-311-x86_64-linux-gnu.so", tests)
+    assert not suite.reached("tests/__pycache__/a.cpython-311.pyc", tests)
+    assert not suite.reached("build/debian-python/src/x.py", tests)
+    assert not suite.reached(".venv/lib/site.py", tests)
+    assert not suite.reached("proofs/out/report.html", tests)
 
 
 def test_a_tampered_junit_is_not_taken(tree: Path) -> None:

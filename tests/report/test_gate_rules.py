@@ -27,7 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_trace_report import AT, FIXTURE_REGISTRY, function, goal, junit, make_tree, report_of
+from test_trace_report import (
+    AT,
+    FIXTURE_REGISTRY,
+    bind,
+    function,
+    goal,
+    junit,
+    make_tree,
+    report_of,
+)
 
 from sonnx_mul.requirements import Requirement
 from sonnx_mul_assurance.evidence import schema
@@ -43,9 +52,27 @@ def problems(root: Path, registry: dict[str, Requirement] | None = None) -> list
 
 
 def edit(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` in ``path``; an edit of the tree (not of its
+    evidence) is followed by the producers' runs, which record it as their input."""
     text = path.read_text(encoding="utf-8")
     assert old in text, (path, old)
     path.write_text(text.replace(old, new), encoding="utf-8")
+    root = next(p for p in path.parents if (p / "proofs" / "out").is_dir())
+    if not path.is_relative_to(root / "proofs" / "out"):
+        bind(root)
+
+
+def pin_why3_goal(root: Path, file: str, module: str, name: str) -> None:
+    """Add a goal to the fixture's Why3 manifest, as ``update-manifest`` would."""
+    path = root / "proofs" / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    entry = next((e for e in manifest["files"] if e["path"] == file), None)
+    if entry is None:
+        entry = {"path": file, "loadpath": ["why3"], "goals": []}
+        manifest["files"].append(entry)
+    entry["goals"].append({"module": module, "goal": name})
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    bind(root)
 
 
 def evidence(root: Path, name: str) -> Path:
@@ -53,8 +80,9 @@ def evidence(root: Path, name: str) -> Path:
 
 
 def put(root: Path, name: str, data: object) -> None:
-    """Write a schema object as its producer does."""
+    """Write a schema object as its producer does (with the inputs it records)."""
     schema.dump(data, evidence(root, name))
+    bind(root)
 
 
 def why3_of(root: Path) -> schema.Why3Evidence:
@@ -178,6 +206,7 @@ def test_rule_a_failed_test_fails_its_id_even_beside_a_passing_one(tree: Path) -
 def test_rule_a_failed_proof_fails_its_id_even_beside_a_passing_one(tree: Path) -> None:
     data = why3_of(tree)
     data.goals.append(dataclasses.replace(data.goals[0], goal="l#1", status="Timeout"))
+    pin_why3_goal(tree, "why3/a.mlw", "M", "l#1")
     put(tree, "why3.json", data)
     assert problems(tree) == [
         "R1: 1 proof check failed; child R1-X does not pass",
@@ -420,7 +449,16 @@ def test_rule_an_empty_evidence_file_is_a_failure(tree: Path, name: str, what: s
     else:
         put(tree, name, crosshair())
     source = name.split(".")[0]
-    assert problems(tree) == [f"unmapped failed {source} evidence:  at proofs/out/{name} ({what})"]
+    partial = {
+        "why3.json": [
+            "proofs/out/why3.json against proofs/manifest.json: a partial run:"
+            " 1 of 1 manifest goals absent (why3/a.mlw/M/l)"
+        ]
+    }
+    assert problems(tree) == [
+        f"unmapped failed {source} evidence:  at proofs/out/{name} ({what})",
+        *partial.get(name, []),
+    ]
 
 
 def test_rule_recorded_producer_errors_why3(tree: Path) -> None:
@@ -448,6 +486,7 @@ def test_rule_unmapped_failed_evidence(tree: Path, source: str) -> None:
     if source == "why3":
         data = why3_of(tree)
         data.goals.append(goal("why3/none.mlw", "M", "g", "Unknown"))
+        pin_why3_goal(tree, "why3/none.mlw", "M", "g")
         put(tree, "why3.json", data)
     elif source == "crosshair":
         functions = (function("sonnx_mul.a.f"), function("nowhere.g", "error"))
@@ -473,6 +512,7 @@ def test_rule_unmapped_passing_or_skipped_evidence_is_not_a_problem(tree: Path) 
     )  # fmt: skip
     data = why3_of(tree)
     data.goals.append(goal("why3/none.mlw", "M", "g"))
+    pin_why3_goal(tree, "why3/none.mlw", "M", "g")
     put(tree, "why3.json", data)
     put(tree, "crosshair.json", crosshair(function("sonnx_mul.a.f"), function("nowhere.g")))
     put(tree, "exhaustive.json", exhaustive(run("odd", [])))

@@ -20,6 +20,7 @@ from test_trace_report import (
     C_SOURCE,
     DEVIATION,
     FIXTURE_REGISTRY,
+    bind,
     make_tree,
     misra_evidence,
     report_of,
@@ -86,6 +87,10 @@ def test_wp_and_misra_are_required_evidence(tree: Path) -> None:
 
 
 # ---------------------------------------------------------------- wp.json
+PARTIAL = "proofs/out/wp.json against proofs/wp-manifest.json: a partial run"
+"""The refusal of a wp.json that does not hold every goal of the fixture's manifest."""
+
+
 def test_gate_fails_when_wp_json_is_missing(tree: Path) -> None:
     evidence(tree, "wp.json").unlink()
     assert problems(tree) == ["evidence file proofs/out/wp.json is missing"]
@@ -132,6 +137,7 @@ def test_gate_fails_when_one_wp_goal_is_unproved(tree: Path) -> None:
     data = wp_evidence(typed_k_assigns=wp_goal(), typed_k_ensures=wp_goal(status="Timeout"))
     data.errors = data.units[0].errors = [f"{C_SOURCE}: goal typed_k_ensures not proved"]
     schema.dump(data, evidence(tree, "wp.json"))
+    bind(tree)
     assert problems(tree) == [
         "R1: child R1-X does not pass",
         "R1-X: 1 proof check failed",
@@ -150,6 +156,7 @@ def test_an_unproved_goal_fails_even_when_the_file_says_pass(tree: Path) -> None
     data = wp_evidence(typed_k_assigns=wp_goal(), typed_k_ensures=wp_goal(status="Unknown"))
     data.verdict = "pass"
     schema.dump(data, evidence(tree, "wp.json"))
+    bind(tree)
     assert problems(tree) == ["R1: child R1-X does not pass", "R1-X: 1 proof check failed"]
 
 
@@ -157,13 +164,20 @@ def test_a_wp_verdict_of_fail_without_a_failed_goal_fails(tree: Path) -> None:
     data = wp_evidence(typed_k_assigns=wp_goal())
     data.verdict = "fail"
     schema.dump(data, evidence(tree, "wp.json"))
-    assert problems(tree) == ["unmapped failed wp evidence:  at proofs/out/wp.json (verdict: fail)"]
+    bind(tree)
+    assert problems(tree) == [
+        "unmapped failed wp evidence:  at proofs/out/wp.json (verdict: fail)",
+        f"{PARTIAL}: 1 of 2 manifest goals absent (native/src/k.c:typed_k_ensures)",
+    ]
 
 
 def test_a_wp_json_with_no_goal_fails(tree: Path) -> None:
     schema.dump(wp_evidence(), evidence(tree, "wp.json"))
+    bind(tree)
     assert problems(tree) == [
-        "unmapped failed wp evidence:  at proofs/out/wp.json (no goals recorded)"
+        "unmapped failed wp evidence:  at proofs/out/wp.json (no goals recorded)",
+        f"{PARTIAL}: 2 of 2 manifest goals absent"
+        " (native/src/k.c:typed_k_assigns, native/src/k.c:typed_k_ensures)",
     ]
 
 
@@ -172,9 +186,13 @@ def test_an_unproved_goal_of_an_unmarked_function_fails_the_gate(tree: Path) -> 
     source = tree / C_SOURCE
     source.write_text(source.read_text().replace(f"{AT}relation(R1-X, scope=file)", "R1-X"))
     schema.dump(data, evidence(tree, "wp.json"))
+    bind(tree)
     assert problems(tree) == [
         "unmapped failed wp evidence:  at proofs/out/wp.json (verdict: fail)",
         "unmapped failed wp evidence: gone() at native/src/k.c (0/1 goals Valid)",
+        f"{PARTIAL}: 1 of 2 manifest goals absent (native/src/k.c:typed_k_ensures)",
+        "proofs/out/wp.json against proofs/wp-manifest.json: goals not in the manifest:"
+        " native/src/k.c:typed_gone_ensures",
     ]
 
 
@@ -207,6 +225,7 @@ def test_gate_fails_on_a_misra_finding_that_is_not_a_deviation(tree: Path) -> No
     # written as the producer would have it claim: verdict pass, no errors;
     # the reader compares findings and deviations again
     schema.dump(misra_evidence("8.7", "10.4"), evidence(tree, "misra.json"))
+    bind(tree)
     assert problems(tree) == ["R1: child R1-X does not pass", "R1-X: 1 proof check failed"]
     proof = report_of(tree)["requirements"]["R1-X"]["evidence"]["proof"]
     misra = next(e for e in proof if e["source"] == "misra")
@@ -215,6 +234,7 @@ def test_gate_fails_on_a_misra_finding_that_is_not_a_deviation(tree: Path) -> No
 
 def test_gate_fails_when_a_deviation_count_differs(tree: Path) -> None:
     schema.dump(misra_evidence("8.7", "8.7"), evidence(tree, "misra.json"))
+    bind(tree)
     assert problems(tree) == ["R1: child R1-X does not pass", "R1-X: 1 proof check failed"]
 
 
@@ -222,6 +242,7 @@ def test_gate_fails_when_misra_json_records_deviations_nobody_reviewed(tree: Pat
     data = misra_evidence("8.7", "10.4")
     data.deviations.append(dataclasses.replace(DEVIATION, rule="10.4"))
     schema.dump(data, evidence(tree, "misra.json"))
+    bind(tree)
     assert problems(tree) == [
         "unmapped failed misra evidence: the deviations recorded differ from "
         "proofs/misra-deviations.json at proofs/out/misra.json (error)"
@@ -232,6 +253,7 @@ def test_gate_fails_on_a_recorded_misra_error(tree: Path) -> None:
     data = misra_evidence("8.7")
     data.verdict, data.errors = "fail", ["cppcheck crashed"]
     schema.dump(data, evidence(tree, "misra.json"))
+    bind(tree)
     assert problems(tree) == [
         "unmapped failed misra evidence: cppcheck crashed at proofs/out/misra.json (error)"
     ]

@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_trace_report import FIXTURE_REGISTRY, crosshair_json, function, goal, make_tree
+from test_trace_report import FIXTURE_REGISTRY, bind, crosshair_json, function, goal, make_tree
 
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import evidence, hashes, report, sources, trusted
@@ -318,6 +318,7 @@ def test_crosshair_function_names_in_every_spelling_map_to_the_marker(
 ) -> None:
     root = make_tree(tmp_path)
     (root / "proofs/out/crosshair.json").write_text(crosshair_json(function(spelling)))
+    bind(root)
     built = report.build_report(root, registry=FIXTURE_REGISTRY, probe_tools=False)
     assert built["gate"]["problems"] == []
     crosshair = [

@@ -11,9 +11,12 @@ from typing import Any, Literal
 import pytest
 
 from sonnx_mul.requirements import REGISTRY, Requirement
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.c import misra, wp
+from sonnx_mul_assurance.evidence import binding, schema
+from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.evidence import ids_in_test_name
+from sonnx_mul_assurance.why3 import driver
 
 AT = "@"  # markers are spelt by concatenation so that this file holds none
 REPO = Path(__file__).resolve().parents[2]
@@ -113,6 +116,49 @@ def every_pair(requirements: list[str]) -> list[schema.ExhaustiveResult]:
     ]
 
 
+BOUND: dict[str, tuple[type, Any]] = {
+    "why3.json": (schema.Why3Evidence, driver.inputs),
+    "wp.json": (schema.WpEvidence, wp.inputs),
+    "misra.json": (schema.MisraEvidence, misra.inputs),
+    "crosshair.json": (schema.CrossHairEvidence, lambda root: crosshair.inputs()),
+}
+"""The evidence files that record their inputs, and the producer's list of them."""
+
+
+def bind(root: Path) -> None:
+    """Record in each evidence file of ``root`` that records inputs the
+    SHA-256 of those its producer lists on the tree, as the producer does."""
+    for name, (cls, listed) in BOUND.items():
+        path = root / "proofs" / "out" / name
+        if path.is_file():
+            data = schema.load(cls, path)
+            data.inputs = binding.digest(root, listed(root))
+            schema.dump(data, path)
+
+
+WHY3_MANIFEST = {
+    "files": [
+        {"path": "why3/a.mlw", "loadpath": ["why3"], "goals": [{"module": "M", "goal": "l"}]}
+    ],
+    "pinned": {},
+}
+WP_MANIFEST = {
+    "units": [
+        {
+            "source": "native/src/k.c",
+            "provers": ["cvc4"],
+            "timeout": 10,
+            "functions": {},
+            "goals": {
+                g: {"function": "k", "prover": "CVC4 1.8"}
+                for g in ("typed_k_assigns", "typed_k_ensures")
+            },
+        }
+    ]
+}
+"""The fixture's manifests: its one Why3 goal, its one WP unit and two goals."""
+
+
 def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "passed") -> Path:
     def write(rel: str, text: str) -> None:
         path = root / rel
@@ -149,6 +195,8 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
         "proofs/misra-deviations.json",
         json.dumps({"deviations": [dataclasses.asdict(DEVIATION)]}),
     )
+    write("proofs/manifest.json", json.dumps(WHY3_MANIFEST))
+    write("proofs/wp-manifest.json", json.dumps(WP_MANIFEST))
     ev = root / "proofs" / "out"
     ev.mkdir(parents=True)
     schema.dump(wp_evidence(typed_k_assigns=wp_goal(), typed_k_ensures=wp_goal()), ev / "wp.json")
@@ -163,6 +211,7 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
             ("tests.test_a", "test_R1_X_derived[int16]", "skipped"),
         )
     )
+    bind(root)
     return root
 
 

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import binding, schema
 
 DEVIATIONS = Path("proofs/misra-deviations.json")
 OUT = Path("proofs/out/misra.json")
@@ -121,15 +121,34 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
     return errors
 
 
+_MODULE = __spec__.name if __spec__ is not None else __name__
+
+
+def inputs(root: Path, sources: list[Path] | None = None) -> list[Path]:
+    """Every file the verdict depends on: the analysed sources (every
+    ``native/src/*.c`` unless ``sources``), the headers, the recorded
+    deviations and this checker's own code.  ``misra.json`` records their
+    SHA-256; the gate compares them with the tree's (:mod:`..evidence.binding`)."""
+    files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
+    headers = sorted((root / INCLUDE).glob("*.h"))
+    # run as `python -m`, this module is __main__: its closure is found by its own name
+    own = binding.import_closure([_MODULE], ["sonnx_mul_assurance"])
+    return sorted({*files, *headers, root / DEVIATIONS, *own})
+
+
 def check(root: Path, sources: list[Path] | None = None) -> int:
     """Run the check, write proofs/out/misra.json (:class:`~sonnx_mul_assurance.
     evidence.schema.MisraEvidence`, through ``schema.dump``); 0 when clean or as deviated."""
     files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
+    bound = binding.digest(root, inputs(root, sources))
     findings, _ = run_cppcheck(root, files, root / INCLUDE)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
+    # the record says what was analysed: files edited while cppcheck ran are not
+    changed = binding.stale("misra.json", bound, binding.digest(root, inputs(root, sources)))
+    errors += [f"inputs changed during the run: {line}" for line in changed]
     record = schema.MisraEvidence(
-        tool=_tool_version(),
+        tool=tool_version(),
         files=[str(Path(f).resolve().relative_to(root.resolve())) for f in files],
         findings=[schema.MisraFinding(f, r) for f, r in findings],
         deviations=[
@@ -137,6 +156,7 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
         ],
         verdict="pass" if not errors else "fail",
         errors=errors,
+        inputs=bound,
     )
     schema.dump(record, root / OUT)
     for error in errors:
@@ -148,7 +168,8 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
     return 0 if not errors else 1
 
 
-def _tool_version() -> str:
+def tool_version() -> str:
+    """cppcheck's version line, as ``misra.json`` records it."""
     return subprocess.run(["cppcheck", "--version"], capture_output=True, text=True).stdout.strip()
 
 

@@ -50,7 +50,7 @@ from typing import Any
 
 from sonnx_mul.digest import sha256
 from sonnx_mul_assurance.c import wp_plan
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import binding, schema
 from sonnx_mul_assurance.why3 import config as prover_config
 
 
@@ -71,6 +71,8 @@ DRIVERS = prover_config.DRIVERS
 OUT_DIR = prover_config.OUT_DIR
 INCLUDE = Path("native/include")
 HEADER = INCLUDE / "sonnx_mul_kernel.h"
+WHY3_SPEC = Path("why3")
+"""The Why3 theories the configuration's load path (``@WHY3_SPEC@``) reaches."""
 VALID = "Valid"
 
 # "[wp] [CVC4 1.8] Goal typed_f_x : Valid (Qed:12ms) (50ms)" and
@@ -532,6 +534,28 @@ def _within(goal: Goal, pin: Mapping[str, Any]) -> bool:
     return "steplimit" not in pin or 0 <= goal.steps <= int(pin["steplimit"])
 
 
+def inputs(root: Path) -> list[Path]:
+    """Every file a check's verdict depends on, from the manifest: the
+    manifest, each unit's source and the files its options name (a WP
+    driver), the headers the sources are compiled with, the configuration
+    template and the drivers and theories it reaches, and this checker's own
+    code.  ``wp.json`` records their SHA-256; the gate compares them with the
+    tree's (:mod:`..evidence.binding`)."""
+    files: set[Path] = {MANIFEST, CONF_TEMPLATE}
+    for unit in units(load_manifest(root)):
+        files.add(Path(unit.source))
+        files |= {Path(arg) for arg in unit.extra if (root / arg).is_file()}
+    for folder, pattern in ((INCLUDE, "*.h"), (DRIVERS, "*"), (WHY3_SPEC, "*.mlw")):
+        files |= {p.relative_to(root) for p in (root / folder).glob(pattern) if p.is_file()}
+    files |= set(binding.import_closure([__name__], ["sonnx_mul_assurance"]))
+    return sorted(files)
+
+
+def goal_names(manifest: Mapping[str, Any]) -> dict[str, set[str]]:
+    """The goals a complete check proves: unit source -> its pinned goal names."""
+    return {u["source"]: set(u["goals"]) for u in manifest["units"]}
+
+
 def tool_versions() -> dict[str, str]:
     """Frama-C, Why3 and prover versions, as the tools print them."""
     versions: dict[str, str] = {}
@@ -582,6 +606,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
     """Prove every unit, compare with the manifest, write proofs/out/wp.json
     (:class:`~sonnx_mul_assurance.evidence.schema.WpEvidence`, through ``schema.dump``)."""
     manifest = load_manifest(root)
+    bound = binding.digest(root, inputs(root))
     errors: list[str] = []
     records: list[schema.WpUnit] = []
     total_goals = 0
@@ -612,6 +637,9 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
         records.append(evidence_unit(root, run, unit_errors))
     stand_in = stand_in_errors(contracts)
     errors += stand_in
+    # the record says what was proved: files edited while the provers ran are not
+    changed = binding.stale("wp.json", bound, binding.digest(root, inputs(root)))
+    errors += [f"inputs changed during the run: {line}" for line in changed]
     verdict = "yes" if not stand_in else "NO"
     print(f"wp: hardware loops under the proved loops' contracts: {verdict}")
     record = schema.WpEvidence(
@@ -620,6 +648,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
         goals=total_goals,
         verdict="pass" if not errors else "fail",
         errors=errors,
+        inputs=bound,
     )
     schema.dump(record, root / OUT_DIR / "wp.json")
     ratio, worst = largest_ratio(manifest, records)

@@ -84,6 +84,9 @@ class Why3Evidence:
     files: dict[str, str]  # proof file -> SHA-256
     total_time: float
     goals: list[Why3Goal]
+    # every file the verdict depends on -> SHA-256 (evidence.binding; the gate
+    # refuses the file when they are not the tree's)
+    inputs: dict[str, str] = field(default_factory=dict)
 
 
 # --- crosshair.json ------------------------------------------------------------
@@ -130,6 +133,7 @@ class CrossHairEvidence:
     time: float
     passed: bool
     source: str = ""  # the file of the checked functions, from the root ("": unknown)
+    inputs: dict[str, str] = field(default_factory=dict)  # as Why3Evidence's
 
 
 # --- exhaustive.json -----------------------------------------------------------
@@ -243,6 +247,7 @@ class WpEvidence:
     goals: int
     verdict: Literal["pass", "fail"]
     errors: list[str]
+    inputs: dict[str, str] = field(default_factory=dict)  # as Why3Evidence's
 
 
 # --- native-exhaustive.json (the compiled kernel, every input) --------------------
@@ -346,6 +351,7 @@ class MisraEvidence:
     deviations: list[MisraDeviation]
     verdict: Literal["pass", "fail"]
     errors: list[str]
+    inputs: dict[str, str] = field(default_factory=dict)  # as Why3Evidence's
 
 
 # --- pipeline.json -------------------------------------------------------------
@@ -443,12 +449,26 @@ T = TypeVar("T")
 
 
 def load(cls: type[T], path: Path) -> T:
-    """The file at ``path`` as ``cls``; SchemaError when it does not match."""
+    """The file at ``path`` as ``cls``; SchemaError when it does not match,
+    or when an object repeats a key (JSON parsers keep one of the two
+    silently: a goal recorded twice must not pass as one)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except SchemaError as exc:
+        raise SchemaError(f"{path.name}: {exc}") from exc
     except ValueError as exc:
         raise SchemaError(f"{path.name}: not JSON ({exc})") from exc
     return from_json(cls, data, path.name)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    counts: dict[str, int] = {}
+    for key, _ in pairs:
+        counts[key] = counts.get(key, 0) + 1
+    repeated = sorted(k for k, n in counts.items() if n > 1)
+    if repeated:
+        raise SchemaError(f"duplicated key(s) {', '.join(repeated)}")
+    return dict(pairs)
 
 
 def dump(obj: object, path: Path) -> None:

@@ -31,10 +31,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import sonnx_mul
-from sonnx_mul.digest import sha256
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import binding, schema
 
+CONTRACTS = "sonnx_mul_assurance.python.contracts"
+"""The module whose contract functions the check runs."""
 DEFAULT_TIMEOUT = 8.0
 FINDING = re.compile(
     r"^(?P<file>.*?):(?P<line>\d+): error: (?P<message>.*) when calling (?P<call>.*)$"
@@ -50,6 +50,21 @@ def crosshair_executable() -> str:
     """The ``crosshair`` next to this interpreter (the venv's), else the one on PATH."""
     local = Path(sys.executable).with_name("crosshair")
     return str(local) if local.exists() else "crosshair"
+
+
+def checked_code() -> list[Path]:
+    """The files the contracts run: the contracts module and every module of
+    the product and the tooling it imports, transitively (the native
+    extension included)."""
+    return binding.import_closure([CONTRACTS], ["sonnx_mul", "sonnx_mul_assurance"])
+
+
+def inputs() -> list[Path]:
+    """Every file a check's verdict depends on: :func:`checked_code` and this
+    driver's own code.  ``crosshair.json`` records their SHA-256; the gate
+    compares them with the tree's (:mod:`..evidence.binding`)."""
+    own = binding.import_closure([__name__], ["sonnx_mul_assurance"])
+    return sorted({*checked_code(), *own})
 
 
 def crosshair_version() -> str:
@@ -233,14 +248,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("proofs/out/crosshair.json"))
     args = parser.parse_args(argv)
 
-    here = Path(__file__).resolve().parent
-    product = Path(sonnx_mul.__file__).resolve().parent
-    contracts = here / "contracts.py"
+    root = Path.cwd()
+    contracts = Path(__file__).resolve().parent / "contracts.py"
+    bound = binding.digest(root, inputs())
     start = time.monotonic()
-    results = check_module(
-        contracts, "sonnx_mul_assurance.python.contracts", args.timeout, args.jobs, args.function
-    )
+    results = check_module(contracts, CONTRACTS, args.timeout, args.jobs, args.function)
     elapsed = round(time.monotonic() - start, 2)
+    # the record says what was checked: files edited while CrossHair ran are not
+    if binding.digest(root, inputs()) != bound:
+        results.append(
+            FunctionResult("(inputs)", 0, "error", 0.0, 0, output="inputs changed during the run")
+        )
     code = verdict(results)
     report = schema.CrossHairEvidence(
         tool="crosshair",
@@ -248,18 +266,13 @@ def main(argv: list[str] | None = None) -> int:
         python=sys.version.split()[0],
         analysis_kind="PEP316",
         per_condition_timeout=args.timeout,
-        artifacts={
-            "assurance/sonnx_mul_assurance/python/contracts.py": sha256(contracts),
-            "src/sonnx_mul/oracle/integers.py": sha256(product / "oracle" / "integers.py"),
-            "src/sonnx_mul/validation.py": sha256(product / "validation.py"),
-            "src/sonnx_mul/dtypes.py": sha256(product / "dtypes.py"),
-            "src/sonnx_mul/oracle/softfloat.py": sha256(product / "oracle" / "softfloat.py"),
-        },
+        artifacts=binding.digest(root, checked_code()),
         functions=results,
         conditions=sum(r.conditions for r in results),
         time=elapsed,
         passed=code == 0,
-        source="assurance/sonnx_mul_assurance/python/contracts.py",
+        source=binding.shown(contracts, root),
+        inputs=bound,
     )
     schema.dump(report, args.out)
     for r in results:

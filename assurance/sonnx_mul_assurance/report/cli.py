@@ -40,12 +40,22 @@ def configure_report(p: argparse.ArgumentParser) -> None:
         help="fail the gate when this optional evidence is absent (release builds: "
         "--require exhaustive)",
     )
+    p.add_argument(
+        "--same-tools",
+        action="store_true",
+        help="release gate: refuse evidence whose recorded tool versions are not the "
+        "installed ones",
+    )
 
 
 def run_report(args: argparse.Namespace) -> int:
     root = args.root.resolve() if args.root else find_root()
     report = build_report(
-        root, args.evidence, probe_tools=not args.no_probe, require=tuple(args.require)
+        root,
+        args.evidence,
+        probe_tools=not args.no_probe,
+        require=tuple(args.require),
+        same_tools=args.same_tools,
     )
     paths = write_report(report, args.out, root)
     for path in paths:

@@ -11,13 +11,16 @@ iterate :data:`SOURCES`; a new prover is one entry here plus its reader.
 
 from __future__ import annotations
 
+import platform
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.c import misra, wp
+from sonnx_mul_assurance.evidence import binding, schema
+from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report.evidence import (
     Item,
     crosshair_items,
@@ -33,6 +36,7 @@ from sonnx_mul_assurance.report.native_evidence import (
     targets_items,
     wp_items,
 )
+from sonnx_mul_assurance.why3 import driver
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,10 @@ class Reading:
     """A reader's result: items mapped to ids, items mapped to none (failed
     ones fail the gate), skipped tests per id, tool versions the file
     records, ``partial``: why the file holds less than its scope (None: all),
-    and ``origin``: which run wrote it, when not the pipeline's own step."""
+    ``origin``: which run wrote it, when not the pipeline's own step,
+    ``refused``: why the gate refuses the file as evidence for this tree
+    (stale inputs, goals missing, new or repeated: each line names the file),
+    and ``versions``: the tool versions it records (tool -> version line)."""
 
     mapped: list[Item]
     unmapped: list[Item]
@@ -59,6 +66,8 @@ class Reading:
     tools: dict[str, Any] | None = None
     partial: str | None = None
     origin: str | None = None
+    refused: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
 
 
 Reader = Callable[[Path, Context], Reading]
@@ -78,17 +87,84 @@ class Source:
     claims: tuple[str, ...] = ()  # repository paths the claim depends on (hashed)
     expected_by: tuple[str, ...] = ()  # ids an absent optional file leaves without it
     subject: str | None = None  # proof subject of every item (None: by location)
+    # the versions of the tools that made the file, probed now (the release
+    # gate compares them with what the file records; None: not compared)
+    probe: Callable[[Path], dict[str, str]] | None = None
+
+
+def _shown(path: Path, ctx: Context) -> str:
+    return binding.shown(path, ctx.root)
+
+
+def _inputs(
+    path: Path, ctx: Context, recorded: dict[str, str], now: Callable[[], list[Path]]
+) -> list[str]:
+    """Refusals of a file whose recorded inputs are not the tree's (listed
+    again by the producer's own ``inputs``)."""
+    try:
+        listed = now()
+    except (OSError, ValueError, KeyError) as exc:  # a manifest missing or off its layout
+        return [f"cannot list the inputs of {_shown(path, ctx)} on this tree: {exc!r}"]
+    return binding.stale(_shown(path, ctx), recorded, binding.digest(ctx.root, listed))
+
+
+def _goal_set(
+    path: Path, ctx: Context, manifest: Path, have: list[str], want: set[str]
+) -> list[str]:
+    """Refusals of a prover run that is not the complete check of ``manifest``:
+    goals recorded twice, manifest goals absent, goals the manifest lacks."""
+    where = f"{_shown(path, ctx)} against {manifest.as_posix()}"
+    refused = []
+    repeated = binding.duplicates(have)
+    if repeated:
+        refused.append(f"{where}: goals recorded more than once: {binding.named(repeated)}")
+    missing, extra = want - set(have), set(have) - want
+    if missing:
+        refused.append(
+            f"{where}: a partial run: {len(missing)} of {len(want)} manifest goals absent"
+            f" ({binding.named(missing)})"
+        )
+    if extra:
+        refused.append(f"{where}: goals not in the manifest: {binding.named(extra)}")
+    return refused
 
 
 def _why3(path: Path, ctx: Context) -> Reading:
     data = schema.load(schema.Why3Evidence, path)
     proof_files = [m for m in ctx.markers if m.path.endswith((".mlw", ".py"))]
     mapped, lost = why3_items(path, ctx.root, proof_files)
-    return Reading(mapped, lost, tools={"versions": data.versions} if data.versions else None)
+    refused = _inputs(path, ctx, data.inputs, lambda: driver.inputs(ctx.root))
+    try:
+        want = {"/".join(k) for k in driver.goal_keys(driver.load_manifest(ctx.root))}
+    except (OSError, ValueError, KeyError) as exc:
+        refused.append(f"cannot read {driver.MANIFEST.as_posix()}: {exc!r}")
+    else:
+        have = ["/".join((g.file, g.module, g.goal)) for g in data.goals]
+        refused += _goal_set(path, ctx, driver.MANIFEST, have, want)
+    return Reading(
+        mapped,
+        lost,
+        tools={"versions": data.versions} if data.versions else None,
+        refused=refused,
+        versions=dict(data.versions),
+    )
+
+
+def _why3_versions(root: Path) -> dict[str, str]:
+    return driver.tool_versions(root)
 
 
 def _crosshair(path: Path, ctx: Context) -> Reading:
-    return Reading(*crosshair_items(path, ctx.root, ctx.markers, ctx.ids))
+    data = schema.load(schema.CrossHairEvidence, path)
+    refused = _inputs(path, ctx, data.inputs, crosshair.inputs)
+    versions = {"crosshair-tool": data.crosshair_version, "python": data.python}
+    return Reading(
+        *crosshair_items(path, ctx.root, ctx.markers, ctx.ids), refused=refused, versions=versions
+    )
+
+
+def _crosshair_versions(root: Path) -> dict[str, str]:
+    return {"crosshair-tool": crosshair.crosshair_version(), "python": platform.python_version()}
 
 
 def _exhaustive(path: Path, ctx: Context) -> Reading:
@@ -125,14 +201,53 @@ def _pytest(path: Path, ctx: Context) -> Reading:
 
 
 def _wp(path: Path, ctx: Context) -> Reading:
-    return Reading(*wp_items(path, ctx.root, ctx.markers))
+    data = schema.load(schema.WpEvidence, path)
+    refused = _inputs(path, ctx, data.inputs, lambda: wp.inputs(ctx.root))
+    try:
+        want = wp.goal_names(wp.load_manifest(ctx.root))
+    except (OSError, ValueError, KeyError) as exc:
+        refused.append(f"cannot read {wp.MANIFEST.as_posix()}: {exc!r}")
+    else:
+        sources = [u.source for u in data.units]
+        for unit in binding.duplicates(sources):
+            refused.append(f"{_shown(path, ctx)}: unit {unit} recorded more than once")
+        for unit in sorted(set(want) - set(sources)):
+            refused.append(
+                f"{_shown(path, ctx)}: a partial run: unit {unit} of"
+                f" {wp.MANIFEST.as_posix()} absent"
+            )
+        for unit in sorted(set(sources) - set(want)):
+            refused.append(f"{_shown(path, ctx)}: unit {unit} is not in {wp.MANIFEST.as_posix()}")
+        have = [f"{u.source}:{g}" for u in data.units if u.source in want for g in u.goals]
+        whole = {f"{s}:{g}" for s, goals in want.items() if s in sources for g in goals}
+        refused += _goal_set(path, ctx, wp.MANIFEST, have, whole)
+        recorded = sum(len(u.goals) for u in data.units)
+        if data.goals != recorded:
+            refused.append(f"{_shown(path, ctx)}: says {data.goals} goals, records {recorded}")
+    return Reading(
+        *wp_items(path, ctx.root, ctx.markers), refused=refused, versions=dict(data.tools)
+    )
+
+
+def _wp_versions(root: Path) -> dict[str, str]:
+    return wp.tool_versions()
 
 
 MISRA_DEVIATIONS = "proofs/misra-deviations.json"
 
 
 def _misra(path: Path, ctx: Context) -> Reading:
-    return Reading(*misra_items(path, ctx.root, ctx.markers, ctx.root / MISRA_DEVIATIONS))
+    data = schema.load(schema.MisraEvidence, path)
+    refused = _inputs(path, ctx, data.inputs, lambda: misra.inputs(ctx.root))
+    return Reading(
+        *misra_items(path, ctx.root, ctx.markers, ctx.root / MISRA_DEVIATIONS),
+        refused=refused,
+        versions={"cppcheck": data.tool},
+    )
+
+
+def _misra_versions(root: Path) -> dict[str, str]:
+    return {"cppcheck": misra.tool_version()}
 
 
 _NATIVE_IDS = ("F-FLOAT", "F-WRAP", "F-CHECKED")
@@ -148,6 +263,7 @@ SOURCES: tuple[Source, ...] = (
         absent="no Why3 goal was checked: no proof evidence from the model or the kernel; "
         "the gate fails",
         claims=("why3", "proofs/drivers", "proofs/why3.conf.in", "proofs/manifest.json"),
+        probe=_why3_versions,
     ),
     Source(
         "crosshair",
@@ -159,6 +275,7 @@ SOURCES: tuple[Source, ...] = (
         absent="no CrossHair contract was checked; the gate fails",
         claims=("assurance/sonnx_mul_assurance/python/contracts.py",),
         subject="python-contracts-bounded",
+        probe=_crosshair_versions,
     ),
     Source(
         "wp",
@@ -179,6 +296,7 @@ SOURCES: tuple[Source, ...] = (
             "proofs/drivers",
         ),
         subject="native-proved",
+        probe=_wp_versions,
     ),
     Source(
         "misra",
@@ -191,6 +309,7 @@ SOURCES: tuple[Source, ...] = (
         "the gate fails",
         claims=("native/src", "native/include", MISRA_DEVIATIONS),
         subject="native-misra",
+        probe=_misra_versions,
     ),
     Source(
         "exhaustive",

@@ -237,6 +237,7 @@ def build_report(
     scan_dirs: Iterable[str] = SCAN_DIRS,
     probe_tools: bool = True,
     require: Iterable[str] = (),
+    same_tools: bool = False,
 ) -> dict[str, Any]:
     """The traceability report as a JSON-ready dict (see the module docstring).
 
@@ -245,6 +246,13 @@ def build_report(
     files, the directories scanned for markers; ``evidence_dir`` defaults to
     ``repo_root/proofs/out``. ``require`` names optional evidence (keys of
     ``protocol.BY_KEY``, e.g. ``"exhaustive"``) whose absence fails the gate.
+    ``same_tools`` (the release gate) probes the tools each evidence file
+    records (``Source.probe``) and fails the gate on any other version.
+
+    Every evidence file that records its inputs and goals is refused (a gate
+    problem naming the file) when they are not this tree's: a file changed
+    since its run, a manifest goal or unit absent, a goal recorded twice
+    (``Reading.refused``).
     """
     required = set(require)
     unknown_keys = required - set(BY_KEY)
@@ -280,7 +288,7 @@ def build_report(
     skipped: dict[str, int] = {}
     context = Context(root, edir, markers, frozenset(ids))
     for source in SOURCES:
-        entry, reading = _read_source(source, context, source.key in required)
+        entry, reading = _read_source(source, context, source.key in required, same_tools)
         evidence_files[source.key] = entry
         if reading is None:
             continue
@@ -308,6 +316,7 @@ def build_report(
         if i.ok is False
     ]
     gate += [f["problem"] for f in evidence_files.values() if "problem" in f]
+    gate += [line for f in evidence_files.values() for line in f.get("refused", [])]
 
     files: set[str] = {f for i in items + unmapped for f in i.files}
     files |= {_display(spec_path, root), _display(registry_path, root)}
@@ -385,11 +394,14 @@ def build_report(
 
 
 def _read_source(
-    source: Source, context: Context, require: bool
+    source: Source, context: Context, require: bool, same_tools: bool = False
 ) -> tuple[dict[str, Any], Reading | None]:
     """The ``evidence_files`` entry of ``source`` and what its reader read
     (None: absent or off its schema, which the entry's ``problem`` says when
-    the gate needs the file)."""
+    the gate needs the file).  What the reader refuses (and, with
+    ``same_tools``, every tool version the file records that is not the
+    installed one) goes to the entry's ``refused``: gate problems whether or
+    not the file is required, since a file that is read is evidence."""
     root = context.root
     path = context.evidence_dir / source.file
     shown = _display(path, root)
@@ -417,12 +429,30 @@ def _read_source(
         return entry, None
     if reading.origin is not None:
         entry["origin"] = reading.origin
+    refused = list(reading.refused)
+    if same_tools and source.probe is not None:
+        refused += _other_tools(shown, reading.versions, source.probe(root))
+    if refused:
+        entry["status"] = "refused"
+        entry["refused"] = refused
     if reading.partial is not None:
         entry["status"] = "partial"
         entry["meaning"] = PARTIAL_MEANING
         if needed:
             entry["problem"] = f"evidence file {shown} is a partial run ({reading.partial}){why}"
     return entry, reading
+
+
+def _other_tools(shown: str, recorded: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """Release refusals: each tool whose recorded version is not the one installed now."""
+    if not recorded:
+        return [f"evidence file {shown} records no tool versions"]
+    return [
+        f"evidence file {shown} was made with {tool} {recorded.get(tool, '(not recorded)')!r};"
+        f" installed now: {now.get(tool, '(not probed)')!r}"
+        for tool in sorted(set(recorded) | set(now))
+        if recorded.get(tool) != now.get(tool)
+    ]
 
 
 def _subject_counts(items: Sequence[Item]) -> dict[str, int]:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import binding, schema
 from sonnx_mul_assurance.why3 import config as prover_config
 from sonnx_mul_assurance.why3 import statements, whyml
 
@@ -242,6 +242,53 @@ def load_manifest(root: Path) -> dict[str, Any]:
     return data
 
 
+def inputs(root: Path) -> list[Path]:
+    """Every file a check's verdict depends on, from the manifest: the
+    manifest, each proof file it lists and every theory of their load paths
+    (``.mlw``, and the Python-frontend files), the drivers and configuration
+    it pins (``pinned``: the project's and the Why3 library drivers they
+    import), the project's drivers folder, and this checker's own code.
+    ``why3.json`` records their SHA-256; the gate compares them with the
+    tree's (:mod:`..evidence.binding`)."""
+    manifest = load_manifest(root)
+    files: set[Path] = {MANIFEST, CONF_TEMPLATE}
+    for entry in manifest["files"]:
+        files.add(Path(entry["path"]))
+        for folder in entry.get("loadpath", []):
+            for pattern in ("*.mlw", "*.py"):
+                files |= {p.relative_to(root) for p in (root / folder).rglob(pattern)}
+    files |= {Path(p) for p in manifest.get("pinned", {})}
+    files |= {p.relative_to(root) for p in (root / DRIVERS).glob("*") if p.is_file()}
+    files |= set(binding.import_closure([__name__], ["sonnx_mul_assurance"]))
+    return sorted(files)
+
+
+def goal_keys(manifest: dict[str, Any]) -> set[tuple[str, str, str]]:
+    """The goals a complete check proves: (file, module, goal#k) of every manifest goal."""
+    return {
+        (str(e["path"]), str(g["module"]), str(g["goal"]))
+        for e in manifest["files"]
+        for g in e["goals"]
+    }
+
+
+def tool_versions(root: Path, portfolio: tuple[str, ...] = PORTFOLIO) -> dict[str, str]:
+    """why3's and every needed prover's version line (the portfolio's and
+    those the manifest pins), as the check records them in ``why3.json``."""
+    versions = {"why3": tool_version("why3")}
+    commands = prover_commands(render_config(root))
+    needed = set(portfolio) | {
+        str(g["prover"])
+        for e in load_manifest(root)["files"]
+        for g in e["goals"]
+        if g.get("prover")
+    }
+    for prover in sorted(needed):
+        exe = commands.get(prover)
+        versions[prover] = tool_version(exe) if exe and shutil.which(exe) else "missing"
+    return versions
+
+
 def prove_file(
     root: Path,
     conf: Path,
@@ -414,6 +461,7 @@ def run_check(
     start = time.monotonic()
     report = Report()
     manifest = load_manifest(root)
+    bound = binding.digest(root, inputs(root))
     entries = [e for e in manifest["files"] if files is None or e["path"] in files]
     versions: dict[str, str] = {}
     if shutil.which("why3") is None:
@@ -455,8 +503,13 @@ def run_check(
         report.errors.append(f"cannot hash the drivers: {exc}")
     else:
         report.errors += statements.compare_pins(manifest.get("pinned", {}), pins)
+    # the record says what was proved: files edited while the provers ran are not
+    changed = binding.stale("why3.json", bound, binding.digest(root, inputs(root)))
+    report.errors += [f"inputs changed during the run: {line}" for line in changed]
     elapsed = time.monotonic() - start
-    write_report(root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed)
+    write_report(
+        root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed, bound
+    )
     print_summary(report, elapsed)
     return 1 if report.errors else 0
 
@@ -468,7 +521,10 @@ def write_report(
     report: Report,
     versions: dict[str, str],
     elapsed: float,
+    inputs: dict[str, str] | None = None,
 ) -> None:
+    """Write ``why3.json``; ``inputs``: the files the verdict depends on and
+    their SHA-256 when the check started (:func:`inputs`)."""
     hashes = {str(e["path"]): sha256(root / e["path"]) for e in entries}
     goals = [
         schema.Why3Goal(
@@ -491,6 +547,7 @@ def write_report(
         files=hashes,
         total_time=round(elapsed, 2),
         goals=goals,
+        inputs=dict(inputs or {}),
     )
     schema.dump(evidence, out)
 
