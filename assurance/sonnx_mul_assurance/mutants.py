@@ -78,6 +78,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
     "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
+    "tests/report/test_evidence_binding.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -123,7 +124,12 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     f"{_PKG}/report/trusted.py": (
         "tests/report/test_report_internals.py", "tests/report/test_trace_audit.py",
     ),
-    # What the report reads through: the evidence schema and the WhyML reader.
+    # What the report reads through: the evidence schema, the inputs each evidence
+    # file is bound to, and the WhyML reader.
+    f"{_PKG}/evidence/binding.py": (
+        "tests/report/test_evidence_binding.py", "tests/report/test_gate_rules.py",
+        "tests/assurance/test_suite_reuse.py",
+    ),
     f"{_PKG}/evidence/schema.py": (
         "tests/assurance/test_evidence_schema.py", "tests/report/test_gate_rules.py",
         "tests/report/test_outcome_reading.py", "tests/report/test_trace_report.py",
