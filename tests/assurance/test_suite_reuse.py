@@ -98,7 +98,7 @@ FAILING_TEST = "def test_fails():\n    assert False\n"
 
 @pytest.mark.parametrize("how", [".gitignore", ".git/info/exclude"])
 def test_an_ignored_failing_test_is_run_by_make_prove(tree: Path, how: str) -> None:
-    # pytest collects tests/local/test_mine.py whatever git says of it: the
+    # pytest collects a test file the tree ignores (test_mine.py below) whatever git says of it: the
     # suite make test passed is not the suite of this tree
     with (tree / how).open("a") as f:
         f.write("tests/local/\n")
