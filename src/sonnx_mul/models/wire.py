@@ -40,7 +40,7 @@ protobuf: kept as they are. Stdlib only.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType as Frozen  # module state stays immutable (test_concurrency)
 
 MARK = "sonnx-mul:lists-removed:"
@@ -69,7 +69,16 @@ TENSOR_LISTS: Mapping[str, tuple[int, str]] = Frozen({
 TENSOR_DOC = 12
 SPARSE_VALUES, SPARSE_INDICES = 1, 2
 
+KEPT_ELEMENT_COST = 40
+"""Bytes of memory a list element protobuf parses may cost a check (its value, the
+repeated field's doubling, the copies made for onnx.checker and shape inference:
+35 measured for packed 1-byte int64 varints, the worst expansion)."""
+KEPT_ALLOWANCE = 16 << 20
+"""With the file's own size, what the kept list elements may cost in all (the memory
+bound: 2x the file + 24 MB)."""
+
 _CHUNK = 1 << 16
+_FIRST_CHUNK = 8
 _WIRE = Frozen({"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2})
 # Runs of unpacked varints with a one-byte tag, matched in C (possessive: no backtracking).
 _RUN = rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+"  # a tag byte, then a varint
@@ -100,8 +109,51 @@ _PAYLOADS: Mapping[str, tuple[Mapping[int, str], int, Mapping[int, str]]] = Froz
 })  # fmt: skip
 
 
+def _key(field: int, wire: str) -> bytes:
+    return _encode_varint(field << 3 | _WIRE[wire])
+
+
+_PLACEHOLDERS: Mapping[str, Callable[..., bytes]] = Frozen({
+    # the one element a removed list leaves, by form: the zero value of its type
+    "varint": lambda f: _key(f, "varint") + b"\x00",
+    "fixed32": lambda f: _key(f, "fixed32") + bytes(4),
+    "fixed64": lambda f: _key(f, "fixed64") + bytes(8),
+    "bytes": lambda f: _key(f, "bytes") + b"\x00",
+    # raw_data is last-wins: empty when the last one was, else one zero byte
+    "raw": lambda f, filled: _key(f, "raw") + (b"\x01\x00" if filled else b"\x00"),
+})  # fmt: skip
+
+
 class WireError(ValueError):
     """The bytes are not a protobuf message this walker reads: parse them as they are."""
+
+
+class UnverifiableError(ValueError):
+    """The file cannot be reduced without hiding what its verdict depends on, and parsing
+    it as it is would break the memory bound: the checker refuses it (named reason)."""
+
+
+Marks = frozenset[tuple[int, ...]]
+"""Paths, through singular message fields, to the tensors of a message that got a mark."""
+_NO_MARKS: Marks = frozenset()
+_SINGULAR: Mapping[str, frozenset[int]] = Frozen({
+    # message fields protobuf merges when they occur twice, by message
+    "sparse": frozenset({SPARSE_VALUES, SPARSE_INDICES}),
+    "attribute": frozenset({ATTR_T, ATTR_SPARSE_TENSOR}),
+})  # fmt: skip
+
+
+def _merge(seen: set[tuple[int, ...]], field: int, marks: Marks) -> None:
+    """Add a child's marks under ``field``; two marks of one merged tensor: refused, as
+    protobuf keeps the last doc string only, so the first mark's counts would be lost."""
+    for path in marks:
+        at = (field, *path)
+        if at in seen:
+            raise UnverifiableError(
+                "a tensor field that occurs more than once (protobuf merges the occurrences) "
+                "holds lists over the limit in two of them"
+            )
+        seen.add(at)
 
 
 def _varint(data: bytes | bytearray, pos: int, end: int) -> tuple[int, int]:
@@ -195,16 +247,24 @@ class _Rewrite:
 
 
 class _Walker:
-    def __init__(self, data: bytes | bytearray, limit: int) -> None:
+    def __init__(self, data: bytes | bytearray, limit: int, budget: int) -> None:
         self.data, self.limit, self.view = data, limit, memoryview(data)
+        self.budget = budget
+        self.kept = 0  # list elements left for protobuf to parse
+        self.visited = 0  # fixed-size values the run reader looked at (its work)
 
-    def message(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
-        """The new pieces of the message at data[start:end], or None if unchanged."""
+    def message(
+        self, kind: str, start: int, end: int, depth: int
+    ) -> tuple[list[_Piece] | None, Marks]:
+        """The new pieces of the message at data[start:end] (None if unchanged), and
+        the marks of the tensors it reaches through singular fields."""
         if depth > _MAX_DEPTH:
             raise WireError("nested too deeply")
         if kind in _PAYLOADS:
             return self.payload(kind, start, end, depth)
         children = _CHILDREN[kind]
+        singular = _SINGULAR.get(kind, frozenset())
+        seen: set[tuple[int, ...]] = set()
         edits = _Rewrite()
         data, pos = self.data, start
         while pos < end:
@@ -215,7 +275,9 @@ class _Walker:
                 continue
             child = children.get(tag >> 3)
             if child is not None:
-                pos = self.child(edits, child, tag_at, pos, end, depth)
+                pos, marks = self.child(edits, child, tag_at, pos, end, depth)
+                if tag >> 3 in singular:
+                    _merge(seen, tag >> 3, marks)
                 continue
             if pos < end and data[pos] < 0x80:  # a short field skipped inline (the hot path)
                 pos += 1 + data[pos]
@@ -224,24 +286,28 @@ class _Walker:
                 pos += length
             if pos > end:
                 raise WireError("field past the end of its message")
-        return self.finish(edits, start, end)
+        return self.finish(edits, start, end), frozenset(seen)
 
-    def child(self, edits: _Rewrite, kind: str, tag_at: int, pos: int, end: int, depth: int) -> int:
+    def child(
+        self, edits: _Rewrite, kind: str, tag_at: int, pos: int, end: int, depth: int
+    ) -> tuple[int, Marks]:
         """Walk the length-delimited child at ``pos``; record its new bytes if changed."""
         length, body = _varint(self.data, pos, end)
         stop = body + length
         if stop > end:
             raise WireError("field past the end of its message")
-        new = self.message(kind, body, stop, depth + 1)
+        new, marks = self.message(kind, body, stop, depth + 1)
         if new is not None:
             size = sum(len(p) for p in new)
             edits.edits.append((tag_at, stop, [self.view[tag_at:pos], _encode_varint(size), *new]))
-        return stop
+        return stop, marks
 
     def finish(self, edits: _Rewrite, start: int, end: int) -> list[_Piece] | None:
         return edits.assemble(self.view, start, end) if edits.edits else None
 
-    def payload(self, kind: str, start: int, end: int, depth: int) -> list[_Piece] | None:
+    def payload(
+        self, kind: str, start: int, end: int, depth: int
+    ) -> tuple[list[_Piece] | None, Marks]:
         """An attribute or a tensor: its list fields counted (and dropped when over the
         limit), its doc string dropped, its nested graphs and tensors walked."""
         lists_of, doc_field, children = _PAYLOADS[kind]
@@ -251,12 +317,23 @@ class _Walker:
         nested: list[tuple[str, int, int, int]] = []  # (kind, field, tag at, length at)
         counts: dict[int, int] = {}
         attr_type, pos = 0, start
+        raw_last = -1  # the length of the last raw_data field; -1: none
         while pos < end:
             tag_at = pos
             tag, pos = _tag(data, pos, end)
             field, wire = tag >> 3, tag & 7
             form = lists_of.get(field)
-            if form is not None and (wire == 2 or wire == _WIRE[form]):
+            if form == "raw" and wire == 2:  # singular bytes: the last one is the value
+                raw_length, body = _varint(data, pos, end)
+                pos = body + raw_length
+                if pos > end:
+                    raise WireError("field past the end of its message")
+                raw_last = raw_length
+                if lists and lists[-1][1] == tag_at:
+                    lists[-1] = (lists[-1][0], pos)
+                else:
+                    lists.append((tag_at, pos))
+            elif form is not None and (wire == 2 or wire == _WIRE[form]):
                 pos, n = self.elements(form, wire, tag_at, pos, end)
                 counts[field] = counts.get(field, 0) + n
                 if lists and lists[-1][1] == tag_at:
@@ -282,20 +359,49 @@ class _Walker:
             if kind == "attribute"
             else any(n > self.limit for f, n in counts.items() if lists_of[f] != "raw")
         )
+        if not big:
+            self.keep(sum(counts.get(f, 0) for f in lists_of if lists_of[f] != "raw"))
         edits = _Rewrite()
         edits.edits = [(a, b, ()) for a, b in dropped + (lists if big else [])]
         graphs = {TYPE_GRAPH: ATTR_G, TYPE_GRAPHS: ATTR_GRAPHS}.get(attr_type)
+        seen: set[tuple[int, ...]] = set()
         for child, field, tag_at, at in nested:
             # sanitize walks an attribute's graphs by its type, its tensors whatever the type
             if child != "graph" or field == graphs:
-                self.child(edits, child, tag_at, at, end, depth)
+                _, marks = self.child(edits, child, tag_at, at, end, depth)
+                if field in _SINGULAR["attribute"]:
+                    _merge(seen, field, marks)
         edits.edits.sort(key=lambda e: e[0])
         if big:
-            mark = f"{MARK}{count}".encode()
-            edits.edits.append(
-                (end, end, [_encode_varint(doc_field << 3 | 2), bytes([len(mark)]), mark])
+            # One element of each list present stays: which fields hold data is what
+            # onnx.checker judges (type against field, one value field), and protobuf's
+            # merge of repeated occurrences keeps it (sanitize then makes the same
+            # placeholders of the original's lists).
+            kept = [f for f in lists_of if counts.get(f, 0) > 0]
+            pieces = [_PLACEHOLDERS[lists_of[f]](f) for f in kept]
+            if raw_last >= 0:
+                pieces.append(_PLACEHOLDERS["raw"](TENSOR_LISTS["raw_data"][0], raw_last > 0))
+            if kind == "attribute":
+                mark = f"{MARK}{count - len(kept)}".encode()
+            else:  # per field: sanitize compares the counts with the tensor's shape
+                removed = (f"{f}={counts[f] - 1}" for f in kept)
+                mark = f"{MARK}{','.join(removed)}".encode()
+            pieces.append(_encode_varint(doc_field << 3 | 2) + _encode_varint(len(mark)) + mark)
+            edits.edits.append((end, end, pieces))
+        marks = frozenset({()}) if big and kind == "tensor" else _NO_MARKS
+        return self.finish(edits, start, end), marks
+
+    def keep(self, elements: int) -> None:
+        """Count list elements protobuf will parse: under the limit one by one, but their sum
+        over the file (many lists at the limit, the repeats of a merged tensor) is what
+        costs memory, so it is bounded too."""
+        self.kept += elements
+        if self.kept > self.budget:
+            raise UnverifiableError(
+                f"its lists under the limit of {self.limit} elements hold more than "
+                f"{self.budget} elements in total (the bound for a file of this size: "
+                f"(file + {KEPT_ALLOWANCE >> 20} MiB) / {KEPT_ELEMENT_COST} bytes)"
             )
-        return self.finish(edits, start, end)
 
     def elements(self, form: str, wire: int, tag_at: int, pos: int, end: int) -> tuple[int, int]:
         """The end of the list elements at tag_at (a run of unpacked ones when the tag is
@@ -347,24 +453,38 @@ class _Walker:
     def fixed_run(self, tag: int, size: int, start: int, end: int) -> tuple[int, int]:
         """The end of the run of fixed-size values (one tag byte and size - 1 bytes)
         starting at start, and their number."""
-        pos, marker = start, bytes([tag])
+        pos, marker, chunk = start, bytes([tag]), _FIRST_CHUNK
         while True:
-            k = min(_CHUNK, (end - pos) // size)
+            # a chunk that starts small and doubles: a run of one value (fields
+            # interleaved) costs a few bytes read, not _CHUNK (the walk stays linear)
+            k = min(chunk, (end - pos) // size)
+            self.visited += k
             tags = bytes(self.view[pos : pos + size * k : size])
             n = k - len(tags.lstrip(marker))
             pos += size * n
             if n < k or k == 0:
                 break
+            chunk = min(2 * chunk, _CHUNK)
         if pos == start:  # a value cut short by the end of the message
             raise WireError("field past the end of its message")
         return pos, (pos - start) // size
 
 
-def strip_lists(data: bytes | bytearray, limit: int) -> bytes | bytearray:
+def kept_budget(size: int) -> int:
+    """How many list elements under the limit a file of ``size`` bytes may hold in total."""
+    return (size + KEPT_ALLOWANCE) // KEPT_ELEMENT_COST
+
+
+def strip_lists(
+    data: bytes | bytearray, limit: int, budget: int | None = None
+) -> bytes | bytearray:
     """``data`` with the lists longer than ``limit`` removed (module docstring);
-    ``data`` itself when nothing was removed. WireError when the walker cannot read it."""
+    ``data`` itself when nothing was removed. WireError when the walker cannot read it;
+    UnverifiableError when its lists under the limit hold more than ``budget`` elements
+    (default: kept_budget of its size) or a merged tensor would lose a mark."""
+    walker = _Walker(data, limit, kept_budget(len(data)) if budget is None else budget)
     try:
-        pieces = _Walker(data, limit).message("model", 0, len(data), 0)
+        pieces, _ = walker.message("model", 0, len(data), 0)
     except RecursionError:
         raise WireError("nested too deeply") from None
     return data if pieces is None else b"".join(pieces)
