@@ -13,11 +13,23 @@ sanitize.strip_payloads walks — ``ModelProto.graph`` and ``functions[].node``,
 every enclosing length prefix:
 
 * in an attribute whose ``floats`` + ``ints`` + ``strings`` hold more than
-  ``limit`` elements, those three fields; the count goes into the attribute's
-  ``doc_string`` (:data:`MARK` + decimal count);
+  ``limit`` elements, those three fields, but one zero element of each that
+  held data; the count removed goes into the attribute's ``doc_string``
+  (:data:`MARK` + decimal count);
 * in a tensor one of whose repeated payload fields holds more than ``limit``
-  elements, every payload field (``raw_data`` too, as sanitize clears them);
-  the tensor's ``doc_string`` gets the mark.
+  elements, every payload field (``raw_data`` too, as sanitize clears them),
+  but one zero element of each that held data (an empty or one-byte
+  ``raw_data``); the tensor's ``doc_string`` gets the mark and the count
+  removed per field (``MARK4=70000,7=3``).
+
+The zeros keep what onnx.checker judges of a payload: which fields hold data
+(type against field, one value field only); the counts, whether the one the
+type names holds enough for the shape (sanitize makes the same placeholders of
+an original it clears, and validity's skeleton hands them to onnx.checker), so
+a removed list never hides an invalid model. Protobuf merges the repeats of a
+singular field: the zeros survive the merge; two marks of one merged tensor
+would not (the last doc string wins), so such a file is refused
+(:class:`UnverifiableError`).
 
 Every attribute and tensor ``doc_string`` on those paths is dropped, so a mark
 can only come from this pass (sanitize reads marks only when told the bytes
@@ -26,13 +38,20 @@ merging could undo (``raw_data`` is last-wins, dims may be split over two
 occurrences of a singular tensor field) is left to sanitize: a count of
 repeated elements only grows when protobuf merges.
 
+Bounded work and memory: one walk, each attribute and tensor read twice (count,
+then splice), nothing stored per field; a run of fixed-size values is read in
+chunks that start at one value. The list elements left for protobuf (each
+under the limit) are counted over the whole file, merged repeats included:
+past :func:`kept_budget` of the file's size the file is refused
+(:class:`UnverifiableError`) rather than expanded.
+
 Contract: for bytes ``data``, protobuf parses ``strip_lists(data, limit)``
 exactly when it parses ``data``, and sanitize.strip_payloads gives the same
 model from both (tests/checker/test_wire.py). The removed elements are
 validated as upb validates them (varints of at most 10 bytes, packed
 fixed-size values a multiple of their size, lengths in bounds). Anything the
 walker does not accept raises :class:`WireError`; the caller then parses the
-original bytes (today's path: the same verdict or the same read error).
+original bytes (the same verdict or the same read error).
 Fields with a wire type their schema does not give are unknown fields to
 protobuf: kept as they are. Stdlib only.
 """
@@ -78,7 +97,7 @@ KEPT_ALLOWANCE = 16 << 20
 bound: 2x the file + 24 MB)."""
 
 _CHUNK = 1 << 16
-_FIRST_CHUNK = 8
+_FIRST_CHUNK = 1
 _WIRE = Frozen({"varint": 0, "fixed32": 5, "fixed64": 1, "bytes": 2, "raw": 2})
 # Runs of unpacked varints with a one-byte tag, matched in C (possessive: no backtracking).
 _RUN = rb"(?:%s[\x80-\xff]{0,9}[\x00-\x7f]){1,%d}+"  # a tag byte, then a varint
@@ -246,6 +265,47 @@ class _Rewrite:
         return pieces
 
 
+class _Splice:
+    """The new bytes of one message, built in one pass over its fields: kept bytes are
+    copied when short and referenced when long, so neither the pieces nor the copies
+    outgrow the message (a million fields removed between kept ones cost no list)."""
+
+    _SHORT = 4096
+
+    def __init__(self, view: memoryview, start: int) -> None:
+        self.view, self.pending = view, start  # kept bytes from ``pending`` on
+        self.pieces: list[_Piece] = []
+        self.own = bytearray()
+
+    def _keep_to(self, at: int) -> None:
+        if at - self.pending >= self._SHORT:
+            self._flush()
+            self.pieces.append(self.view[self.pending : at])
+        else:
+            self.own += self.view[self.pending : at]
+        self.pending = at
+
+    def _flush(self) -> None:
+        if self.own:
+            self.pieces.append(bytes(self.own))
+            self.own = bytearray()
+
+    def drop(self, start: int, stop: int) -> None:
+        self._keep_to(start)
+        self.pending = stop
+
+    def replace(self, start: int, stop: int, new: list[_Piece]) -> None:
+        self._keep_to(start)
+        self._flush()
+        self.pieces += new
+        self.pending = stop
+
+    def finish(self, end: int) -> list[_Piece]:
+        self._keep_to(end)
+        self._flush()
+        return self.pieces
+
+
 class _Walker:
     def __init__(self, data: bytes | bytearray, limit: int, budget: int) -> None:
         self.data, self.limit, self.view = data, limit, memoryview(data)
@@ -275,9 +335,12 @@ class _Walker:
                 continue
             child = children.get(tag >> 3)
             if child is not None:
-                pos, marks = self.child(edits, child, tag_at, pos, end, depth)
+                stop, new, marks = self.child(child, pos, end, depth)
                 if tag >> 3 in singular:
                     _merge(seen, tag >> 3, marks)
+                if new is not None:
+                    edits.edits.append((tag_at, stop, self.framed(tag_at, pos, new)))
+                pos = stop
                 continue
             if pos < end and data[pos] < 0x80:  # a short field skipped inline (the hot path)
                 pos += 1 + data[pos]
@@ -289,18 +352,21 @@ class _Walker:
         return self.finish(edits, start, end), frozenset(seen)
 
     def child(
-        self, edits: _Rewrite, kind: str, tag_at: int, pos: int, end: int, depth: int
-    ) -> tuple[int, Marks]:
-        """Walk the length-delimited child at ``pos``; record its new bytes if changed."""
+        self, kind: str, pos: int, end: int, depth: int
+    ) -> tuple[int, list[_Piece] | None, Marks]:
+        """Walk the length-delimited child whose length is at ``pos``: its end, its new
+        pieces (None if unchanged) and its marks."""
         length, body = _varint(self.data, pos, end)
         stop = body + length
         if stop > end:
             raise WireError("field past the end of its message")
         new, marks = self.message(kind, body, stop, depth + 1)
-        if new is not None:
-            size = sum(len(p) for p in new)
-            edits.edits.append((tag_at, stop, [self.view[tag_at:pos], _encode_varint(size), *new]))
-        return stop, marks
+        return stop, new, marks
+
+    def framed(self, tag_at: int, length_at: int, new: list[_Piece]) -> list[_Piece]:
+        """A changed child as a field again: its tag, its new length, its pieces."""
+        size = sum(len(p) for p in new)
+        return [self.view[tag_at:length_at], _encode_varint(size), *new]
 
     def finish(self, edits: _Rewrite, start: int, end: int) -> list[_Piece] | None:
         return edits.assemble(self.view, start, end) if edits.edits else None
@@ -309,14 +375,15 @@ class _Walker:
         self, kind: str, start: int, end: int, depth: int
     ) -> tuple[list[_Piece] | None, Marks]:
         """An attribute or a tensor: its list fields counted (and dropped when over the
-        limit), its doc string dropped, its nested graphs and tensors walked."""
+        limit), its doc string dropped, its nested graphs and tensors walked.
+
+        Two passes over its fields, nothing stored per field: the first counts (and
+        finds the attribute's type, which says whether its graphs are walked), the
+        second splices (fields interleaved a million times cost no memory)."""
         lists_of, doc_field, children = _PAYLOADS[kind]
         data = self.data
-        lists: list[tuple[int, int]] = []  # spans of the list fields
-        dropped: list[tuple[int, int]] = []  # doc strings
-        nested: list[tuple[str, int, int, int]] = []  # (kind, field, tag at, length at)
         counts: dict[int, int] = {}
-        attr_type, pos = 0, start
+        attr_type, pos, changed = 0, start, False
         raw_last = -1  # the length of the last raw_data field; -1: none
         while pos < end:
             tag_at = pos
@@ -324,34 +391,17 @@ class _Walker:
             field, wire = tag >> 3, tag & 7
             form = lists_of.get(field)
             if form == "raw" and wire == 2:  # singular bytes: the last one is the value
-                raw_length, body = _varint(data, pos, end)
-                pos = body + raw_length
-                if pos > end:
-                    raise WireError("field past the end of its message")
-                raw_last = raw_length
-                if lists and lists[-1][1] == tag_at:
-                    lists[-1] = (lists[-1][0], pos)
-                else:
-                    lists.append((tag_at, pos))
+                pos, raw_last = self.raw_end(pos, end)
             elif form is not None and (wire == 2 or wire == _WIRE[form]):
                 pos, n = self.elements(form, wire, tag_at, pos, end)
                 counts[field] = counts.get(field, 0) + n
-                if lists and lists[-1][1] == tag_at:
-                    lists[-1] = (lists[-1][0], pos)
-                else:
-                    lists.append((tag_at, pos))
-            elif (field, wire) == (doc_field, 2):
-                pos = _skip(data, pos, end, tag, depth)
-                dropped.append((tag_at, pos))
             elif kind == "attribute" and (field, wire) == (ATTR_TYPE, 0):
                 value, pos = _varint(data, pos, end)
                 value &= 0xFFFFFFFF  # an int32 enum, as upb truncates it
                 if value in TYPE_VALUES:
                     attr_type = value
-            elif wire == 2 and field in children:
-                nested.append((children[field], field, tag_at, pos))
-                pos = _skip(data, pos, end, tag, depth)
             else:
+                changed |= (field, wire) == (doc_field, 2)
                 pos = _skip(data, pos, end, tag, depth)
         count = sum(counts.get(f, 0) for f in lists_of) if kind == "attribute" else 0
         big = (
@@ -361,24 +411,51 @@ class _Walker:
         )
         if not big:
             self.keep(sum(counts.get(f, 0) for f in lists_of if lists_of[f] != "raw"))
-        edits = _Rewrite()
-        edits.edits = [(a, b, ()) for a, b in dropped + (lists if big else [])]
+        changed |= big
         graphs = {TYPE_GRAPH: ATTR_G, TYPE_GRAPHS: ATTR_GRAPHS}.get(attr_type)
         seen: set[tuple[int, ...]] = set()
-        for child, field, tag_at, at in nested:
-            # sanitize walks an attribute's graphs by its type, its tensors whatever the type
-            if child != "graph" or field == graphs:
-                _, marks = self.child(edits, child, tag_at, at, end, depth)
+        splice = _Splice(self.view, start)
+        pos = start
+        while pos < end:
+            tag_at = pos
+            tag, pos = _tag(data, pos, end)
+            field, wire = tag >> 3, tag & 7
+            form = lists_of.get(field)
+            if form == "raw" and wire == 2:
+                pos = self.raw_end(pos, end)[0]
+                if big:
+                    splice.drop(tag_at, pos)
+            elif form is not None and (wire == 2 or wire == _WIRE[form]):
+                pos = self.elements(form, wire, tag_at, pos, end)[0]
+                if big:
+                    splice.drop(tag_at, pos)
+            elif (field, wire) == (doc_field, 2):
+                pos = _skip(data, pos, end, tag, depth)
+                splice.drop(tag_at, pos)
+            elif (
+                wire == 2 and field in children and (children[field] != "graph" or field == graphs)
+            ):
+                # sanitize walks an attribute's graphs by its type, its tensors whatever
+                # the type
+                stop, new, marks = self.child(children[field], pos, end, depth)
                 if field in _SINGULAR["attribute"]:
                     _merge(seen, field, marks)
-        edits.edits.sort(key=lambda e: e[0])
+                if new is not None:
+                    changed = True
+                    splice.replace(tag_at, stop, self.framed(tag_at, pos, new))
+                pos = stop
+            else:
+                pos = _skip(data, pos, end, tag, depth)
+        if not changed:
+            return None, _NO_MARKS
+        pieces = splice.finish(end)
         if big:
             # One element of each list present stays: which fields hold data is what
             # onnx.checker judges (type against field, one value field), and protobuf's
             # merge of repeated occurrences keeps it (sanitize then makes the same
             # placeholders of the original's lists).
             kept = [f for f in lists_of if counts.get(f, 0) > 0]
-            pieces = [_PLACEHOLDERS[lists_of[f]](f) for f in kept]
+            pieces += [_PLACEHOLDERS[lists_of[f]](f) for f in kept]
             if raw_last >= 0:
                 pieces.append(_PLACEHOLDERS["raw"](TENSOR_LISTS["raw_data"][0], raw_last > 0))
             if kind == "attribute":
@@ -387,9 +464,15 @@ class _Walker:
                 removed = (f"{f}={counts[f] - 1}" for f in kept)
                 mark = f"{MARK}{','.join(removed)}".encode()
             pieces.append(_encode_varint(doc_field << 3 | 2) + _encode_varint(len(mark)) + mark)
-            edits.edits.append((end, end, pieces))
         marks = frozenset({()}) if big and kind == "tensor" else _NO_MARKS
-        return self.finish(edits, start, end), marks
+        return pieces, marks
+
+    def raw_end(self, pos: int, end: int) -> tuple[int, int]:
+        """The end of a raw_data field whose tag was read, and its length."""
+        length, body = _varint(self.data, pos, end)
+        if body + length > end:
+            raise WireError("field past the end of its message")
+        return body + length, length
 
     def keep(self, elements: int) -> None:
         """Count list elements protobuf will parse: under the limit one by one, but their sum
