@@ -105,6 +105,7 @@ _UNPACKED = Frozen({
     tag: re.compile(_RUN % (re.escape(bytes([tag])), _CHUNK))  # 0x28 is "(": escaped
     for tag in (ATTR_INTS << 3, 5 << 3, 7 << 3, 11 << 3)
 })  # fmt: skip
+_LOW = bytes(range(0x80))
 _LONG_VARINT = re.compile(rb"[\x80-\xff]{10}")
 
 _CHILDREN: Mapping[str, Mapping[int, str]] = Frozen({
@@ -200,10 +201,12 @@ def _encode_varint(value: int) -> bytes:
 
 def _low_bytes(data: bytes | bytearray, start: int, end: int) -> int:
     """Bytes below 0x80 in data[start:end]: one per varint of a well-formed run."""
+    if end - start == 2:  # a run of one element with a one-byte value: interleaved fields
+        return 2 - (data[start] >= 0x80) - (data[start + 1] >= 0x80)
     count = 0
     for a in range(start, end, 1 << 20):
         b = min(a + (1 << 20), end)
-        count += (b - a) - len(bytes(data[a:b]).translate(None, bytes(range(0x80))))
+        count += (b - a) - len(bytes(data[a:b]).translate(None, _LOW))
     return count
 
 
