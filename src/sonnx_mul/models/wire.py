@@ -496,7 +496,7 @@ class _Walker:
         tag = data[tag_at]
         single = pos == tag_at + 1
         if wire == 2:
-            if form in ("bytes", "raw"):
+            if form == "bytes":
                 if single:
                     return self.bytes_run(tag, tag_at, end)
                 return _skip(data, pos, end, 2, 0), 1
