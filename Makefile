@@ -131,7 +131,7 @@ bench: $(NATIVE)
 	$(PY) benchmarks/run.py
 
 fuzz: $(NATIVE)
-	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py tests/checker/test_wire.py --hypothesis-show-statistics
 
 STRICTDOC ?= strictdoc
 trace-html: $(NATIVE)

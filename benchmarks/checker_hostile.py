@@ -135,9 +135,45 @@ def memory_cases(folder: Path) -> dict[str, str]:
         "initializer string_data, empty strings",
         attribute_list_model("initializer string_data", big),
     )
+    for name, data in combination_cases().items():
+        save(name, data)
     save("deep nesting: 30 nested If (the decoding limit)", nested_if_bytes(30))
     save("many nested graphs: 200 If, one symbol per run", many_graphs_model(200))
     return cases
+
+
+def combination_cases() -> dict[str, bytes]:
+    """The combinations of the classes above that broke the bound or linear time before
+    the pre-pass counted kept lists over the file and stored nothing per field."""
+    from checker.test_wire import (
+        _constant_with,
+        _graph_file,
+        _value_ints_at,
+        field,
+        text,
+        varint,
+    )
+
+    limit = 1 << 16
+    at_limit = b"".join(_constant_with(_value_ints_at(limit), f"c{i}") for i in range(200))
+    within = b"".join(_constant_with(_value_ints_at(limit), f"c{i}") for i in range(5))
+    repeat = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01" * limit))
+    merged = _constant_with(text(1, "value") + field(20, 0, varint(4)) + repeat * 130, "c")
+    ints_and_name = text(1, "pads") + (field(8, 0, b"\x01") + text(1, "p")) * 2_000_000
+    ints_and_floats = text(1, "pads") + (field(8, 0, b"\x01") + field(7, 5, bytes(4))) * 150_000
+
+    def identity(attr: bytes) -> bytes:
+        return field(1, 2, text(4, "Identity") + text(1, "x") + text(2, "y") + field(5, 2, attr))
+
+    return {
+        "200 Constant value_ints of exactly 64K (packed 1-byte)": _graph_file(at_limit),
+        "5 Constant value_ints of exactly 64K (within the budget)": _graph_file(within),
+        "a tensor field repeated 130 times, 64K int64 each (merged)": _graph_file(merged),
+        "an attribute's ints interleaved with its name (2M each)": _graph_file(
+            identity(ints_and_name)
+        ),
+        "ints interleaved with floats (150K each, 1 MB)": _graph_file(identity(ints_and_floats)),
+    }
 
 
 def memory_rows(quick: bool = False) -> list[dict[str, object]]:
@@ -167,13 +203,14 @@ def memory_rows(quick: bool = False) -> list[dict[str, object]]:
 def render_memory(rows: list[dict[str, object]]) -> list[str]:
     bound = f"<= {FACTOR:.0f}x file + {CONSTANT_MB} MB"
     lines = [
-        f"| file | size | exit | peak memory over baseline | ratio | {bound} |",
-        "|---|---|---|---|---|---|",
+        f"| file | size | exit | time (median) | peak memory over baseline | ratio | {bound} |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-"
         lines.append(
-            f"| {r['file']} | {r['size_mb']:.1f} MB | {r['exit']} | {r['peak_mb']:.0f} MB | "
+            f"| {r['file']} | {r['size_mb']:.1f} MB | {r['exit']} | {r['seconds']:.2f} s | "
+            f"{r['peak_mb']:.0f} MB | "
             f"{ratio} | {'yes' if r['within'] else '**no**'} |"
         )
     return lines

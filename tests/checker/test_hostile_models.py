@@ -278,6 +278,9 @@ def _absurd_models() -> dict[str, onnx.ModelProto]:
 
 
 ABSURD_LIMIT_MB = 200
+INVALID_TENSOR = ("constant", "initializer_tiny_data", "initializer_no_data")
+"""Absurd dims whose tensor holds less than they need (none, 4 bytes), or whose product
+overflows int64: onnx.checker refuses these tensors."""
 
 
 @pytest.mark.parametrize("name", sorted(_absurd_models()))
@@ -285,8 +288,11 @@ def test_absurd_dims_allocate_nothing(tmp_path: Path, name: str) -> None:
     m = _absurd_models()[name]
     np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
     found = _measure(tmp_path, "check,prepare,run", m, "--input", f"x={tmp_path / 'x.npy'}")
-    assert isinstance(found["check"]["outcome"], list)
-    assert found["prepare"]["outcome"] in ("prepared", "ValueError", "ProfileError")
+    if name in INVALID_TENSOR:  # onnx.checker refuses the tensor: so does the checker
+        assert found["check"]["outcome"] == found["prepare"]["outcome"] == "ModelReadError"
+    else:
+        assert isinstance(found["check"]["outcome"], list)
+        assert found["prepare"]["outcome"] in ("prepared", "ValueError", "ProfileError")
     assert found["run"]["outcome"] in (1, 2)  # refused or failed cleanly
     assert all(r["delta_mb"] < ABSURD_LIMIT_MB for r in found.values()), found
 

@@ -77,7 +77,7 @@ from .scope import Info, Scope
 from .shapes import Made, Shape
 from .symbols import Encoding, Renamer
 from .validity import check_structure
-from .wire import WireError, strip_lists
+from .wire import UnverifiableError, WireError, strip_lists
 
 __all__ = [
     "ModelReadError",
@@ -141,6 +141,8 @@ def _load_for_check(source: ModelSource) -> tuple[onnx.ModelProto, bool]:
         data = strip_lists(data, sanitize.PAYLOAD_LIMIT)
     except WireError:
         return _parse(data), False
+    except UnverifiableError as exc:
+        raise ModelReadError(f"cannot check ONNX model within its memory bound: {exc}") from None
     return _parse(data), True
 
 

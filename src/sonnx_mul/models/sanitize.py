@@ -42,11 +42,21 @@ STRIPPED = "sonnx-mul:stripped"
 """Marks a tensor whose payload, or a node whose attribute payload, was cleared:
 such a node's outputs have unknown shapes, such a tensor's value is no fact."""
 
-_CONSTANT_LISTS: Mapping[str, int] = MappingProxyType(
-    {
-        "value_ints": onnx.TensorProto.INT64,
-        "value_floats": onnx.TensorProto.FLOAT,
-        "value_strings": onnx.TensorProto.STRING,
+_CONSTANT_LISTS: Mapping[str, tuple[int, str, int, str]] = MappingProxyType(
+    {  # attribute -> its tensor's type and field, the attribute's type and field
+        "value_ints": (onnx.TensorProto.INT64, "int64_data", onnx.AttributeProto.INTS, "ints"),
+        "value_floats": (
+            onnx.TensorProto.FLOAT,
+            "float_data",
+            onnx.AttributeProto.FLOATS,
+            "floats",
+        ),
+        "value_strings": (
+            onnx.TensorProto.STRING,
+            "string_data",
+            onnx.AttributeProto.STRINGS,
+            "strings",
+        ),
     }
 )
 
@@ -61,12 +71,127 @@ wire.TENSOR_LISTS' elements, the one table of them."""
 
 
 def _removed(doc: str | bytes) -> int:
-    """How many list elements wire.strip_lists removed (its mark in a doc string); -1: none."""
+    """How many list elements wire.strip_lists removed from an attribute (its mark in the
+    doc string); -1: none."""
     return int(doc[len(MARK) :]) if isinstance(doc, str) and doc.startswith(MARK) else -1
+
+
+def _removed_per_field(doc: str | bytes) -> dict[int, int] | None:
+    """The elements wire.strip_lists removed from a tensor, by field number (its mark
+    ``MARK<field>=<count>,...``); None: no mark."""
+    if not (isinstance(doc, str) and doc.startswith(MARK)):
+        return None
+    entries = (e.split("=") for e in doc[len(MARK) :].split(",") if e)
+    return {int(f): int(n) for f, n in entries}
 
 
 def stripped(t: onnx.TensorProto) -> bool:
     return t.doc_string == STRIPPED
+
+
+WITNESS_ELEMENTS = 32
+"""The element count validity's skeleton gives a cleared tensor with elements: every
+storage's size for it is a whole number of values, two or more (module _STORAGE)."""
+
+_STORAGE: Mapping[int, tuple[str, int, int, int]] = MappingProxyType({
+    # data type -> (the field onnx.checker wants its values in, values of that field per
+    # element as num/den, bits per element in raw_data; 0: raw_data refused)
+    # onnx.checker's sizes (pinned for every type in tests/checker/test_wire.py)
+    **dict.fromkeys([onnx.TensorProto.FLOAT], ("float_data", 1, 1, 32)),
+    **dict.fromkeys([onnx.TensorProto.COMPLEX64], ("float_data", 2, 1, 64)),
+    **dict.fromkeys([onnx.TensorProto.DOUBLE], ("double_data", 1, 1, 64)),
+    **dict.fromkeys([onnx.TensorProto.COMPLEX128], ("double_data", 2, 1, 128)),
+    **dict.fromkeys([onnx.TensorProto.INT64], ("int64_data", 1, 1, 64)),
+    **dict.fromkeys([onnx.TensorProto.UINT32], ("uint64_data", 1, 1, 32)),
+    **dict.fromkeys([onnx.TensorProto.UINT64], ("uint64_data", 1, 1, 64)),
+    **dict.fromkeys([onnx.TensorProto.STRING], ("string_data", 1, 1, 0)),
+    **dict.fromkeys([onnx.TensorProto.INT32], ("int32_data", 1, 1, 32)),
+    **dict.fromkeys(
+        [onnx.TensorProto.UINT16, onnx.TensorProto.INT16, onnx.TensorProto.FLOAT16,
+         onnx.TensorProto.BFLOAT16], ("int32_data", 1, 1, 16),
+    ),
+    **dict.fromkeys(
+        [onnx.TensorProto.UINT8, onnx.TensorProto.INT8, onnx.TensorProto.BOOL,
+         onnx.TensorProto.FLOAT8E4M3FN, onnx.TensorProto.FLOAT8E4M3FNUZ,
+         onnx.TensorProto.FLOAT8E5M2, onnx.TensorProto.FLOAT8E5M2FNUZ,
+         onnx.TensorProto.FLOAT8E8M0], ("int32_data", 1, 1, 8),
+    ),
+    **dict.fromkeys(
+        [onnx.TensorProto.UINT4, onnx.TensorProto.INT4, onnx.TensorProto.FLOAT4E2M1],
+        ("int32_data", 1, 8, 4),
+    ),
+    **dict.fromkeys([onnx.TensorProto.UINT2, onnx.TensorProto.INT2], ("int32_data", 1, 16, 2)),
+    **dict.fromkeys(
+        [onnx.TensorProto.FLOAT6E2M3, onnx.TensorProto.FLOAT6E3M2], ("int32_data", 1, 1, 6)
+    ),
+})  # fmt: skip
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def needed(data_type: int, elements: int) -> tuple[int, int]:
+    """The fewest values of its field and bytes of raw_data (0: refused there) onnx.checker
+    accepts for ``elements`` elements of a ``data_type`` of _STORAGE."""
+    _, num, den, bits = _STORAGE[data_type]
+    return _ceil_div(elements * num, den), _ceil_div(elements * bits, 8)
+
+
+def _witness_size(sufficient: bool, per_element: tuple[int, int]) -> int:
+    """The size a placeholder gets: what WITNESS_ELEMENTS elements need, or one less when
+    the original payload was too small for its shape (onnx.checker refuses both alike)."""
+    needed = _ceil_div(WITNESS_ELEMENTS * per_element[0], per_element[1])
+    return needed if sufficient else needed - 1
+
+
+def _leave_placeholders(t: onnx.TensorProto, counts: Mapping[str, int]) -> None:
+    """A cleared tensor's payload replaced by zeros that keep what onnx.checker judges:
+    which fields hold data, and whether the one its type names holds enough for its
+    shape (``counts``: the elements each field held). validity's skeleton judges them as
+    WITNESS_ELEMENTS elements. Zeros, not the first values, so the model is the same
+    whether wire.strip_lists removed the lists (it leaves one zero each) or not."""
+    elements = 1
+    for d in t.dims:
+        elements *= int(d)
+    present = sum(1 for n in counts.values() if n) + (len(t.raw_data) > 0)
+    # two fields holding data: onnx.checker refuses whatever their sizes, one zero each
+    storage = _STORAGE.get(t.data_type) if present == 1 else None
+    for name in TENSOR_PAYLOADS:
+        values = getattr(t, name)
+        size = 1 if counts.get(name, 0) else 0
+        if size and storage is not None and storage[0] == name:
+            enough = counts[name] >= needed(t.data_type, elements)[0]
+            size = _witness_size(enough, storage[1:3])
+        zero = type(values[0])() if len(values) else b"" if name == "string_data" else 0
+        del values[:]
+        values.extend([zero] * size)
+    if t.raw_data:
+        size = 1
+        if storage is not None and storage[3]:
+            enough = len(t.raw_data) >= needed(t.data_type, elements)[1]
+            size = _witness_size(enough, (storage[3], 8))
+        t.raw_data = bytes(size)
+
+
+def _leave_attribute_placeholders(attr: onnx.AttributeProto) -> None:
+    """Each non-empty list of a cleared attribute cut to one zero: which of them hold data
+    is what onnx.checker judges of an attribute (its type against the field, one value
+    field only); the same whether wire.strip_lists removed the lists or not."""
+    for name in ("ints", "floats", "strings"):
+        values = getattr(attr, name)
+        if len(values):
+            zero = type(values[0])()
+            del values[:]
+            values.append(zero)
+
+
+def _consistent_list(attr: onnx.AttributeProto) -> bool:
+    """A Constant's ``value_ints``/``value_floats``/``value_strings`` as onnx.checker
+    accepts it: the attribute type of its name, and its list the only value field."""
+    _, _, attr_type, attr_field = _CONSTANT_LISTS[attr.name]
+    present = {f.name for f, _ in attr.ListFields()}
+    return attr.type == attr_type and present <= {"name", "type", attr_field}
 
 
 def _strip_tensor(t: onnx.TensorProto, prepassed: bool) -> bool:
@@ -74,7 +199,13 @@ def _strip_tensor(t: onnx.TensorProto, prepassed: bool) -> bool:
 
     ``prepassed``: a tensor wire.strip_lists marked (it drops every tensor doc string
     on these paths, so the mark is its own) had a list over the limit: big."""
-    marked = prepassed and _removed(t.doc_string) >= 0
+    removed = _removed_per_field(t.doc_string) if prepassed else None
+    marked = removed is not None
+    counts = {
+        name: len(getattr(t, name)) + (removed or {}).get(number, 0)
+        for name, (number, form) in TENSOR_LISTS.items()
+        if form != "raw"
+    }
     count = 1
     for d in t.dims:
         count *= max(int(d), 0)
@@ -85,8 +216,7 @@ def _strip_tensor(t: onnx.TensorProto, prepassed: bool) -> bool:
         or any(_big(len(getattr(t, f))) for f in TENSOR_PAYLOADS)
         or _big(sum(len(x) for x in t.string_data))
     ):
-        for field in ("raw_data", *TENSOR_PAYLOADS):
-            t.ClearField(field)
+        _leave_placeholders(t, counts)
         t.doc_string = STRIPPED
         return True
     t.ClearField("doc_string")
@@ -105,15 +235,19 @@ def _strip_attribute(node: onnx.NodeProto, attr: onnx.AttributeProto, prepassed:
     lists = removed + len(attr.ints) + len(attr.floats) + len(attr.strings)
     if _big(lists) or _big(sum(len(x) for x in attr.strings)):
         constant = node.op_type == "Constant" and node.domain in DEFAULT_DOMAINS
-        if constant and attr.name in _CONSTANT_LISTS:  # keep its shape: a data-less tensor
-            t = onnx.TensorProto(data_type=_CONSTANT_LISTS[attr.name], dims=[lists])
+        if constant and attr.name in _CONSTANT_LISTS and _consistent_list(attr):
+            # keep its shape: a tensor whose payload is a placeholder (as _strip_tensor's)
+            tensor_type, tensor_field, _, _ = _CONSTANT_LISTS[attr.name]
+            t = onnx.TensorProto(data_type=tensor_type, dims=[lists])
+            _leave_placeholders(t, {tensor_field: lists})
             t.doc_string = STRIPPED
             attr.Clear()
             attr.name, attr.type = "value", onnx.AttributeProto.TENSOR
             attr.t.CopyFrom(t)
             return False
-        for field in ("ints", "floats", "strings"):
-            attr.ClearField(field)
+        # an inconsistent list stays as a placeholder: onnx.checker refuses it as it
+        # refuses the original (validity.py)
+        _leave_attribute_placeholders(attr)
         changed = True
     if _big(len(attr.s)):
         attr.s = b""

@@ -3,10 +3,17 @@
 ``onnx.checker.check_model(full_check=False)`` is run on a *skeleton*: a copy
 of the model after ``sanitize.strip_payloads`` (small), in which
 
-* tensors whose payload the checker cleared (marked ``STRIPPED``) and
-  tensors stored as external data get zero elements: onnx.checker would
-  otherwise compare the cleared payload with the dims, or open the external
-  file (never done here: no file named by a model is opened);
+* a dense tensor whose payload the checker cleared (marked ``STRIPPED``)
+  keeps zeros in each field that held data (sanitize's placeholders: as many
+  as ``WITNESS_ELEMENTS`` elements need, one less if the original was too
+  small for its shape) and gets that many elements (none if its dims
+  multiply to zero; negative or overflowing dims stay): onnx.checker judges
+  which fields hold data against the type, and their size, as on the
+  original, never the cleared values;
+* the values and indices of a cleared sparse tensor, and tensors stored as
+  external data, get zero elements: onnx.checker would otherwise compare the
+  cleared payload with the dims, or open the external file (never done here:
+  no file named by a model is opened);
 * the default domain spelled ``"ai.onnx"`` (IR.md: the same domain as ``""``;
   onnxruntime accepts both, onnx.checker only ``""``) is spelled ``""``;
 * value declarations without a type (a graph input or output with an empty type, or
@@ -27,11 +34,16 @@ import onnx
 import onnx.checker
 
 from .reading import ModelReadError
-from .sanitize import subgraphs
+from .sanitize import STRIPPED, WITNESS_ELEMENTS, subgraphs
 
 _TENSOR_ATTRS = (onnx.AttributeProto.TENSOR, onnx.AttributeProto.TENSORS)
 _SPARSE_ATTRS = (onnx.AttributeProto.SPARSE_TENSOR, onnx.AttributeProto.SPARSE_TENSORS)
 _GRAPH_ATTRS = (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+
+
+_INT64_MAX = (1 << 63) - 1
+_PAYLOADS = ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
+             "double_data", "uint64_data")  # fmt: skip
 
 
 def _empty(t: onnx.TensorProto) -> None:
@@ -39,11 +51,25 @@ def _empty(t: onnx.TensorProto) -> None:
     if t.data_location == onnx.TensorProto.EXTERNAL or t.doc_string == "sonnx-mul:stripped":
         t.ClearField("external_data")
         t.ClearField("data_location")
-        for field in ("raw_data", "float_data", "int32_data", "string_data", "int64_data",
-                      "double_data", "uint64_data"):  # fmt: skip
+        for field in _PAYLOADS:
             t.ClearField(field)
         del t.dims[:]
         t.dims.append(0)
+
+
+def _one_element(t: onnx.TensorProto) -> None:
+    """A cleared payload's placeholders judged as WITNESS_ELEMENTS elements (module doc;
+    dims onnx.checker refuses stay as they are); else _empty."""
+    if t.data_location == onnx.TensorProto.EXTERNAL or t.doc_string != STRIPPED:
+        _empty(t)
+        return
+    count = 1
+    for d in t.dims:
+        count *= int(d)
+    if any(d < 0 for d in t.dims) or count > _INT64_MAX:
+        return
+    del t.dims[:]
+    t.dims.append(WITNESS_ELEMENTS if count else 0)
 
 
 def _placeholder(vi: onnx.ValueInfoProto) -> None:
@@ -71,7 +97,7 @@ def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
         if graphs:
             g = graphs.pop()
             for t in g.initializer:
-                _empty(t)
+                _one_element(t)
             for sp in g.sparse_initializer:
                 _empty(sp.values)
                 _empty(sp.indices)
@@ -86,7 +112,7 @@ def skeleton(model: onnx.ModelProto) -> onnx.ModelProto:
                 kind = attr.type
                 if kind in _TENSOR_ATTRS:
                     for t in (attr.t, *attr.tensors):
-                        _empty(t)
+                        _one_element(t)
                 elif kind in _SPARSE_ATTRS:
                     for sp in (attr.sparse_tensor, *attr.sparse_tensors):
                         _empty(sp.values)
