@@ -208,8 +208,10 @@ def render_memory(rows: list[dict[str, object]]) -> list[str]:
     ]
     for r in rows:
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-"
+        # results of a bench before the time column have no time to show
+        seconds = f"{r['seconds']:.2f} s" if r.get("seconds") is not None else "-"
         lines.append(
-            f"| {r['file']} | {r['size_mb']:.1f} MB | {r['exit']} | {r['seconds']:.2f} s | "
+            f"| {r['file']} | {r['size_mb']:.1f} MB | {r['exit']} | {seconds} | "
             f"{r['peak_mb']:.0f} MB | "
             f"{ratio} | {'yes' if r['within'] else '**no**'} |"
         )
