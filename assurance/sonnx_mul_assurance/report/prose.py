@@ -44,7 +44,7 @@ PORTABLE: tuple[Loop, ...] = (
     Loop(
         "the float loops and the float16/bfloat16 conversions",
         "native/src/sonnx_mul_float.c",
-        "every float type",
+        "every float type, float16 but where the F16C loop runs",
     ),
 )
 HARDWARE: tuple[Loop, ...] = (
