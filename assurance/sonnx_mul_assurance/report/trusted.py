@@ -10,10 +10,12 @@ the trackers for issues filed later.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from types import MappingProxyType
 from typing import Any
+
+from sonnx_mul_assurance.report.prose import WpUnit, wp_summary
 
 
 @dataclass(frozen=True)
@@ -402,27 +404,6 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
 )
 """Proof subjects by key; every proof item of the report carries one."""
 
-RUNNING_CODE = (
-    "sonnx_mul.mul runs the project's native C kernel (native/src, C99 with ACSL "
-    "contracts for Frama-C WP) through a thin numpy glue (src/sonnx_mul/_native.c), "
-    "compiled by gcc with the flags pinned in native/flags.mk: one call of the glue "
-    "writes every element. Proofs of the C source count as proofs of the running code "
-    "up to the compiler and the hardware (trusted base), the AVX2/AVX-512 builds of the "
-    "same source selected at run time included; on a CPU with F16C, float16 runs a "
-    "hardware loop (native/hw/sonnx_mul_f16c.c), and int8/uint8 wrap from 786432 "
-    "elements up a streaming-store loop (native/hw/sonnx_mul_stream8.c): WP proves "
-    "each loop against the contract of the proved loop it stands in for, from the "
-    "admitted contract of its one vector operation (intrinsics, hidden from WP), "
-    "which is verified by exhaustion on the hardware, bit for bit against the proved "
-    "loop, as are the loops' values (SONNX_MUL_ISA=portable runs the proved "
-    "sources only); the glue and numpy's buffered "
-    "iterator are tested, not proved; the binary is tested bit for bit (pytest, the "
-    "self-test and, when present, the exhaustive runs). mul_reference runs "
-    "oracle/integers.py (integers, proved by Why3) and oracle/softfloat.py (floats, "
-    "tested and contract-checked, not proved)."
-)
-"""The one-paragraph answer to 'is the running code proved?' shown in every format."""
-
 
 def subject_of(source: str, location: str) -> str:
     """The proof subject key of a proof item from its source and location."""
@@ -536,11 +517,54 @@ OBJECTIVES: tuple[Objective, ...] = (
 """Objectives and how honestly the project's outputs meet them."""
 
 
-def as_json() -> dict[str, Any]:
-    """The trusted base, proof subjects and objectives as JSON-ready data."""
+def wp_component(units: Sequence[WpUnit]) -> Component:
+    """Frama-C WP as a trusted component, with what the manifest says it proves."""
+    return Component(
+        "Frama-C WP (Debian frama-c-base) and the project's WP driver",
+        ("frama-c",),
+        "turns the C kernel's ACSL contracts, loop annotations and -wp-rte assertions into "
+        "goals and sends each to its pinned prover through Why3 (proofs/wp-why3.conf.in, "
+        "proofs/drivers/sonnx_ieee.driver). " + wp_summary(units),
+        (
+            "every goal is pinned with its prover and step limit, and every function's "
+            "statement by the SHA-256 of its printed text (proofs/wp-manifest.json): a "
+            "missing, new or changed goal fails the check",
+            "contract clients (proofs/wp/spec_clients.c, proofs/wp/float_tie.c): WP proves "
+            "the specification's statement of a call from the callee's contract alone (the "
+            "integer wrap, checked and first-overflow functions, the float32/float64 "
+            "products, the float16/bfloat16 NaN rule, the exported narrowings): against a "
+            "weakened contract a client's goal fails, and "
+            "update-manifest pins no goal that fails",
+            "negative controls: faults planted in copies of the C sources and of the header "
+            "leave their goals unproved (tests/assurance/test_wp_negative*.py, "
+            "test_spec_clients.py)",
+            "the compiled code is tested bit for bit against independent oracles (make "
+            "test; every binary32 input of the narrowings and every 16-bit pair in make "
+            "verify-exhaustive)",
+        ),
+    )
+
+
+def trusted_base(units: Sequence[WpUnit]) -> tuple[Component, ...]:
+    """The trusted base, Frama-C WP's entry rendered from the WP manifest's ``units``."""
+    return (*TRUSTED_BASE, wp_component(units))
+
+
+def objectives(units: Sequence[WpUnit]) -> tuple[Objective, ...]:
+    """The objectives, the formal-methods one naming what WP proves (from ``units``)."""
+    return tuple(
+        replace(o, output=f"{o.output}; {wp_summary(units)}")
+        if o.standard.startswith("DO-333")
+        else o
+        for o in OBJECTIVES
+    )
+
+
+def as_json(units: Sequence[WpUnit] = ()) -> dict[str, Any]:
+    """The trusted base, proof subjects and objectives as JSON-ready data
+    (``units``: the WP manifest's, which the WP entries are rendered from)."""
     return {
-        "trusted_base": [asdict(c) for c in TRUSTED_BASE],
+        "trusted_base": [asdict(c) for c in trusted_base(units)],
         "proof_subjects": {k: asdict(s) for k, s in PROOF_SUBJECTS.items()},
-        "running_code": RUNNING_CODE,
-        "objectives": [asdict(o) for o in OBJECTIVES],
+        "objectives": [asdict(o) for o in objectives(units)],
     }
