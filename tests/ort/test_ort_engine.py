@@ -383,3 +383,25 @@ def test_without_the_extra_the_default_is_reference_and_asking_for_onnxruntime_i
     assert capsys.readouterr().out.startswith("engine: reference (default)\n")
     assert main([*argv, "--engine", "onnxruntime"]) == 2
     assert "sonnx-mul[onnxruntime]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i2", "i8", "u4"])
+def test_feeds_in_the_other_byte_order_are_read_by_value(dtype: str) -> None:
+    """A big-endian feed gives the bits of the same values fed natively, as the
+    reference engine gives them: onnxruntime alone would read the buffer as native."""
+    elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    model = make(
+        [h.make_node("Mul", ["a", "b"], ["y"], name="m")],
+        [vi("a", elem, [2, 3]), vi("b", elem, [2, 3])],
+        ["y"],
+        elem,
+    )
+    a = np.array([[1, 2, 3], [4, 5, 6]], dtype)
+    b = (a + 1).astype(dtype)
+    swapped = {"a": a.astype(">" + dtype), "b": b.astype(">" + dtype)}
+    assert not swapped["a"].dtype.isnative  # the case under test (a little-endian machine)
+    ours = InferenceSession(model).run(None, swapped)[0]
+    reference = np.asarray(Backend.prepare(model).run(swapped)[0])
+    assert ours.dtype.isnative
+    assert np.array_equal(bits(ours), bits(reference.astype(dtype)))
+    assert np.array_equal(bits(ours), bits(a * b))

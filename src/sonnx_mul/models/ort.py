@@ -32,7 +32,8 @@ from __future__ import annotations
 import importlib.util
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -50,28 +51,50 @@ DOMAIN = "ai.onnx.contrib"
 
 OP_PREFIX = "SonnxCertifiedMul_"
 
-CARRIED: dict[int, str] = {
-    TensorProto.FLOAT: "float",
-    TensorProto.DOUBLE: "double",
-    TensorProto.INT8: "int8",
-    TensorProto.INT16: "int16",
-    TensorProto.INT32: "int32",
-    TensorProto.INT64: "int64",
-    TensorProto.UINT8: "uint8",
-    TensorProto.UINT16: "uint16",
-    TensorProto.UINT32: "uint32",
-    TensorProto.UINT64: "uint64",
-}
+CARRIED: Mapping[int, str] = MappingProxyType(
+    {
+        TensorProto.FLOAT: "float",
+        TensorProto.DOUBLE: "double",
+        TensorProto.INT8: "int8",
+        TensorProto.INT16: "int16",
+        TensorProto.INT32: "int32",
+        TensorProto.INT64: "int64",
+        TensorProto.UINT8: "uint8",
+        TensorProto.UINT16: "uint16",
+        TensorProto.UINT32: "uint32",
+        TensorProto.UINT64: "uint64",
+    }
+)
 """Element types a PyOp carries in and out bit for bit (measured: tests/ort/)."""
 
-UNCARRIED: dict[int, str] = {TensorProto.FLOAT16: "float16", TensorProto.BFLOAT16: "bfloat16"}
+UNCARRIED: Mapping[int, str] = MappingProxyType(
+    {TensorProto.FLOAT16: "float16", TensorProto.BFLOAT16: "bfloat16"}
+)
 """Profile types PyOp cannot carry (docs/decisions/onnxruntime-engine.md)."""
 
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 _RUN_LOCK = threading.Lock()
 _REGISTER_LOCK = threading.Lock()
-_registered = False
-_pending: list[Exception] = []  # the refusal of the run holding _RUN_LOCK
+
+
+class _ProcessState:
+    """The engine's process-wide state, each part written under its lock only.
+
+    onnxruntime-extensions keeps one registry of PyOps per process and calls
+    them by id, so the state cannot be per session: ``refusals`` belongs to
+    the one run that holds ``_RUN_LOCK`` (runs are serialized);
+    ``ours`` and ``library_hook`` are written once, under ``_REGISTER_LOCK``,
+    and only read afterwards.
+    """
+
+    def __init__(self) -> None:
+        self.registered = False
+        self.refusals: list[Exception] = []
+        self.ours: dict[int, Any] = {}  # our Opdefs by the id the library calls them with
+        self.library_hook: Callable[..., Any] | None = None
+
+
+_STATE = _ProcessState()
 
 
 _FAILED_NODE = re.compile(r"running (\S+) node\. Name:'([^']*)'")
@@ -113,7 +136,7 @@ def _certified_kernel(
         return mul(a, b, opset=int(opset))
     except Exception as exc:
         exc.node = node  # type: ignore[attr-defined]  # the CLI names it, as for the reference engine
-        _pending.append(exc)
+        _STATE.refusals.append(exc)
         return np.zeros_like(a)
 
 
@@ -128,9 +151,8 @@ def _register() -> None:
     instead, which returns the array itself; every other PyOp of the process
     keeps the library's hook.
     """
-    global _registered
     with _REGISTER_LOCK:
-        if _registered:
+        if _STATE.registered:
             return
         from onnxruntime_extensions import PyCustomOpDef, _ocos, onnx_op  # measured: 117 ms, extra
 
@@ -142,24 +164,36 @@ def _register() -> None:
                 outputs=[dt],
                 attrs={"opset": PyCustomOpDef.dt_int64, "node": PyCustomOpDef.dt_string},
             )(_certified_kernel)
-            _ours[id(opdef)] = opdef
-        _library_hook.append(_ocos._on_pyop_invocation)
+            _STATE.ours[id(opdef)] = opdef
+        _STATE.library_hook = _ocos._on_pyop_invocation
         PyCustomOpDef.install_hooker(_hook)
-        _registered = True
-
-
-_ours: dict[int, Any] = {}  # our Opdefs by the id onnxruntime-extensions calls them with
-_library_hook: list[Any] = []
+        _STATE.registered = True
 
 
 def _hook(k_id: int, feed: Sequence[np.ndarray], attributes: Mapping[str, Any]) -> Any:
     """The PyOp dispatcher: our ops return their array as it is (bits, no conversion)."""
-    opdef = _ours.get(k_id)
+    opdef = _STATE.ours.get(k_id)
     if opdef is None:
-        return _library_hook[0](k_id, feed, attributes)
+        assert _STATE.library_hook is not None  # installed with our hook
+        return _STATE.library_hook(k_id, feed, attributes)
     a, b = feed
     result = _certified_kernel(a, b, **opdef.cast_attributes(attributes))
     return (k_id, result.shape, np.ascontiguousarray(result).reshape(-1))
+
+
+def _native_order(feed: Mapping[str, Any]) -> dict[str, Any]:
+    """The feeds with every array in this machine's byte order, converted by value.
+
+    onnxruntime reads an array's buffer as native whatever its dtype says
+    (a big-endian float32 feed came back as products of reinterpreted
+    bits); the reference engine reads by value, and so must this one.
+    """
+    out: dict[str, Any] = {}
+    for name, value in feed.items():
+        if isinstance(value, np.ndarray) and not value.dtype.isnative:
+            value = value.astype(value.dtype.newbyteorder("="))
+        out[name] = value
+    return out
 
 
 def _graphs(node: onnx.NodeProto) -> Iterator[onnx.GraphProto]:
@@ -320,18 +354,18 @@ class InferenceSession:
         A Mul refused at run time raises its ``ProfileError``; nothing is returned.
         """
         with _RUN_LOCK:
-            _pending.clear()
+            _STATE.refusals.clear()
             try:
                 outputs: list[np.ndarray] = self._session.run(
-                    output_names, dict(input_feed), run_options
+                    output_names, _native_order(input_feed), run_options
                 )
             except Exception as exc:
-                if _pending:
-                    raise _pending[0] from exc
+                if _STATE.refusals:
+                    raise _STATE.refusals[0] from exc
                 raise self._failure(exc) from exc
             finally:
-                refusals = list(_pending)
-                _pending.clear()
+                refusals = list(_STATE.refusals)
+                _STATE.refusals.clear()
             if refusals:  # onnxruntime swallowed a refusal: never return its outputs
                 raise refusals[0]
             return outputs
