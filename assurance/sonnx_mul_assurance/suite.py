@@ -56,6 +56,11 @@ PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyprojec
 """Files at the top of the tree pytest reads its configuration from."""
 CACHES = frozenset({"__pycache__", ".pytest_cache"})
 """Folders of what Python and pytest write themselves (the byte code of the sources)."""
+BUILD_OUTPUT = "build"
+"""The top folder the project's builds write into (git ignores it). Tests write
+there too (the probes' libraries under ``build/bench/``, built from tracked
+sources the fingerprint covers): counting it would change the fingerprint
+during every run, so that no run could ever be reused."""
 MODULE_SUFFIXES = tuple(importlib.machinery.all_suffixes())
 
 
@@ -79,7 +84,7 @@ def reached(rel: str, collected: Sequence[str]) -> bool:
     import from the top of the tree, ``src/``, ``assurance/`` or a test
     folder (namespace packages need no ``__init__``); pytest's configuration."""
     parts = rel.split("/")
-    if CACHES & set(parts[:-1]):
+    if CACHES & set(parts[:-1]) or parts[0] == BUILD_OUTPUT:
         return False
     if any(rel.startswith(folder + "/") for folder in collected):
         return True

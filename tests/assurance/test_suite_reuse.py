@@ -139,6 +139,9 @@ def test_ignored_files_pytest_cannot_reach_leave_the_fingerprint(tree: Path) -> 
     (tree / "notes.txt").write_text("n\n")
     (tree / "tests" / "__pycache__").mkdir(exist_ok=True)
     (tree / "tests" / "__pycache__" / "x.pyc").write_bytes(b"0")
+    # what the probe tests build during a run, from sources the fingerprint covers
+    (tree / "build" / "bench").mkdir(parents=True)
+    (tree / "build" / "bench" / "libprobe.so").write_bytes(b"\x7fELF")
     prove(tree)
     assert runs(tree) == 1  # taken, not run again
 
@@ -152,6 +155,8 @@ def test_what_pytest_reaches() -> None:
     assert suite.reached("src/sonnx_mul/_native.cpython-311-x86_64-linux-gnu.so", tests)
     assert not suite.reached("tests/__pycache__/a.cpython-311.pyc", tests)
     assert not suite.reached("build/debian-python/src/x.py", tests)
+    assert not suite.reached("build/bench/libf32_exact_avx2.so", tests)  # built by a test
+    assert suite.reached("tools/bench/helper.so", tests)  # the same name elsewhere is reached
     assert not suite.reached(".venv/lib/site.py", tests)
     assert not suite.reached("proofs/out/report.html", tests)
 
