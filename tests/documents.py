@@ -14,7 +14,9 @@ the last ``make bench`` (``benchmarks/results.json``, which ``BENCHMARKS.md`` re
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
@@ -38,7 +40,18 @@ README_MAX_LINES = 250
 
 
 def markdown_files(root: Path = ROOT) -> list[Path]:
-    """Every Markdown file git lists (tracked or new, not ignored)."""
+    """Every Markdown file git lists (tracked or new, not ignored).
+
+    Outside the top of a git work tree (``make test-debian-python`` runs the
+    suite in a copy of the listed files under the ignored ``build/``, where
+    git lists nothing), every Markdown file of the copy, but for the folders
+    ``.gitignore`` ignores (the copy's venv, its build and proof outputs).
+    """
+    top = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True, text=True
+    )
+    if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root.resolve():
+        return _walked_markdown(root)
     out = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.md"],
         cwd=root,
@@ -47,6 +60,28 @@ def markdown_files(root: Path = ROOT) -> list[Path]:
         check=True,
     ).stdout
     return sorted({root / line for line in out.splitlines() if (root / line).is_file()})
+
+
+def _walked_markdown(root: Path) -> list[Path]:
+    """The Markdown files under ``root``, not descending into a folder that a
+    folder pattern of ``root/.gitignore`` (a line ending in ``/``) matches."""
+    lines = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    ignored = [line.strip().rstrip("/") for line in lines if line.strip().endswith("/")]
+    found: list[Path] = []
+    for here, dirs, names in os.walk(root):
+        rel_here = Path(here).relative_to(root).as_posix()
+        dirs[:] = [
+            d
+            for d in dirs
+            if d != ".git"
+            and not any(
+                fnmatch.fnmatch(d, pattern)
+                or fnmatch.fnmatch(f"{rel_here}/{d}".removeprefix("./"), pattern)
+                for pattern in ignored
+            )
+        ]
+        found += [Path(here) / name for name in names if name.endswith(".md")]
+    return sorted(found)
 
 
 def rel(path: Path, root: Path = ROOT) -> str:
