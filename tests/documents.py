@@ -326,20 +326,22 @@ def without_generated(text: str) -> str:
     return BLOCK.sub(lambda m: m.group(1) + "\n" * m.group("body").count("\n") + m.group(4), text)
 
 
+def _goal_table(heading: str, goals: dict[str, int], total: int) -> str:
+    """A Markdown table of goal counts by file, with its total."""
+    rows = [f"| {heading} | goals |", "|---|---:|"]
+    rows += [f"| `{path}` | {n} |" for path, n in goals.items()]
+    rows.append(f"| **total** | **{total}** |")
+    return "\n".join(rows) + "\n"
+
+
 def _why3_table(root: Path) -> str:
     counts = manifest_counts(root)
-    rows = ["| file | goals |", "|---|---:|"]
-    rows += [f"| `{path}` | {n} |" for path, n in counts.why3.items()]
-    rows.append(f"| **total** | **{counts.why3_total}** |")
-    return "\n".join(rows) + "\n"
+    return _goal_table("file", counts.why3, counts.why3_total)
 
 
 def _wp_table(root: Path) -> str:
     counts = manifest_counts(root)
-    rows = ["| unit | goals |", "|---|---:|"]
-    rows += [f"| `{path}` | {n} |" for path, n in counts.wp.items()]
-    rows.append(f"| **total** | **{counts.wp_total}** |")
-    return "\n".join(rows) + "\n"
+    return _goal_table("unit", counts.wp, counts.wp_total)
 
 
 def _totals(root: Path) -> str:
