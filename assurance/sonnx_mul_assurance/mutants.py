@@ -78,7 +78,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
     "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
-    "tests/report/test_evidence_binding.py",
+    "tests/report/test_evidence_binding.py", "tests/report/test_prose.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -102,6 +102,7 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/report/test_native_evidence.py", "tests/report/test_evidence_coverage.py",
     ),
     f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
+    f"{_PKG}/report/prose.py": ("tests/report/test_prose.py", "tests/report/test_screenshots.py"),
     f"{_PKG}/report/alignment.py": (
         "tests/report/test_sonnx_newest.py", "tests/report/test_render.py",
         "tests/report/test_trace_audit.py",

@@ -74,6 +74,20 @@ def test_running_code_lists_the_proved_units_and_the_loops_that_run(isa: str | N
     assert prose.unproved_claims(text, UNITS) == []
 
 
+def test_the_machine_independent_prose_is_the_same_on_every_cpu() -> None:
+    """The screenshots are taken on one machine and checked on any other:
+    what they record of the paragraph must not depend on the CPU."""
+    texts = {isa: prose.running_code(UNITS, isa, 786432) for isa in (*prose.ISAS, None)}
+    assert len(set(texts.values())) == len(texts)  # the paragraph itself does
+    independent = {prose.machine_independent(text) for text in texts.values()}
+    assert len(independent) == 1
+    (kept,) = independent
+    assert prose.wp_summary(UNITS) in kept and "On this CPU" not in kept
+    # and what depends on the manifest stays in it
+    after = prose.running_code(prose.wp_units(_modified()), "avx512", 786432)
+    assert prose.machine_independent(after) != kept
+
+
 def test_the_prose_changes_when_the_manifest_changes() -> None:
     modified = prose.wp_units(_modified())
     before = prose.running_code(UNITS, "avx512", 786432)

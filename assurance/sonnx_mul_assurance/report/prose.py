@@ -134,6 +134,21 @@ def wp_summary(units: Sequence[WpUnit]) -> str:
     )
 
 
+ON_THIS_CPU: tuple[str, ...] = (
+    "On this CPU the extension runs",
+    "The ISA variant the extension selects on this CPU",
+    "The loops that run:",
+    "On a CPU with AVX2 and F16C the extension would also run:",
+)
+"""How each sentence of :func:`running_code` that depends on this CPU begins."""
+
+
+def machine_independent(paragraph: str) -> str:
+    """``paragraph`` without the sentences that depend on the CPU it was
+    rendered on (:data:`ON_THIS_CPU`): the same on every machine."""
+    return " ".join(s for s in sentences(paragraph) if not s.startswith(ON_THIS_CPU))
+
+
 def running_loops(isa: str | None) -> tuple[Loop, ...]:
     """The loops the selected ISA variant runs (None: not known here)."""
     if isa in ("avx2", "avx512"):
@@ -145,9 +160,9 @@ def running_code(units: Sequence[WpUnit], isa: str | None, stream8: int) -> str:
     """The "Running code" paragraph: what sonnx_mul.mul runs on this CPU,
     and for each loop what the WP manifest says of its source."""
     build = ISAS.get(isa or "", "the build the extension selects at import")
-    where = f"On this CPU the extension runs {build} (sonnx_mul._native.isa(): {isa})."
+    where = f"{ON_THIS_CPU[0]} the extension runs {build} (sonnx_mul._native.isa(): {isa})."
     if isa is None:
-        where = "The ISA variant the extension selects on this CPU is not known here."
+        where = f"{ON_THIS_CPU[1]} is not known here."
     loops = [
         f"{loop.name} ({loop.when.format(stream8=stream8)}), {unit_phrase(loop.source, units)}"
         for loop in running_loops(isa)
@@ -162,11 +177,11 @@ def running_code(units: Sequence[WpUnit], isa: str | None, stream8: int) -> str:
         "through a thin numpy glue (src/sonnx_mul/_native.c), compiled by gcc with the "
         "flags pinned in native/flags.mk: one call of the glue writes every element.",
         where,
-        "The loops that run: " + "; ".join(loops) + ".",
+        f"{ON_THIS_CPU[2]} " + "; ".join(loops) + ".",
     ]
     if hardware:
         parts.append(
-            "On a CPU with AVX2 and F16C the extension would also run: " + "; ".join(hardware) + "."
+            f"{ON_THIS_CPU[3]} " + "; ".join(hardware) + "."
         )
     parts += [
         "A hardware loop is proved against the contract of the portable loop it stands "
