@@ -121,9 +121,6 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
     return errors
 
 
-_MODULE = __spec__.name if __spec__ is not None else __name__
-
-
 def inputs(root: Path, sources: list[Path] | None = None) -> list[Path]:
     """Every file the verdict depends on: the analysed sources (every
     ``native/src/*.c`` unless ``sources``), the headers, the recorded
@@ -131,8 +128,7 @@ def inputs(root: Path, sources: list[Path] | None = None) -> list[Path]:
     SHA-256; the gate compares them with the tree's (:mod:`..evidence.binding`)."""
     files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
     headers = sorted((root / INCLUDE).glob("*.h"))
-    # run as `python -m`, this module is __main__: its closure is found by its own name
-    own = binding.import_closure([_MODULE], ["sonnx_mul_assurance"])
+    own = binding.own_code(__spec__, __name__)
     return sorted({*files, *headers, root / DEVIATIONS, *own})
 
 
