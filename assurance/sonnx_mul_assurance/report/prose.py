@@ -180,9 +180,7 @@ def running_code(units: Sequence[WpUnit], isa: str | None, stream8: int) -> str:
         f"{ON_THIS_CPU[2]} " + "; ".join(loops) + ".",
     ]
     if hardware:
-        parts.append(
-            f"{ON_THIS_CPU[3]} " + "; ".join(hardware) + "."
-        )
+        parts.append(f"{ON_THIS_CPU[3]} " + "; ".join(hardware) + ".")
     parts += [
         "A hardware loop is proved against the contract of the portable loop it stands "
         "in for, from the admitted contract of its vector operations, which make "
