@@ -314,6 +314,53 @@ def ratio_mismatches(path: Path, allowed: set[str], root: Path = ROOT) -> list[s
     return out
 
 
+# ------------------------------------------------------------------ assumptions
+
+TRUSTED_BASE = "docs/assurance/trusted-base.md"
+WHY3_AXIOM = re.compile(r"^\s*axiom\s+(\w+)\s*:", re.M)  # `axiom .` in a clone is no declaration
+ACSL_AXIOM = re.compile(r"\baxiom\s+(\w+)\s*:")
+ADMIT = re.compile(r"\badmit\s+(?:loop\s+)?\w+\s+(\w+)\s*:")
+FUNCTION = re.compile(r"\b(\w+)\s*\([^()]*\)\s*\{")
+
+
+def _admitting_function(text: str, at: int) -> str | None:
+    """The function an ``admit`` clause at ``at`` belongs to: the first one
+    defined after the end of its contract (``*/``, or ``@/`` in a ghost)."""
+    ends = [i for i in (text.find("*/", at), text.find("@/", at)) if i >= 0]
+    found = FUNCTION.search(text, min(ends)) if ends else None
+    return found.group(1) if found else None
+
+
+def assumptions(root: Path = ROOT) -> list[tuple[str, str]]:
+    """Every assumption the proofs take unproved, as (where, name): each
+    ``axiom`` of ``why3/*.mlw`` and of the ACSL of ``native/`` and
+    ``proofs/wp/``, and each function with an ``admit`` clause (named by the
+    function; the clause label when no function follows)."""
+    out: list[tuple[str, str]] = []
+    for path in sorted((root / "why3").glob("*.mlw")):
+        text = path.read_text(encoding="utf-8")
+        for match in WHY3_AXIOM.finditer(text):
+            line = text.count("\n", 0, match.start(1)) + 1
+            out.append((f"{rel(path, root)}:{line}", match.group(1)))
+    sources = sorted((root / "native").rglob("*.[ch]")) + sorted((root / "proofs/wp").glob("*.c"))
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        for match in ACSL_AXIOM.finditer(text):
+            line = text.count("\n", 0, match.start(1)) + 1
+            out.append((f"{rel(path, root)}:{line}", match.group(1)))
+        for match in ADMIT.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            name = _admitting_function(text, match.end()) or match.group(1)
+            out.append((f"{rel(path, root)}:{line}", name))
+    return out
+
+
+def unnamed_assumptions(root: Path = ROOT) -> list[str]:
+    """The assumptions the trusted base does not name (as `` `name` ``)."""
+    text = (root / TRUSTED_BASE).read_text(encoding="utf-8")
+    return [f"{where}: {name}" for where, name in assumptions(root) if f"`{name}`" not in text]
+
+
 # ------------------------------------------------------------------ generated blocks
 
 BLOCK = re.compile(

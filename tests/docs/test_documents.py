@@ -155,6 +155,39 @@ def test_a_wrong_goal_count_is_found(tmp_path: Path) -> None:
     ]
 
 
+# ------------------------------------------------------------------ assumptions
+def test_the_trusted_base_names_every_axiom_and_admitted_clause() -> None:
+    assert docs.unnamed_assumptions() == []
+
+
+def test_the_assumptions_are_found() -> None:
+    names = {name for _, name in docs.assumptions()}
+    assert {"mul_through_float64", "to_u64_modular", "u32_of_i32", "f64_pattern"} <= names
+
+
+def test_an_unnamed_assumption_is_found(tmp_path: Path) -> None:
+    for sub in ("why3", "native/src", "native/hw", "proofs/wp", "docs/assurance"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "why3/a.mlw").write_text(
+        "theory T\n  (* an axiom here is prose *)\n  axiom named : true\n"
+        "  clone C with axiom .\n  axiom planted_axiom: false\nend\n"
+    )
+    (tmp_path / "native/src/k.c").write_text(
+        "/*@ assigns \\nothing;\n    admit ensures modular: f(x) == 0;\n*/\n"
+        "static int known(int x)\n{\n    return x;\n}\n"
+        "/*@ ghost\n  /@ admit ensures wrap: (unsigned)x == 0;\n  @/\n"
+        "  void planted_ghost(int x) { }\n*/\n"
+    )
+    (tmp_path / "native/hw/h.c").write_text("/*@ axiomatic A { axiom planted_acsl: \\true; } */\n")
+    (tmp_path / "proofs/wp/c.c").write_text("/*@ axiomatic B { axiom covered: \\true; } */\n")
+    (tmp_path / docs.TRUSTED_BASE).write_text("`named`, `known`, `covered`; planted_ghost\n")
+    assert docs.unnamed_assumptions(tmp_path) == [
+        "why3/a.mlw:5: planted_axiom",
+        "native/hw/h.c:1: planted_acsl",
+        "native/src/k.c:9: planted_ghost",
+    ]
+
+
 # ------------------------------------------------------------------ generated blocks
 def test_every_generated_block_is_current() -> None:
     stale = [p for path in MARKDOWN for p in docs.stale_blocks(path)]
