@@ -414,7 +414,26 @@ def _bench_targets(root: Path) -> str:
     return "\n".join(rows) + f"\n\nMachine of that run: {machine} (`benchmarks/results.json`).\n"
 
 
+def _proof_subjects(root: Path) -> str:
+    """The report's proof subjects, as its data module states them."""
+    from sonnx_mul_assurance.report.trusted import PROOF_SUBJECTS
+
+    rows = ["| `about` | label | meaning |", "|---|---|---|"]
+    rows += [f"| `{s.key}` | {s.label} | {s.meaning} |" for s in PROOF_SUBJECTS.values()]
+    return "\n".join(rows) + "\n"
+
+
+def _trusted_components(root: Path) -> str:
+    """The report's trusted components, by name, as its data module lists them."""
+    from sonnx_mul_assurance.report.prose import load_wp_units
+    from sonnx_mul_assurance.report.trusted import trusted_base
+
+    return "".join(f"- {c.name}\n" for c in trusted_base(load_wp_units(root)))
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
+    "proof-subjects": _proof_subjects,
+    "trusted-components": _trusted_components,
     "why3-goals": _why3_table,
     "wp-goals": _wp_table,
     "goal-totals": _totals,

@@ -264,7 +264,7 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     out = tmp_path / "out"
     write_report(report, out, root)
     _, md, html = _formats(out)
-    assert "kernel 1" in md and "model 1" in md
+    assert "oracle 1" in md and "model 1" in md
     # R1-X has WP goals of the fixture's C function: proofs of the code that runs.
     assert "Frama-C WP goals of the native C kernel" in md.split("### R1-X")[1]
     assert "some proofs are about oracle/integers.py" in md.split("### R1 ")[1].split("### R1-X")[0]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ class WpUnit:
     source: str
     goals: int
     functions: int
+    provers: tuple[tuple[str, int], ...] = ()  # (the manifest's prover, its goals), by name
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 def wp_units(manifest: Mapping[str, Any]) -> tuple[WpUnit, ...]:
     """The units of a WP manifest, in its order (none when it lists none)."""
     return tuple(
-        WpUnit(str(u["source"]), len(u["goals"]), len(u["functions"]))
+        WpUnit(
+            str(u["source"]),
+            len(u["goals"]),
+            len(u["functions"]),
+            tuple(sorted(Counter(str(g["prover"]) for g in u["goals"].values()).items())),
+        )
         for u in manifest.get("units", [])
     )
 

@@ -38,6 +38,9 @@ class Component:
     known_issues: tuple[KnownIssue, ...] = ()
 
 
+CVC4 = "CVC4 1.8 (Debian)"
+WP_MANIFEST_NAME = "proofs/wp-manifest.json"
+
 TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "CPython",
@@ -213,10 +216,16 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "Z3 (PyPI z3-solver binary, and Debian 4.8.12)",
         ("recorded_by_why3/versions/z3", "recorded_by_why3/versions/z3-debian", "z3-solver"),
-        "discharges most goals (see the proof entries' prover)",
+        "the pinned prover of the Why3 goals proofs/manifest.json pins to `z3` (the PyPI "
+        "z3-solver binary of the Python environment, the version requirements/dev.lock "
+        "pins) or to `z3-debian` (Debian's 4.8.12), and of the WP goals "
+        "proofs/wp-manifest.json pins to 'Z3 4.8.12' (Debian's) or 'Z3 pypi (opaque)'",
         (
-            "portfolio: a goal may be proved by another prover too (the manifest names one)",
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
             "fixed random seeds in proofs/why3.conf.in; binary hashed in this report",
+            "negative controls: planted faults in the Why3 files, the C sources and the "
+            "header leave their goals unproved with the pinned prover",
         ),
         (
             KnownIssue(
@@ -262,7 +271,11 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ("recorded_by_why3/versions/cvc5", "cvc5"),
         "discharges float goals (native SMT floats with --fp-exp) and goals that need "
         "Why3's axioms",
-        ("portfolio with Z3; negative controls; exhaustive runs for the narrow floats",),
+        (
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
+            "negative controls; exhaustive runs for the narrow floats",
+        ),
         (
             KnownIssue(
                 "Add regression filter_soundness_issue.smt2 (cvc5/cvc5#11257, merged 2024)",
@@ -283,10 +296,20 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ),
     ),
     Component(
-        "CVC4 1.8 (Debian)",
+        CVC4,
         ("recorded_by_why3/versions/cvc4", "cvc4"),
-        "portfolio member only (Debian's build has no floating-point support)",
-        ("portfolio; not needed by any manifest goal unless the manifest names it",),
+        "the pinned prover of most WP goals that Qed does not close (loop invariants, "
+        "bounds, the integer contracts), through WP's driver ('CVC4 1.8') or keeping "
+        "Why3's axioms ('CVC4 1.8 (axioms)'); Debian's build has no floating-point "
+        "theory. No Why3 goal is pinned to it",
+        (
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
+            "negative controls: faults planted in copies of the C sources and of the "
+            "header leave their goals unproved (tests/assurance/test_wp_negative*.py, "
+            "test_spec_clients.py)",
+            "the compiled code is tested bit for bit against independent oracles",
+        ),
     ),
     Component(
         "C99's modular unsigned conversions and uint64_t product, where WP's model is silent",
@@ -333,6 +356,26 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ),
     ),
     Component(
+        "onnxruntime and onnxruntime-extensions (the `[onnxruntime]` extra)",
+        ("onnxruntime", "onnxruntime-extensions"),
+        "when the extra is installed, `sonnx-mul run` runs a model on onnxruntime by "
+        "default (sonnx_mul.models.ort): every operator but Mul is onnxruntime's, and "
+        "each Mul node is rewritten to a Python custom op of onnxruntime-extensions "
+        "(PyOp) that calls sonnx_mul.mul; the Mul inputs and outputs pass through "
+        "onnxruntime's tensors and the engine's own dispatcher, which uses the private "
+        "module onnxruntime_extensions._ocos. Not used by sonnx_mul.mul itself",
+        (
+            "the Mul that runs is sonnx_mul.mul: the engine's tests compare every Mul "
+            "output with sonnx_mul.mul's and a mixed model's outputs with the reference "
+            "engine's, bit for bit (NaN payloads, denormals-as-zero sessions, threads, "
+            "feeds in the other byte order; tests/ort/test_ort_engine.py)",
+            "types the custom op cannot carry (float16, bfloat16) are refused before any "
+            "session exists; `--engine reference` runs other operators on onnx.reference",
+            "a new release of either package must be re-measured: tests/ort/ fails if "
+            "the bits change",
+        ),
+    ),
+    Component(
         "pytest, hypothesis, onnx reference",
         ("pytest", "hypothesis", "onnx"),
         "run the requirements-based tests and produce the JUnit evidence",
@@ -366,10 +409,10 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
             ),
             Subject(
                 "python-kernel",
-                "Python kernel (runs)",
-                "a verification condition of src/sonnx_mul/oracle/integers.py, the integer kernel "
-                "that mul_reference runs: Why3's Python frontend proves the file CPython "
-                "imports",
+                "integer oracle (mul_reference)",
+                "a verification condition of src/sonnx_mul/oracle/integers.py, the integer "
+                "oracle that mul_reference runs (mul runs the C kernel): Why3's Python "
+                "frontend proves the file CPython imports",
             ),
             Subject(
                 "python-contracts-bounded",
@@ -545,9 +588,34 @@ def wp_component(units: Sequence[WpUnit]) -> Component:
     )
 
 
+def wp_prover_counts(units: Sequence[WpUnit]) -> dict[str, int]:
+    """The WP manifest's goals by pinned prover (as the manifest names it)."""
+    out: dict[str, int] = {}
+    for unit in units:
+        for prover, n in unit.provers:
+            out[prover] = out.get(prover, 0) + n
+    return dict(sorted(out.items()))
+
+
+def with_wp_counts(component: Component, units: Sequence[WpUnit]) -> Component:
+    """``component`` saying how many WP goals the manifest pins to it (the
+    provers whose name starts with the component's first word)."""
+    word = component.name.split()[0].lower()
+    counts = [
+        f"{n} goals to '{prover}'"
+        for prover, n in wp_prover_counts(units).items()
+        if prover.lower().startswith(word)
+    ]
+    if not counts:
+        return component
+    said = f"; {WP_MANIFEST_NAME} pins " + ", ".join(counts)
+    return replace(component, trusted_for=component.trusted_for + said)
+
+
 def trusted_base(units: Sequence[WpUnit]) -> tuple[Component, ...]:
-    """The trusted base, Frama-C WP's entry rendered from the WP manifest's ``units``."""
-    return (*TRUSTED_BASE, wp_component(units))
+    """The trusted base, Frama-C WP's entry rendered from the WP manifest's
+    ``units``, and each prover's entry with the WP goals pinned to it."""
+    return (*(with_wp_counts(c, units) for c in TRUSTED_BASE), wp_component(units))
 
 
 def objectives(units: Sequence[WpUnit]) -> tuple[Objective, ...]:
