@@ -188,6 +188,23 @@ def test_an_unnamed_assumption_is_found(tmp_path: Path) -> None:
     ]
 
 
+def test_the_trusted_base_names_the_c_files_misra_does_not_check() -> None:
+    from sonnx_mul_assurance.c import misra
+
+    assert docs.misra_unnamed(checked=misra.SOURCES.as_posix()) == []
+
+
+def test_a_c_file_misra_skips_unnamed_is_found(tmp_path: Path) -> None:
+    for sub in ("native/src", "native/hw", "docs/assurance"):
+        (tmp_path / sub).mkdir(parents=True)
+    for name in ("native/src/k.c", "native/hw/named.c", "native/hw/planted.c"):
+        (tmp_path / name).write_text("int x;\n")
+    (tmp_path / docs.TRUSTED_BASE).write_text("not checked: `native/hw/named.c`\n")
+    assert docs.misra_unnamed(tmp_path) == ["native/hw/planted.c"]
+    # were the check to cover only native/hw, native/src would have to be named
+    assert docs.misra_unnamed(tmp_path, "native/hw") == ["native/src/k.c"]
+
+
 # ------------------------------------------------------------------ generated blocks
 def test_every_generated_block_is_current() -> None:
     stale = [p for path in MARKDOWN for p in docs.stale_blocks(path)]
