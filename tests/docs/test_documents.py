@@ -272,3 +272,14 @@ def test_the_tool_reports_current_blocks() -> None:
         [sys.executable, str(ROOT / "tests" / "documents.py")], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout
+
+
+# ------------------------------------------------------------------ provers named in prose
+def test_the_evidence_names_the_prover_of_the_integer_oracle() -> None:
+    """evidence.md says every goal of oracle/integers.py is pinned to cvc5:
+    true of the manifest (a re-pin to another prover fails here)."""
+    why3 = json.loads((ROOT / "proofs/manifest.json").read_text())
+    (oracle,) = [f for f in why3["files"] if f["path"] == "src/sonnx_mul/oracle/integers.py"]
+    assert {g["prover"] for g in oracle["goals"]} == {"cvc5"}
+    text = " ".join((ROOT / "docs/assurance/evidence.md").read_text(encoding="utf-8").split())
+    assert f"has {len(oracle['goals'])} goals, each pinned to cvc5" in text
