@@ -178,7 +178,8 @@ DATE = re.compile(
 ISSUE = re.compile(
     r"\b[Ii]ssues?\s+#?\d+"  # issue 28, issues 20 and 28
     r"|(?<![\w/.-])#\d+\b"  # a bare #28 (owner/repo#28 and goal#3 are names)
-    r"|\bthe seed'?s\b|\bseeds?/"  # the texts the project was started from
+    r"|\b[Tt]he seed'?s\b|\bseeds?/"  # the texts the project was started from
+    r"|\b[Tt]he issue\b(?!s)"  # an issue the reader does not have
     r"|\.\./shared\b"
 )
 
@@ -189,6 +190,22 @@ def dated_mentions(path: Path, root: Path = ROOT, *, dates: bool = True) -> list
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         for regex in (DATE, ISSUE) if dates else (ISSUE,):
+            for match in regex.finditer(line):
+                out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
+    return out
+
+
+# Text files whose comments keep the same rule as the documents.
+COMMENTED = ("Makefile",)
+
+
+def comment_mentions(path: Path, root: Path = ROOT) -> list[str]:
+    """Dates and issue numbers in the ``#`` comments of ``path`` (a Makefile)."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.lstrip().startswith("#"):
+            continue
+        for regex in (DATE, ISSUE):
             for match in regex.finditer(line):
                 out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
     return out

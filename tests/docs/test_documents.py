@@ -86,6 +86,8 @@ def test_no_date_or_issue_number_outside_the_lab_and_the_decisions() -> None:
         "the targets (issues 20 and 28)",
         "fixed in #41",
         "the seed's text",
+        "The seed's Mul",
+        "the faults the issue names",
         "see ../shared/SPEC.md",
     ],
 )
@@ -93,6 +95,25 @@ def test_a_date_or_an_issue_number_is_found(tmp_path: Path, line: str) -> None:
     page = tmp_path / "p.md"
     page.write_text(f"text\n{line}\n")
     assert len(docs.dated_mentions(page, tmp_path)) == 1
+
+
+def test_no_date_or_issue_number_in_the_makefile_comments() -> None:
+    found = [hit for name in docs.COMMENTED for hit in docs.comment_mentions(ROOT / name)]
+    assert found == []
+
+
+def test_a_date_or_an_issue_number_in_a_makefile_comment_is_found(tmp_path: Path) -> None:
+    makefile = tmp_path / "Makefile"
+    makefile.write_text(
+        "# The glue's mutants (issue 28: the glue)\n"
+        "target:\n\techo issue 28 is a command, not a comment\n"
+        "  # measured on 2026-12-02\n"
+        "# the issues of the checker are its own\n"
+    )
+    assert [p.split(": ", 1)[1] for p in docs.comment_mentions(makefile, tmp_path)] == [
+        "'issue 28'",
+        "'2026-12-02'",
+    ]
 
 
 def test_names_are_not_issue_numbers(tmp_path: Path) -> None:
