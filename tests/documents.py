@@ -164,6 +164,38 @@ def broken_links(path: Path, root: Path = ROOT) -> list[str]:
     return problems
 
 
+# ------------------------------------------------------------------ section names
+
+# a section named in quotes: below, "Targets"; see "What WP proves"; the
+# "Trusted base" section; section "X"
+SECTION_HERE = re.compile(r"\b(?:below|above|see),?\s+[\"“']([^\"”'\n]{3,80})[\"”']")
+SECTION_ANY = re.compile(
+    r"[\"“']([^\"”'\n]{3,80})[\"”']\s+section\b|\bsection\s+[\"“']([^\"”'\n]{3,80})[\"”']"
+)
+
+
+def _headings(path: Path) -> list[str]:
+    text = without_code(path.read_text(encoding="utf-8"))
+    return [re.sub(r"`|\*\*", "", m.group(2)) for m in HEADING.finditer(text)]
+
+
+def missing_sections(path: Path, every: list[Path], root: Path = ROOT) -> list[str]:
+    """Quoted section names in ``path`` that no heading starts with: after
+    below/above/see, a heading of ``path`` itself; before or after the word
+    section, a heading of any of ``every``."""
+    text = without_code(path.read_text(encoding="utf-8"))
+    here = _headings(path)
+    out = []
+    for regex, headings in ((SECTION_HERE, lambda: here), (SECTION_ANY, None)):
+        for match in regex.finditer(text):
+            name = next(g for g in match.groups() if g)
+            pool = headings() if headings else [h for f in every for h in _headings(f)]
+            if not any(h.startswith(name) for h in pool):
+                line = text.count("\n", 0, match.start()) + 1
+                out.append(f"{rel(path, root)}:{line}: {name!r}")
+    return out
+
+
 # ------------------------------------------------------------------ dates, issues
 
 MONTH = (

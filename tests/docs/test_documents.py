@@ -133,6 +133,29 @@ def test_the_rule_spares_the_lab_and_the_decisions() -> None:
     assert not docs.issue_rule_applies("docs/lab/measurements.md")
 
 
+# ------------------------------------------------------------------ section names
+def test_every_quoted_section_name_is_a_heading() -> None:
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.missing_sections(path, MARKDOWN)]  # fmt: skip
+    assert found == []
+
+
+def test_a_quoted_section_name_without_a_heading_is_found(tmp_path: Path) -> None:
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\n## Trusted base and tool data\n")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# Page\n\n## Targets (`make check-targets`)\n\n"
+        'the harness (below, "Targets"), the values (below,\n"What is checked exhaustively"),\n'
+        'see "What WP proves"; the "Trusted base" section; section "Gone away"\n'
+    )
+    assert [p.split(": ", 1)[1] for p in docs.missing_sections(page, [page, other], tmp_path)] == [
+        "'What is checked exhaustively'",
+        "'What WP proves'",
+        "'Gone away'",
+    ]
+
+
 # ------------------------------------------------------------------ README
 def test_the_readme_is_at_most_250_lines() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
