@@ -196,6 +196,41 @@ def missing_sections(path: Path, every: list[Path], root: Path = ROOT) -> list[s
     return out
 
 
+# ------------------------------------------------------------------ named tests
+
+TEST_FILE = re.compile(r"\btests/[\w/]+\.py(?:::(\w+))?")
+TEST_NAME = re.compile(r"(?<![\w/.*:])(test_\w+)\b(?![.*\w])")
+
+
+def _functions(path: Path) -> set[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def missing_tests(path: Path, root: Path = ROOT) -> list[str]:
+    """Test functions a line of ``path`` names beside ``tests/x.py`` (or as
+    ``tests/x.py::name``) that no test file named on that line defines."""
+    out = []
+    for n, line in enumerate(without_code(path.read_text(encoding="utf-8")).splitlines(), 1):
+        files = [
+            m for m in TEST_FILE.finditer(line) if (root / m.group(0).split("::")[0]).is_file()
+        ]
+        if not files:
+            continue
+        defined = set().union(*(_functions(root / m.group(0).split("::")[0]) for m in files))
+        named = {m.group(1) for m in files if m.group(1)}
+        named |= {m.group(1) for m in TEST_NAME.finditer(TEST_FILE.sub(" ", line))}
+        for name in sorted(named - defined):
+            out.append(f"{rel(path, root)}:{n}: {name}")
+    return out
+
+
 # ------------------------------------------------------------------ dates, issues
 
 MONTH = (

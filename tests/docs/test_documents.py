@@ -156,6 +156,34 @@ def test_a_quoted_section_name_without_a_heading_is_found(tmp_path: Path) -> Non
     ]
 
 
+# ------------------------------------------------------------------ named tests
+def test_every_test_named_beside_its_file_is_in_that_file() -> None:
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.missing_tests(path)]  # fmt: skip
+    assert found == []
+
+
+def test_a_test_named_beside_the_wrong_file_is_found(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/test_a.py").write_text(
+        "def test_here() -> None:\n    pass\n\n\nclass TestK:\n    def test_method(self) -> None:\n"
+        "        pass\n"
+    )
+    (tmp_path / "tests/test_b.py").write_text("def test_elsewhere() -> None:\n    pass\n")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "`tests/test_a.py`: `test_here`, test_method; `tests/test_b.py::test_elsewhere`\n"
+        "`tests/test_a.py` (test_elsewhere_planted) and test_b.py's tests\n"
+        "`tests/test_a.py::test_gone`\n"
+        "test_alone without a file is not checked\n"
+        "```\n`tests/test_a.py` test_in_code\n```\n"
+    )
+    assert [p.split(": ", 1)[1] for p in docs.missing_tests(page, tmp_path)] == [
+        "test_elsewhere_planted",
+        "test_gone",
+    ]
+
+
 # ------------------------------------------------------------------ README
 def test_the_readme_is_at_most_250_lines() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
