@@ -349,7 +349,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "CrossHair (bounded symbolic execution)",
         ("crosshair-tool",),
-        "checks PEP 316 contracts on the Python kernel and validators; a BOUNDED search "
+        "checks PEP 316 contracts on the integer oracle and validators; a BOUNDED search "
         "within per-condition time budgets, not a proof",
         (
             "planted-bug negative controls must be found (tests/assurance/test_crosshair.py)",
