@@ -263,7 +263,8 @@ def test_an_unnamed_assumption_is_found(tmp_path: Path) -> None:
 def test_the_trusted_base_names_the_c_files_misra_does_not_check() -> None:
     from sonnx_mul_assurance.c import misra
 
-    assert docs.misra_unnamed(checked=misra.SOURCES.as_posix()) == []
+    checked = (misra.SOURCES.as_posix(), misra.HARDWARE.as_posix())
+    assert docs.misra_unnamed(checked=checked) == []
 
 
 def test_a_c_file_misra_skips_unnamed_is_found(tmp_path: Path) -> None:
@@ -274,7 +275,8 @@ def test_a_c_file_misra_skips_unnamed_is_found(tmp_path: Path) -> None:
     (tmp_path / docs.TRUSTED_BASE).write_text("not checked: `native/hw/named.c`\n")
     assert docs.misra_unnamed(tmp_path) == ["native/hw/planted.c"]
     # were the check to cover only native/hw, native/src would have to be named
-    assert docs.misra_unnamed(tmp_path, "native/hw") == ["native/src/k.c"]
+    assert docs.misra_unnamed(tmp_path, ("native/hw",)) == ["native/src/k.c"]
+    assert docs.misra_unnamed(tmp_path, ("native/src", "native/hw")) == []
 
 
 # ------------------------------------------------------------------ generated blocks

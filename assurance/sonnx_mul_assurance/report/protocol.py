@@ -314,7 +314,7 @@ SOURCES: tuple[Source, ...] = (
         required=True,
         absent="the MISRA C:2012 check of the native kernel did not run: F-RTE loses it; "
         "the gate fails",
-        claims=("native/src", "native/include", MISRA_DEVIATIONS),
+        claims=("native/src", "native/hw", "native/include", MISRA_DEVIATIONS),
         subject="native-misra",
         probe=_misra_versions,
     ),

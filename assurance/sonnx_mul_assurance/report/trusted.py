@@ -439,8 +439,9 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
             Subject(
                 "native-misra",
                 "native C (MISRA)",
-                "the MISRA C:2012 check of one C file of native/src by cppcheck's addon: "
-                "every finding is a recorded, reviewed deviation; a static check, not a proof",
+                "the MISRA C:2012 check of one C file of native/src or native/hw by "
+                "cppcheck's addon: every finding is a recorded, reviewed deviation; a static "
+                "check, not a proof",
             ),
             Subject("unknown", "unknown subject", "a proof record of an unrecognised source"),
         )
