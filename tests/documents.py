@@ -214,8 +214,8 @@ def _functions(path: Path) -> set[str]:
 
 
 def missing_tests(path: Path, root: Path = ROOT) -> list[str]:
-    """Test functions a line of ``path`` names beside ``tests/x.py`` (or as
-    ``tests/x.py::name``) that no test file named on that line defines."""
+    """Test functions a line of ``path`` names beside the path of a test file (or
+    after it, ``::name``) that no test file named on that line defines."""
     out = []
     for n, line in enumerate(without_code(path.read_text(encoding="utf-8")).splitlines(), 1):
         files = [
