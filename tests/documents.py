@@ -511,6 +511,22 @@ def _bench_targets(root: Path) -> str:
     return "\n".join(rows) + f"\n\nMachine of that run: {machine} (`benchmarks/results.json`).\n"
 
 
+def _prover_goals(root: Path) -> str:
+    """The goals each manifest pins to each prover (the names the manifests use)."""
+    rows = ["| manifest | pinned prover | goals |", "|---|---|---:|"]
+    why3 = json.loads((root / "proofs/manifest.json").read_text())
+    wp = json.loads((root / "proofs/wp-manifest.json").read_text())
+    for name, goals in (
+        ("proofs/manifest.json", [g for f in why3["files"] for g in f["goals"]]),
+        ("proofs/wp-manifest.json", [g for u in wp["units"] for g in u["goals"].values()]),
+    ):
+        counts: dict[str, int] = {}
+        for goal in goals:
+            counts[goal["prover"]] = counts.get(goal["prover"], 0) + 1
+        rows += [f"| `{name}` | {prover} | {n} |" for prover, n in sorted(counts.items())]
+    return "\n".join(rows) + "\n"
+
+
 def _proof_subjects(root: Path) -> str:
     """The report's proof subjects, as its data module states them."""
     from sonnx_mul_assurance.report.trusted import PROOF_SUBJECTS
@@ -530,6 +546,7 @@ def _trusted_components(root: Path) -> str:
 
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "proof-subjects": _proof_subjects,
+    "prover-goals": _prover_goals,
     "trusted-components": _trusted_components,
     "why3-goals": _why3_table,
     "wp-goals": _wp_table,
