@@ -59,8 +59,9 @@ lint: $(NATIVE)
 provers:
 	sh proofs/install-provers.sh
 
-# The main job: Why3 proofs, CrossHair contracts, tests and agreement checks,
-# then the traceability report into proofs/out/ with its gate.
+# The main job: Why3 proofs, CrossHair contracts, Frama-C WP and the MISRA check
+# of the C kernel, tests and agreement checks, then the traceability report into
+# proofs/out/ with its gate.
 prove: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.pipeline
 
@@ -73,8 +74,9 @@ verify-exhaustive: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.python.exhaustive
 	$(PY) -m sonnx_mul_assurance.c.native_exhaustive
 
-# Release gate: the report again, failing when exhaustive.json is absent
-# (run make prove and make verify-exhaustive first; see docs/assurance/report.md).
+# Release gate: the report again, failing when exhaustive.json or
+# native-exhaustive.json is absent (run make prove and make verify-exhaustive
+# first; see docs/assurance/report.md).
 report-release: $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.report report --out proofs/out --require exhaustive --require native-exhaustive --same-tools
 
@@ -93,7 +95,7 @@ report-screenshot:
 mutants: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants
 
-# The glue's mutants only (issue 28: src/sonnx_mul/_native.c, GLUE_FUNCTIONS
+# The glue's mutants only (src/sonnx_mul/_native.c, GLUE_FUNCTIONS
 # in mutants.py, 100 by default, against GLUE_TESTS), one job; writes
 # proofs/out/mutants-glue.json.
 mutants-glue: $(STAMP)
@@ -108,7 +110,7 @@ mutants-report: $(STAMP)
 	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
 	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
-# The checker's modules and conform's (issue 29): every module of
+# The checker's modules and conform's: every module of
 # src/sonnx_mul/models/ and assurance/sonnx_mul_assurance/conform/, 12 mutants
 # per file (25 for checker, rules, shapes, declared); writes
 # proofs/out/mutants-models.json.

@@ -66,10 +66,13 @@ def variants(cc: str) -> list[tuple[str, list[str]]]:
 
 
 def hardware_loops() -> list[tuple[str, str, list[str]]]:
-    """(source in native/hw, object stem, extra flags) of the loops that are not
-    WP-proved (verified exhaustively): the float16 F16C loop, 8-wide (AVX2 +
-    F16C) and 16-wide (AVX-512 + F16C), and the int8/uint8 streaming wrap loop,
-    32-wide (AVX2) and 64-wide (AVX-512BW)."""
+    """(source in native/hw, object stem, extra flags) of the hardware loops,
+    which stand in for proved portable loops: the float16 F16C loop, 8-wide
+    (AVX2 + F16C) and 16-wide (AVX-512 + F16C), and the int8/uint8 streaming
+    wrap loop, 32-wide (AVX2) and 64-wide (AVX-512BW).  WP proves each from the
+    admitted contract of its vector operations (its unit in
+    proofs/wp-manifest.json), which make verify-exhaustive checks on the
+    hardware, with the loops' values."""
     f16c, avx2, avx512 = (pinned(f"SONNX_CFLAGS_{v}") for v in ("F16C", "AVX2", "AVX512"))
     return [
         ("sonnx_mul_f16c.c", "f16c", f16c),

@@ -22,7 +22,7 @@ with a symbolic batch `N` (and sequence length `T`); regenerate with
 per-channel operand (layer scale, attention scale, LayerNorm gamma,
 squeeze-excitation, Swish's beta), which the profile forbids (R4).
 The gating Muls (SiLU, Swish, h-swish, GLU, GELU) are checked against
-onnxruntime in tests/checker/test_checker_issue21.py.
+onnxruntime in tests/checker/test_checker_false_conforms.py.
 
 | model | Mul nodes checked | conforming | violating | undecided |
 |---|---|---|---|---|

@@ -88,7 +88,7 @@ def memory_cases(folder: Path) -> dict[str, str]:
     from onnx import TensorProto as T
     from onnx import helper as h
 
-    from checker.test_checker_issue21 import many_graphs_model
+    from checker.test_checker_false_conforms import many_graphs_model
     from checker.test_hostile_models import (
         attribute_list_model,
         long_symbol_model,

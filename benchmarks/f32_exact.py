@@ -19,7 +19,8 @@ rows), then, per build:
   (slowest class over fastest): what the NaN rule and the widening cost.
 
 Not part of ``make bench``: it measures a design that is not in the product
-(``docs/native-kernel.md``, "A float32 loop whose time does not depend on the values").
+(``docs/lab/native-kernel-timings.md``, the paragraph "A float32 loop whose time does
+not depend on the values").
 
     python benchmarks/f32_exact.py [--reps 31] [--random 1000000]
 """

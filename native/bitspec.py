@@ -329,11 +329,29 @@ def _bf16_mul() -> Function:
     return Function("sonnx_bf16_mul_bits", ("a", "b"), ((0, 65535), (0, 65535)), body)
 
 
+def _bf16_narrow() -> Function:
+    """sonnx_bf16_narrow(u): the bfloat16 pattern of the binary32 pattern u
+    (sign included) rounded to nearest even at bit 16, a NaN quieted (bit 6
+    set, its sign and leading payload bits kept).  Both formats have 8
+    exponent bits, so adding the rounding increment to the pattern carries
+    into the exponent (up to infinity) exactly as rounding the value does;
+    a number's magnitude stays below 2^31 after it, so the sign is kept."""
+    hi = op("u", "/", 65536)
+    body = select(
+        cmp(op("u", "%", 2147483648), ">", 2139095040),
+        select(cmp(op(hi, "%", 128), ">=", 64), hi, op(hi, "+", 64)),
+        op(op(op("u", "+", 32767), "+", op(hi, "%", 2)), "/", 65536),
+    )
+    return Function("sonnx_bf16_narrow", ("u",), ((0, 2**32 - 1),), body)
+
+
 F16_CONVERSIONS: tuple[Function, ...] = (_widen(), _shr13(), _narrow())
 """The float16 conversions (the header's float16 value)."""
+BF16_NARROWING: tuple[Function, ...] = (_bf16_narrow(),)
+"""The bfloat16 narrowing (the exported sonnx_mul_f32_to_bf16_bits)."""
 BF16_PRODUCT: tuple[Function, ...] = (_bf16_sig(), _bf16_exp(), _shr7(), _bf16_mul())
 """The bfloat16 product and its helpers."""
-FUNCTIONS: tuple[Function, ...] = F16_CONVERSIONS + BF16_PRODUCT
+FUNCTIONS: tuple[Function, ...] = F16_CONVERSIONS + BF16_NARROWING + BF16_PRODUCT
 """In dependency order (a function calls only earlier ones)."""
 
 # ---- bounds --------------------------------------------------------------------

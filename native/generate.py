@@ -833,6 +833,7 @@ def render_header() -> str:
         + HEADER_FLOAT.replace("@ELEMENTWISE_REQUIRES@", ELEMENTWISE_REQUIRES)
         .replace("@F16_CONVERSIONS@", _acsl(bitspec.F16_CONVERSIONS))
         .replace("@BF16_PRODUCT@", _acsl(bitspec.BF16_PRODUCT))
+        .replace("@BF16_NARROWING@", _acsl(bitspec.BF16_NARROWING))
     )
 
 

@@ -164,6 +164,73 @@ def broken_links(path: Path, root: Path = ROOT) -> list[str]:
     return problems
 
 
+# ------------------------------------------------------------------ section names
+
+# a section named in quotes: below, "Targets"; see "What WP proves"; the
+# "Trusted base" section; section "X"
+SECTION_HERE = re.compile(r"\b(?:below|above|see),?\s+[\"“']([^\"”'\n]{3,80})[\"”']")
+SECTION_ANY = re.compile(
+    r"[\"“']([^\"”'\n]{3,80})[\"”']\s+section\b|\bsection\s+[\"“']([^\"”'\n]{3,80})[\"”']"
+)
+
+
+def _headings(path: Path) -> list[str]:
+    text = without_code(path.read_text(encoding="utf-8"))
+    return [re.sub(r"`|\*\*", "", m.group(2)) for m in HEADING.finditer(text)]
+
+
+def missing_sections(path: Path, every: list[Path], root: Path = ROOT) -> list[str]:
+    """Quoted section names in ``path`` that no heading starts with: after
+    below/above/see, a heading of ``path`` itself; before or after the word
+    section, a heading of any of ``every``."""
+    text = without_code(path.read_text(encoding="utf-8"))
+    here = _headings(path)
+    out = []
+    for regex, headings in ((SECTION_HERE, lambda: here), (SECTION_ANY, None)):
+        for match in regex.finditer(text):
+            name = next(g for g in match.groups() if g)
+            pool = headings() if headings else [h for f in every for h in _headings(f)]
+            if not any(h.startswith(name) for h in pool):
+                line = text.count("\n", 0, match.start()) + 1
+                out.append(f"{rel(path, root)}:{line}: {name!r}")
+    return out
+
+
+# ------------------------------------------------------------------ named tests
+
+TEST_FILE = re.compile(r"\btests/[\w/]+\.py(?:::(\w+))?")
+TEST_NAME = re.compile(r"(?<![\w/.*:])(test_\w+)\b(?![.*\w])")
+
+
+def _functions(path: Path) -> set[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def missing_tests(path: Path, root: Path = ROOT) -> list[str]:
+    """Test functions a line of ``path`` names beside the path of a test file (or
+    after it, ``::name``) that no test file named on that line defines."""
+    out = []
+    for n, line in enumerate(without_code(path.read_text(encoding="utf-8")).splitlines(), 1):
+        files = [
+            m for m in TEST_FILE.finditer(line) if (root / m.group(0).split("::")[0]).is_file()
+        ]
+        if not files:
+            continue
+        defined = set().union(*(_functions(root / m.group(0).split("::")[0]) for m in files))
+        named = {m.group(1) for m in files if m.group(1)}
+        named |= {m.group(1) for m in TEST_NAME.finditer(TEST_FILE.sub(" ", line))}
+        for name in sorted(named - defined):
+            out.append(f"{rel(path, root)}:{n}: {name}")
+    return out
+
+
 # ------------------------------------------------------------------ dates, issues
 
 MONTH = (
@@ -178,7 +245,8 @@ DATE = re.compile(
 ISSUE = re.compile(
     r"\b[Ii]ssues?\s+#?\d+"  # issue 28, issues 20 and 28
     r"|(?<![\w/.-])#\d+\b"  # a bare #28 (owner/repo#28 and goal#3 are names)
-    r"|\bthe seed'?s\b|\bseeds?/"  # the texts the project was started from
+    r"|\b[Tt]he seed'?s\b|\bseeds?/"  # the texts the project was started from
+    r"|\b[Tt]he issue\b(?!s)"  # an issue the reader does not have
     r"|\.\./shared\b"
 )
 
@@ -189,6 +257,22 @@ def dated_mentions(path: Path, root: Path = ROOT, *, dates: bool = True) -> list
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         for regex in (DATE, ISSUE) if dates else (ISSUE,):
+            for match in regex.finditer(line):
+                out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
+    return out
+
+
+# Text files whose comments keep the same rule as the documents.
+COMMENTED = ("Makefile",)
+
+
+def comment_mentions(path: Path, root: Path = ROOT) -> list[str]:
+    """Dates and issue numbers in the ``#`` comments of ``path`` (a Makefile)."""
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.lstrip().startswith("#"):
+            continue
+        for regex in (DATE, ISSUE):
             for match in regex.finditer(line):
                 out.append(f"{rel(path, root)}:{n}: {match.group(0)!r}")
     return out
@@ -314,6 +398,66 @@ def ratio_mismatches(path: Path, allowed: set[str], root: Path = ROOT) -> list[s
     return out
 
 
+# ------------------------------------------------------------------ assumptions
+
+TRUSTED_BASE = "docs/assurance/trusted-base.md"
+WHY3_AXIOM = re.compile(r"^\s*axiom\s+(\w+)\s*:", re.M)  # `axiom .` in a clone is no declaration
+ACSL_AXIOM = re.compile(r"\baxiom\s+(\w+)\s*:")
+ADMIT = re.compile(r"\badmit\s+(?:loop\s+)?\w+\s+(\w+)\s*:")
+FUNCTION = re.compile(r"\b(\w+)\s*\([^()]*\)\s*\{")
+
+
+def _admitting_function(text: str, at: int) -> str | None:
+    """The function an ``admit`` clause at ``at`` belongs to: the first one
+    defined after the end of its contract (``*/``, or ``@/`` in a ghost)."""
+    ends = [i for i in (text.find("*/", at), text.find("@/", at)) if i >= 0]
+    found = FUNCTION.search(text, min(ends)) if ends else None
+    return found.group(1) if found else None
+
+
+def assumptions(root: Path = ROOT) -> list[tuple[str, str]]:
+    """Every assumption the proofs take unproved, as (where, name): each
+    ``axiom`` of ``why3/*.mlw`` and of the ACSL of ``native/`` and
+    ``proofs/wp/``, and each function with an ``admit`` clause (named by the
+    function; the clause label when no function follows)."""
+    out: list[tuple[str, str]] = []
+    for path in sorted((root / "why3").glob("*.mlw")):
+        text = path.read_text(encoding="utf-8")
+        for match in WHY3_AXIOM.finditer(text):
+            line = text.count("\n", 0, match.start(1)) + 1
+            out.append((f"{rel(path, root)}:{line}", match.group(1)))
+    sources = sorted((root / "native").rglob("*.[ch]")) + sorted((root / "proofs/wp").glob("*.c"))
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        for match in ACSL_AXIOM.finditer(text):
+            line = text.count("\n", 0, match.start(1)) + 1
+            out.append((f"{rel(path, root)}:{line}", match.group(1)))
+        for match in ADMIT.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            name = _admitting_function(text, match.end()) or match.group(1)
+            out.append((f"{rel(path, root)}:{line}", name))
+    return out
+
+
+def unnamed_assumptions(root: Path = ROOT) -> list[str]:
+    """The assumptions the trusted base does not name (as `` `name` ``)."""
+    text = (root / TRUSTED_BASE).read_text(encoding="utf-8")
+    return [f"{where}: {name}" for where, name in assumptions(root) if f"`{name}`" not in text]
+
+
+def misra_unnamed(root: Path = ROOT, checked: tuple[str, ...] = ("native/src",)) -> list[str]:
+    """The C files of the kernel (``native/src``, ``native/hw``) outside
+    ``checked`` (the folders the MISRA check analyses) that the trusted base
+    does not name as unchecked."""
+    text = (root / TRUSTED_BASE).read_text(encoding="utf-8")
+    files = sorted((root / "native/src").glob("*.c")) + sorted((root / "native/hw").glob("*.c"))
+    return [
+        rel(f, root)
+        for f in files
+        if rel(f, root).rsplit("/", 1)[0] not in checked and f"`{rel(f, root)}`" not in text
+    ]
+
+
 # ------------------------------------------------------------------ generated blocks
 
 BLOCK = re.compile(
@@ -367,7 +511,43 @@ def _bench_targets(root: Path) -> str:
     return "\n".join(rows) + f"\n\nMachine of that run: {machine} (`benchmarks/results.json`).\n"
 
 
+def _prover_goals(root: Path) -> str:
+    """The goals each manifest pins to each prover (the names the manifests use)."""
+    rows = ["| manifest | pinned prover | goals |", "|---|---|---:|"]
+    why3 = json.loads((root / "proofs/manifest.json").read_text())
+    wp = json.loads((root / "proofs/wp-manifest.json").read_text())
+    for name, goals in (
+        ("proofs/manifest.json", [g for f in why3["files"] for g in f["goals"]]),
+        ("proofs/wp-manifest.json", [g for u in wp["units"] for g in u["goals"].values()]),
+    ):
+        counts: dict[str, int] = {}
+        for goal in goals:
+            counts[goal["prover"]] = counts.get(goal["prover"], 0) + 1
+        rows += [f"| `{name}` | {prover} | {n} |" for prover, n in sorted(counts.items())]
+    return "\n".join(rows) + "\n"
+
+
+def _proof_subjects(root: Path) -> str:
+    """The report's proof subjects, as its data module states them."""
+    from sonnx_mul_assurance.report.trusted import PROOF_SUBJECTS
+
+    rows = ["| `about` | label | meaning |", "|---|---|---|"]
+    rows += [f"| `{s.key}` | {s.label} | {s.meaning} |" for s in PROOF_SUBJECTS.values()]
+    return "\n".join(rows) + "\n"
+
+
+def _trusted_components(root: Path) -> str:
+    """The report's trusted components, by name, as its data module lists them."""
+    from sonnx_mul_assurance.report.prose import load_wp_units
+    from sonnx_mul_assurance.report.trusted import trusted_base
+
+    return "".join(f"- {c.name}\n" for c in trusted_base(load_wp_units(root)))
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
+    "proof-subjects": _proof_subjects,
+    "prover-goals": _prover_goals,
+    "trusted-components": _trusted_components,
     "why3-goals": _why3_table,
     "wp-goals": _wp_table,
     "goal-totals": _totals,

@@ -58,19 +58,22 @@ def _run_prove(args: argparse.Namespace) -> int:
 REPORT = Command(
     "report", "write the traceability report and run its gate",
     "Collect the evidence of proofs/out (Why3 goals, CrossHair conditions, pytest "
-    "JUnit, exhaustive agreement) and the requirement markers of the sources, and write "
+    "JUnit, Frama-C WP goals, the MISRA check, exhaustive agreement) and the requirement "
+    "markers of the sources, and write "
     "DIR/traceability.json, .md and .html (and DIR/sources/, the files it links to): per "
     "requirement its spec, code, test and proof evidence and a verdict; absent evidence, "
-    "trusted base, objectives, SONNX alignment, hashes. --require exhaustive (release "
-    "builds) fails the gate without exhaustive.json. Exit 0: every requirement passes; "
+    "trusted base, objectives, SONNX alignment, hashes. --require exhaustive --require "
+    "native-exhaustive (release builds, make report-release) fails the gate without "
+    "exhaustive.json or native-exhaustive.json. Exit 0: every requirement passes; "
     "1: the gate failed.",
     configure_report, _run_report,
 )  # fmt: skip
 
 PROVE = Command(
     "prove", "run the whole proof pipeline (what make prove runs)",
-    "In a checkout of the project: the Why3 proofs, the CrossHair contract checks, the "
-    "tests with the agreement checks, then the traceability report into proofs/out/ "
+    "In a checkout of the project: the Why3 proofs, the CrossHair contract checks, "
+    "Frama-C WP on the C kernel and its MISRA check, the tests with the agreement "
+    "checks, then the traceability report into proofs/out/ "
     "and its gate. Exit 0: every step passed; 1: a step failed (all steps still run).",
     _configure_prove, _run_prove,
 )  # fmt: skip

@@ -78,7 +78,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
     "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
-    "tests/report/test_evidence_binding.py",
+    "tests/report/test_evidence_binding.py", "tests/report/test_prose.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -102,6 +102,7 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/report/test_native_evidence.py", "tests/report/test_evidence_coverage.py",
     ),
     f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
+    f"{_PKG}/report/prose.py": ("tests/report/test_prose.py", "tests/report/test_screenshots.py"),
     f"{_PKG}/report/alignment.py": (
         "tests/report/test_sonnx_newest.py", "tests/report/test_render.py",
         "tests/report/test_trace_audit.py",
@@ -144,8 +145,8 @@ through) and the tests that face it (all of ``tests/report`` for the core).
 ``report/__main__.py`` holds only the call of ``main``."""
 
 _RULE_TESTS = (
-    "tests/checker/test_rule_pins.py", "tests/checker/test_checker_issue29.py",
-    "tests/checker/test_checker_issue21.py", "tests/checker/test_onnx_checker.py",
+    "tests/checker/test_rule_pins.py", "tests/checker/test_checker_name_spellings.py",
+    "tests/checker/test_checker_false_conforms.py", "tests/checker/test_onnx_checker.py",
     "tests/checker/test_checker_soundness.py", "tests/checker/test_checker_symbolic.py",
     "tests/checker/test_checker_mutants.py",
 )  # fmt: skip
@@ -181,7 +182,7 @@ MODELS_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
     f"{_M}/openvino.py": (
         "tests/checker/test_openvino_pins.py", "tests/checker/test_openvino.py",
-        "tests/checker/test_checker_issue21.py",
+        "tests/checker/test_checker_false_conforms.py",
     ),
     f"{_M}/ort.py": ("tests/ort/test_ort_engine.py",),
 })  # fmt: skip
@@ -257,7 +258,7 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # not the mutated copy, and the test ordering would run their minutes first).
     "src/sonnx_mul_verify.py": ("tests/cli/test_verify_rules.py", "tests/cli/test_wrong_calls.py"),
     # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
-    # by tests/checker/test_rule_pins.py, tests/checker/test_checker_issue29.py and
+    # by tests/checker/test_rule_pins.py, tests/checker/test_checker_name_spellings.py and
     # tests/assurance/test_conform_compare.py.
     **MODELS_TARGETS,
     **CONFORM_TARGETS,

@@ -49,8 +49,9 @@ static inline float f32_from_bits(uint32_t u)
  * the canonical one: WP's model has one NaN, whose bits SonnxBits calls
  * canonical, so such a clause would make every NaN written look canonical
  * (the float32 loop without its NaN rule would then be proved).  The
- * bfloat16 code calls the views without these clauses, so that its goals
- * do not carry SonnxBits's float axioms (Debian's CVC4 has no floats). */
+ * bfloat16 loop calls the views without these clauses, so that its goals
+ * do not carry SonnxBits's float axioms (Debian's CVC4 has no floats); the
+ * exported narrowings call them, as their contracts speak of sonnx_bits32. */
 /*@ assigns \nothing;
     admit ensures number: !\is_NaN(x) ==> \result == sonnx_bits32(x);
     admit ensures nan: \is_NaN(x) ==> \result % 2147483648 > 2139095040;
@@ -133,15 +134,10 @@ static inline uint32_t bf16_to_f32_bits(uint16_t h)
  * the exponent (up to infinity) exactly as value rounding does.  A NaN is
  * quieted (bit 6) keeping its sign and leading payload bits.  Written with
  * unsigned `/` and `%` by powers of two (gcc emits the same shifts and
- * masks) so that WP proves it against its specification on the bits. */
-/*@ logic integer sonnx_bf16_rne(integer u) = (u + 32767 + (u / 65536) % 2) / 65536;
-    logic integer sonnx_bf16_quiet(integer u) =
-        ((u / 65536) % 128 >= 64) ? u / 65536 : u / 65536 + 64;
-    predicate sonnx_f32_bits_nan(integer u) = u % 2147483648 > 2139095040;
-*/
+ * masks) so that WP proves it against its specification on the bits,
+ * sonnx_bf16_narrow of the header (native/bitspec.py). */
 /*@ assigns \nothing;
-    ensures nan: sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_quiet(u);
-    ensures rne: !sonnx_f32_bits_nan(u) ==> \result == sonnx_bf16_rne(u);
+    ensures narrow: \result == sonnx_bf16_narrow(u);
 */
 /* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_bits_to_bf16(uint32_t u)
@@ -321,12 +317,20 @@ static inline uint16_t f32_bits_to_f16(uint32_t u, uint32_t sign)
     return (uint16_t)(h + sign);
 }
 
-/*@ assigns \nothing; */
+/* The pattern through the view with SonnxBits's clauses (the exported
+ * narrowing's contract speaks of sonnx_bits32); the sign bit moved to
+ * float16's place by a division and a product by powers of two (gcc emits
+ * the shift and mask), which the provers read as linear arithmetic. */
+/*@ assigns \nothing;
+    ensures rne: !\is_NaN(x) ==> \result ==
+      sonnx_f16_narrow(sonnx_bits32(x) % 2147483648) + (sonnx_bits32(x) / 2147483648) * 32768;
+    ensures nan: \is_NaN(x) ==> \result % 32768 > 31744 && (\result / 512) % 2 == 1;
+*/
 /* @relation(F-FLOAT, scope=function) */
 static inline uint16_t f32_to_f16(float x)
 {
-    const uint32_t u = f32_bits(x);
-    return f32_bits_to_f16(u, (u >> 16U) & 0x8000U);
+    const uint32_t u = f32_pattern(x);
+    return f32_bits_to_f16(u, (u / 2147483648U) * 32768U);
 }
 
 /* ---- the loops -------------------------------------------------------- */
@@ -675,7 +679,7 @@ uint16_t sonnx_mul_f32_to_f16_bits(float x)
 /* @relation(F-FLOAT, scope=function) */
 uint16_t sonnx_mul_f32_to_bf16_bits(float x)
 {
-    return f32_bits_to_bf16(f32_bits(x));
+    return f32_bits_to_bf16(f32_pattern(x));
 }
 
 /* @relation(F-FLOAT, scope=function) */

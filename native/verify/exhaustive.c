@@ -73,14 +73,18 @@
  * leaving a block's last vector uncopied; skipping its tail), which must
  * be caught.
  *
- * Comparisons are bit for bit, except that any NaN matches any NaN (the
- * payload is unspecified; the sign of a NaN is not compared).  The oracles
+ * Comparisons are bit for bit.  The narrowings' NaNs too: the sign, the
+ * quiet bit set and the leading payload bits (what the header states of
+ * the conversions; F16C's vcvtps2ph does the same).  For the products any
+ * NaN matches any NaN (the oracles' payloads are the hardware's; the NaN
+ * rule is checked by the views and the tests).  The oracles
  * share no code with the kernel: no bit tricks, values computed with
  * binary64 arithmetic, ldexp/frexp/rint, which are exact here.
  *
  * Usage: exhaustive [CHECK ...]   (default: all); `exhaustive selftest`
  * runs the oracles against deliberately wrong narrowings (truncation, a
- * wrong mask, a float64 loop without the NaN rule) and must report
+ * wrong mask, ties rounded to odd, the wrong quiet bit of a NaN) and a
+ * float64 loop without the NaN rule, and must report
  * mismatches: the negative control.
  * Prints one line per check: name inputs mismatches wall-seconds
  * cpu-seconds (the machine may be shared: CPU time is the check's own cost).  Exit 0 when
@@ -248,6 +252,18 @@ static uint16_t ref_bf16(uint32_t u)
     return (uint16_t)upper;
 }
 
+/* The narrowing's reference: ref_bf16, and a NaN with its sign and leading
+ * payload bits, the quiet bit (bit 6) set. */
+static uint16_t ref_bf16_narrow(uint32_t u)
+{
+    const uint32_t exponent = (u >> 23) & 0xFFU;
+    const uint32_t mantissa = u & 0x7FFFFFU;
+    if (exponent == 0xFFU && mantissa != 0U) {
+        return (uint16_t)((u >> 16) | 0x40U);
+    }
+    return ref_bf16(u);
+}
+
 static int is_nan16(uint16_t u, int exp_mask, int man_mask)
 {
     return ((u & exp_mask) == exp_mask) && ((u & man_mask) != 0);
@@ -275,13 +291,54 @@ static uint16_t wrong_mask_f16(float x)    /* planted: kernel result, lowest man
     return (uint16_t)(sonnx_mul_f32_to_f16_bits(x) & 0xFFFEU);
 }
 
+/* planted: a tie (exactly half way between two bfloat16 values) goes to
+ * the odd neighbour; every other input as the kernel */
+static uint16_t ties_to_odd_bf16(float x)
+{
+    const uint32_t u = bits_of(x);
+    const int nan = ((u & 0x7F800000U) == 0x7F800000U) && ((u & 0x7FFFFFU) != 0U);
+    if (!nan && (u & 0xFFFFU) == 0x8000U) {
+        return (uint16_t)((u >> 16) | 1U);
+    }
+    return sonnx_mul_f32_to_bf16_bits(x);
+}
+
+/* planted: a NaN quieted with bit 5 instead of bit 6 */
+static uint16_t quiet_bit5_bf16(float x)
+{
+    const uint16_t r = sonnx_mul_f32_to_bf16_bits(x);
+    const uint32_t u = bits_of(x);
+    const int nan = ((u & 0x7F800000U) == 0x7F800000U) && ((u & 0x7FFFFFU) != 0U);
+    return nan ? (uint16_t)((u >> 16) | 0x20U) : r;
+}
+
+/* planted: a tie in float16's normal range goes to the odd neighbour */
+static uint16_t ties_to_odd_f16(float x)
+{
+    const uint32_t u = bits_of(x);
+    const uint32_t mag = u & 0x7FFFFFFFU;
+    if (mag >= 0x38800000U && mag < 0x47800000U && (mag & 0x1FFFU) == 0x1000U) {
+        return (uint16_t)(((u >> 16) & 0x8000U) | (((mag - 0x38000000U) >> 13) | 1U));
+    }
+    return sonnx_mul_f32_to_f16_bits(x);
+}
+
+/* planted: a NaN quieted with bit 8 instead of bit 9 */
+static uint16_t quiet_bit8_f16(float x)
+{
+    const uint16_t r = sonnx_mul_f32_to_f16_bits(x);
+    const uint32_t u = bits_of(x);
+    const int nan = ((u & 0x7F800000U) == 0x7F800000U) && ((u & 0x7FFFFFU) != 0U);
+    return nan ? (uint16_t)(((u >> 16) & 0x8000U) | 0x7D00U | ((u >> 13) & 0x2FFU)) : r;
+}
+
 static unsigned long long check_narrow_f16(narrow_fn f, uint64_t stride)
 {
     unsigned long long bad = 0;
     for (uint64_t u = 0; u <= 0xFFFFFFFFULL; u += stride) {
         const float x = float_of((uint32_t)u);
         const uint16_t want = f16c_bits(x);
-        if (!same16(f(x), want, 0x7C00, 0x03FF)) {
+        if (f(x) != want) {
             if (bad < 3) {
                 fprintf(stderr, "  narrow-f16 0x%08llx: got 0x%04x want 0x%04x\n",
                         (unsigned long long)u, f(x), want);
@@ -297,7 +354,7 @@ static unsigned long long check_narrow_bf16(narrow_fn f, uint64_t stride)
     unsigned long long bad = 0;
     for (uint64_t u = 0; u <= 0xFFFFFFFFULL; u += stride) {
         const float x = float_of((uint32_t)u);
-        const uint16_t want = ref_bf16((uint32_t)u);
+        const uint16_t want = ref_bf16_narrow((uint32_t)u);
         if ((u % 257U) == 0U) { /* the reference against the value-based RNE */
             const uint16_t value = bf16_bits_of_value(rne_format((double)x, 8, -126, 127));
             if (!same16(want, value, 0x7F80, 0x007F)) {
@@ -306,7 +363,7 @@ static unsigned long long check_narrow_bf16(narrow_fn f, uint64_t stride)
                 bad++;
             }
         }
-        if (!same16(f(x), want, 0x7F80, 0x007F)) {
+        if (f(x) != want) {
             if (bad < 3) {
                 fprintf(stderr, "  narrow-bf16 0x%08llx: got 0x%04x want 0x%04x\n",
                         (unsigned long long)u, f(x), want);
@@ -752,6 +809,25 @@ int main(int argc, char **argv)
         t0 = now();
         const unsigned long long b2 = check_narrow_f16(wrong_mask_f16, 4099U);
         printf("selftest-wrong-mask-f16 %llu caught %.2f\n", b2, now() - t0);
+        static const struct {
+            const char *name;
+            narrow_fn fn;
+            int bf;
+        } narrowings[] = {
+            {"selftest-ties-to-odd-bf16", ties_to_odd_bf16, 1},
+            {"selftest-quiet-bit-bf16", quiet_bit5_bf16, 1},
+            {"selftest-ties-to-odd-f16", ties_to_odd_f16, 0},
+            {"selftest-quiet-bit-f16", quiet_bit8_f16, 0},
+        };
+        for (size_t k = 0; k < sizeof narrowings / sizeof narrowings[0]; k++) {
+            t0 = now();
+            const unsigned long long caught = narrowings[k].bf
+                ? check_narrow_bf16(narrowings[k].fn, 4099U)
+                : check_narrow_f16(narrowings[k].fn, 4099U);
+            printf("%s %llu caught %.2f\n", narrowings[k].name, caught, now() - t0);
+            failed |= (caught == 0ULL);
+        }
+        t0 = now();
         unsigned long long views;
         const unsigned long long b3 = check_views_f64(no_rule_f64, &views);
         printf("selftest-no-rule-f64 %llu caught %.2f\n", b3, now() - t0);
@@ -816,7 +892,7 @@ int main(int argc, char **argv)
             return 1;
         }
 #endif
-        return (b1 > 0ULL && b2 > 0ULL && b3 > 0ULL) ? 0 : 1;
+        return (b1 > 0ULL && b2 > 0ULL && b3 > 0ULL && !failed) ? 0 : 1;
     }
     if (selected(argc, argv, "widen-f16")) {
         t0 = now();

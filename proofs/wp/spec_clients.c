@@ -4,8 +4,9 @@
  *
  * Clients of native/include/sonnx_mul_kernel.h: each calls one kernel entry
  * point and asserts the specification's statement of that call (why3/wrap.mlw,
- * why3/checked.mlw, the NaN rule), written with literals, not with the
- * header's predicates.  WP proves each assert from the callee's contract
+ * why3/checked.mlw, the NaN rule, the narrowings of why3/f16_bits.mlw),
+ * written with literals and the client's own copy of native/bitspec.py's
+ * functions, not with the header's predicates.  WP proves each assert from the callee's contract
  * alone: a contract weakened or a conjunct dropped leaves an assert unproved. */
 /* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_kernel.h"
@@ -567,4 +568,45 @@ void spec_nan_rule_bf16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
     /*@ assert spec_nan_rule: \forall integer k; 0 <= k < n ==>
             c[k] % 32768 <= 32640 || c[k] == 32704; */
     /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+}
+
+/*@ // native/bitspec.py's narrowings, which why3/f16_bits.mlw proves IEEE 754's
+    logic integer spec_shr13(integer x, integer j) =
+      \let x1 = x / 8192;
+      \let x2 = (j / 8) % 2 == 1 ? x1 / 256 : x1;
+      \let x3 = (j / 4) % 2 == 1 ? x2 / 16 : x2;
+      \let x4 = (j / 2) % 2 == 1 ? x3 / 4 : x3;
+      j % 2 == 1 ? x4 / 2 : x4;
+
+    logic integer spec_f16_narrow(integer u) =
+      u > 2139095040 ? 32256 + (u / 8192) % 512 :
+      u >= 1199570944 ? 31744 :
+      u >= 947912704 ? (u - 939524096 + 4095 + (u / 8192) % 2) / 8192 :
+      u >= 855638016 ? (\let sig = u % 8388608 + 8388608;
+      \let j = 112 - u / 8388608;
+      \let t = spec_shr13(sig + (spec_shr13(sig, j) / 2) % 2 - 1, j);
+      t / 2 + t % 2) : 0;
+
+    logic integer spec_bf16_narrow(integer u) =
+      u % 2147483648 > 2139095040 ? (u / 65536) % 128 >= 64 ? u / 65536 : u / 65536 + 64 : (u + 32767 + (u / 65536) % 2) / 65536;
+*/
+
+/* @relation(F-FLOAT, scope=function) */
+/*@ assigns \nothing; */
+uint16_t spec_narrow_f16(float x)
+{
+    const uint16_t r = sonnx_mul_f32_to_f16_bits(x);
+    /*@ assert spec_rne: !\is_NaN(x) ==> r == spec_f16_narrow(sonnx_bits32(x) % 2147483648) + (sonnx_bits32(x) / 2147483648) * 32768; */
+    /*@ assert spec_nan: \is_NaN(x) ==> r % 32768 > 31744 && (r / 512) % 2 == 1; */
+    return r;
+}
+
+/* @relation(F-FLOAT, scope=function) */
+/*@ assigns \nothing; */
+uint16_t spec_narrow_bf16(float x)
+{
+    const uint16_t r = sonnx_mul_f32_to_bf16_bits(x);
+    /*@ assert spec_rne: !\is_NaN(x) ==> r == spec_bf16_narrow(sonnx_bits32(x)); */
+    /*@ assert spec_nan: \is_NaN(x) ==> r % 32768 > 32640 && (r / 64) % 2 == 1; */
+    return r;
 }

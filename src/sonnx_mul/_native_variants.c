@@ -108,8 +108,9 @@ static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
 }
 
 /* The int8/uint8 wrap loops with streaming stores (32- and 64-byte; the
- * products by the variant's proved loop, the copy verified exhaustively, not
- * WP-proved), called directly by the import check. */
+ * products by the variant's proved loop; WP proves the loop from the
+ * admitted contract of its copy, which is verified exhaustively: its unit in
+ * proofs/wp-manifest.json), called directly by the import check. */
 static void wrap_stream8_8(const void *a, const void *b, void *c, size_t n)
 {
     sonnx_mul_stream8_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
@@ -175,7 +176,8 @@ static int isa_supported[ISA_COUNT];
 const struct isa *sonnx_glue_isa_current = &ISAS[0];
 
 #if defined(SONNX_MUL_X86_VARIANTS)
-/* A hardware variant's loops that are not its proved ones: float16 by F16C,
+/* A hardware variant's loops that stand in for its portable ones (WP proves
+ * each under the portable loop's contract): float16 by F16C,
  * int8/uint8 wrap through the streaming loop (`i8`, `u8`: with the
  * threshold; `stream8`: the loop itself, for the import check). */
 static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn u8,

@@ -314,7 +314,11 @@ def test_misra_writer_output_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     data = schema.load(schema.MisraEvidence, tmp_path / misra.OUT)
     assert data.verdict == "fail" and [f.rule for f in data.findings] == ["19.2"] * 3 + ["10.4"]
     assert any("rule 10.4" in e for e in data.errors)
-    assert [d.rule for d in data.deviations] == ["19.2", "8.7"]
+    recorded = json.loads((root / misra.DEVIATIONS).read_text())["deviations"]
+    assert [d.rule for d in data.deviations] == [d["rule"] for d in recorded]
+    assert data.deviations[:2] == [
+        schema.from_json(schema.MisraDeviation, d, "deviations") for d in recorded[:2]
+    ]
 
 
 def test_every_registered_file_has_a_dataclass_schema() -> None:

@@ -196,3 +196,26 @@ def test_bf16_product_is_the_exact_product_rounded_once() -> None:
     want = np.where((want & 0x7FFF) > 0x7F80, 0x7FC0, want)  # the NaN rule
     got = np.array([SPEC.evaluate(BF16_MUL, int(a), int(b)) for a, b in pairs])
     assert np.array_equal(got, want.astype(np.int64))
+
+
+def test_bf16_narrow_is_ml_dtypes_float32_to_bfloat16_with_the_quiet_nan() -> None:
+    # the definition the header's contract and why3/f16_bits.mlw's
+    # bf16_narrow_is_ieee share: ties (every exponent, both signs), their
+    # neighbours, the largest finite values, NaN payloads, random patterns
+    narrow = next(f for f in SPEC.FUNCTIONS if f.name == "sonnx_bf16_narrow")
+    assert SPEC.bounds(narrow)[0] == 0
+    tops = np.arange(0, 0x10000, 13, dtype=np.uint64) << 16  # every exponent, both signs
+    rng = np.random.default_rng(2029)
+    u = np.unique(
+        np.concatenate(
+            [tops | 0x8000, tops | 0x7FFF, tops | 0x8001, tops, rng.integers(0, 2**32, 5000)]
+        )
+    ).astype(np.uint32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = u.view(np.float32).astype(ml_dtypes.bfloat16).view(np.uint16).astype(np.int64)
+    got = np.array([SPEC.evaluate(narrow, int(x)) for x in u], dtype=np.int64)
+    nan = (u & 0x7FFFFFFF) > 0x7F800000
+    assert np.array_equal(got[~nan], want[~nan])
+    # a NaN: its sign and leading payload bits, the quiet bit (bit 6) set
+    assert np.array_equal(got[nan], ((u[nan] >> 16) | 0x40).astype(np.int64))

@@ -28,6 +28,11 @@ def test_F_FLOAT_harness_negative_control_widenings_and_example() -> None:
     assert proc.returncode == 0, proc.stdout
     caught = {line.split()[0]: int(line.split()[1]) for line in proc.stdout.splitlines()}
     assert caught["selftest-truncating-bf16"] > 0 and caught["selftest-wrong-mask-f16"] > 0
+    # ties rounded to odd and a NaN's wrong quiet bit, in both formats: the
+    # narrowings are compared bit for bit, NaNs included
+    for fmt in ("bf16", "f16"):
+        assert caught[f"selftest-ties-to-odd-{fmt}"] > 0
+        assert caught[f"selftest-quiet-bit-{fmt}"] > 0
     assert caught["selftest-no-rule-f64"] > 0  # views-f64 sees the hardware's NaN
     # the hardware loops' planted faults this CPU can run (F16C: rounding
     # toward zero, the hardware's NaN, the tail copied one element short;

@@ -5,7 +5,11 @@ specification says of the call; WP proves it from the callee's contract.
 Negative controls: a copy of the header with contracts weakened (a conjunct
 dropped, an ``ensures`` weakened, a NaN rule loosened, a modulus changed)
 must leave the matching client asserts unproved, with the pinned prover and
-step limits, so that no ``update-manifest`` could pin them.
+step limits, so that no ``update-manifest`` could pin them (it refuses a
+unit with a goal unproved).  The exported narrowings' clients assert the
+bitspec definition that why3/f16_bits.mlw proves IEEE 754's, under their
+own names: their round-to-nearest ``ensures`` with ``==`` weakened to
+``<=`` fails its client whatever the manifest pins.
 """
 
 from __future__ import annotations
@@ -87,6 +91,40 @@ PLANTED_FLOAT: tuple[tuple[str, str, str], ...] = (
         ": sonnx_same64(r, sonnx_fmul64(x, y));",
         ": \\true;",
         "typed_spec_f64_assert_spec_product",
+    ),
+)
+# the exported narrowings' clients: (functions, properties, planted weakenings)
+PLANTED_NARROWING: tuple[
+    tuple[list[str], tuple[str, ...], tuple[tuple[str, str, str], ...]], ...
+] = (
+    (
+        ["spec_narrow_bf16"],
+        (),
+        (
+            (  # bfloat16's round to nearest: `==` weakened to `<=`
+                "ensures rne: !\\is_NaN(x) ==> \\result == sonnx_bf16_narrow(sonnx_bits32(x));",
+                "ensures rne: !\\is_NaN(x) ==> \\result <= sonnx_bf16_narrow(sonnx_bits32(x));",
+                "typed_spec_narrow_bf16_assert_spec_rne",
+            ),
+            (  # a bfloat16 NaN's quiet bit no longer stated
+                "\\result % 32768 > 32640 && (\\result / 64) % 2 == 1;",
+                "\\result % 32768 > 32640;",
+                "typed_spec_narrow_bf16_assert_spec_nan",
+            ),
+        ),
+    ),
+    (
+        # float16's client, its NaN goal only (its value goal costs a minute
+        # of Z3; make prove's WP check proves it)
+        ["spec_narrow_f16"],
+        ("spec_nan",),
+        (
+            (  # a float16 NaN's quiet bit no longer stated
+                "\\result % 32768 > 31744 && (\\result / 512) % 2 == 1;\n*/\n#else",
+                "\\result % 32768 > 31744;\n*/\n#else",
+                "typed_spec_narrow_f16_assert_spec_nan",
+            ),
+        ),
     ),
 )
 FLOAT_FUNCTIONS: list[str] = []  # the whole unit: its lemmas are hypotheses of the clients
@@ -184,3 +222,31 @@ def test_weakened_float_contracts_leave_their_client_asserts_unproved(tmp_path: 
     )
     refused = {goal for *_, goal in PLANTED_FLOAT if wp_failed(run, goal)}
     assert refused == {goal for *_, goal in PLANTED_FLOAT}, (sorted(refused), errors)
+
+
+@pytest.mark.parametrize(
+    ("functions", "properties", "planted"), PLANTED_NARROWING, ids=["bfloat16", "float16"]
+)
+def test_positive_control_the_narrowing_clients_are_proved(
+    tmp_path: Path,
+    functions: list[str],
+    properties: tuple[str, ...],
+    planted: tuple[tuple[str, str, str], ...],
+) -> None:
+    run, errors = _run(tmp_path, (), functions=functions, properties=properties)
+    assert errors == [], errors
+    assert {goal for *_, goal in planted} <= set(run.goals)
+
+
+@pytest.mark.parametrize(
+    ("functions", "properties", "planted"), PLANTED_NARROWING, ids=["bfloat16", "float16"]
+)
+def test_weakened_narrowing_contracts_leave_their_client_asserts_unproved(
+    tmp_path: Path,
+    functions: list[str],
+    properties: tuple[str, ...],
+    planted: tuple[tuple[str, str, str], ...],
+) -> None:
+    run, errors = _run(tmp_path, planted, functions=functions, properties=properties)
+    refused = {goal for *_, goal in planted if wp_failed(run, goal)}
+    assert refused == {goal for *_, goal in planted}, (sorted(refused), errors)

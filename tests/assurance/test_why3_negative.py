@@ -635,3 +635,30 @@ def test_bfloat16_product_fault_fails_its_ieee_lemma(copy: Path) -> None:
     # 1.0234375 * 1.5 = 1.53515625, halfway between 0x3FC4 (even) and 0x3FC5
     assert evaluate(copy, "sonnx_bf16_mul_bits", 0x3F83, 0x3FC0) == 0x3FC5
     refuted(copy, str(bits.PATH), "Conversions", {"bf16_mul_is_ieee#3"}, aborts=True)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "goal", "witness"),
+    [
+        ('op(op(op("u", "+", 32767), "+", op(hi, "%", 2)), "/", 65536)',
+         'op(op(op("u", "+", 32768), "-", op(hi, "%", 2)), "/", 65536)',
+         "bf16_narrow_is_ieee#5", (0x3F808000, 0x3F80, 0x3F81)),
+        ('select(cmp(op(hi, "%", 128), ">=", 64), hi, op(hi, "+", 64))',
+         'select(cmp(op(hi, "%", 64), ">=", 32), hi, op(hi, "+", 32))',
+         "bf16_narrow_is_ieee#3", (0x7F810000, 0x7FC1, 0x7FA1)),
+    ],
+    ids=["ties rounded to odd", "the wrong quiet bit"],
+)  # fmt: skip
+def test_bfloat16_narrowing_fault_fails_its_ieee_lemma(
+    copy: Path, old: str, new: str, goal: str, witness: tuple[int, int, int]
+) -> None:
+    # the definition the exported narrowing's contract and its client share
+    # (sonnx_bf16_narrow): goal #5 is the value of a number, #3 a NaN's quiet
+    # bit.  cvc5 1.0.3 aborts in CaDiCaL on the false goals ("High failure",
+    # as for the bfloat16 product above): the abort counts, and evaluation
+    # refutes the planted definition on a witness
+    plant_bitspec(copy, old, new)
+    u, right, wrong = witness
+    assert evaluate(REPO, "sonnx_bf16_narrow", u) == right
+    assert evaluate(copy, "sonnx_bf16_narrow", u) == wrong
+    refuted(copy, str(bits.PATH), "Conversions", {goal}, aborts=True)

@@ -31,6 +31,8 @@ SELECTIONS = (
     ("mul1_bf16", "nan_rule"),
     ("sonnx_mul_bf16", "done"),
     ("sonnx_mul_f32", "done"),
+    ("sonnx_mul_f32_to_bf16_bits", "rne"),
+    ("f32_to_f16", "rne"),
 )
 """What the faults below are run on, each a function and one of its named
 properties ("": all its goals); the positive control runs every one."""
@@ -250,3 +252,35 @@ def test_F_FLOAT_tie_to_another_product_fails(tmp_path: Path) -> None:
     assert wp.compare(run, narrowed(pinned, lemmas))
     assert wp_failed(run, "typed_lemma_tie32"), run.goals
     assert run.goals["typed_lemma_tie64"].status == wp.VALID
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "function", "goal"),
+    [
+        # the bfloat16 narrowing's round to nearest weakened: `==` to `<=`
+        (
+            "ensures narrow: \\result == sonnx_bf16_narrow(u);",
+            "ensures narrow: \\result <= sonnx_bf16_narrow(u);",
+            "sonnx_mul_f32_to_bf16_bits",
+            "typed_sonnx_mul_f32_to_bf16_bits_ensures_rne",
+        ),
+        # the float16 narrowing's, on the bits
+        (
+            "ensures narrow: \\result == sonnx_f16_narrow(u % 2147483648) + sign;",
+            "ensures narrow: \\result <= sonnx_f16_narrow(u % 2147483648) + sign;",
+            "f32_to_f16",
+            "typed_f32_to_f16_ensures_rne",
+        ),
+    ],
+    ids=["bfloat16", "float16"],
+)
+def test_F_FLOAT_a_weakened_narrowing_contract_fails_its_exported_caller(
+    tmp_path: Path, old: str, new: str, function: str, goal: str
+) -> None:
+    # the exported narrowings' contracts (the header's, which the contract
+    # clients of proofs/wp/spec_clients.c hold to the specification) are
+    # proved from the bit-level narrowings' contracts: weakening one of those
+    # fails the caller's `rne`
+    run, errors = run_fault(tmp_path, old, new, function, "rne")
+    assert errors
+    assert wp_failed(run, goal), run.goals

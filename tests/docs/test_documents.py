@@ -86,6 +86,8 @@ def test_no_date_or_issue_number_outside_the_lab_and_the_decisions() -> None:
         "the targets (issues 20 and 28)",
         "fixed in #41",
         "the seed's text",
+        "The seed's Mul",
+        "the faults the issue names",
         "see ../shared/SPEC.md",
     ],
 )
@@ -93,6 +95,25 @@ def test_a_date_or_an_issue_number_is_found(tmp_path: Path, line: str) -> None:
     page = tmp_path / "p.md"
     page.write_text(f"text\n{line}\n")
     assert len(docs.dated_mentions(page, tmp_path)) == 1
+
+
+def test_no_date_or_issue_number_in_the_makefile_comments() -> None:
+    found = [hit for name in docs.COMMENTED for hit in docs.comment_mentions(ROOT / name)]
+    assert found == []
+
+
+def test_a_date_or_an_issue_number_in_a_makefile_comment_is_found(tmp_path: Path) -> None:
+    makefile = tmp_path / "Makefile"
+    makefile.write_text(
+        "# The glue's mutants (issue 28: the glue)\n"
+        "target:\n\techo issue 28 is a command, not a comment\n"
+        "  # measured on 2026-12-02\n"
+        "# the issues of the checker are its own\n"
+    )
+    assert [p.split(": ", 1)[1] for p in docs.comment_mentions(makefile, tmp_path)] == [
+        "'issue 28'",
+        "'2026-12-02'",
+    ]
 
 
 def test_names_are_not_issue_numbers(tmp_path: Path) -> None:
@@ -110,6 +131,57 @@ def test_the_rule_spares_the_lab_and_the_decisions() -> None:
     assert not docs.date_rule_applies("BENCHMARKS.md")
     assert docs.issue_rule_applies("BENCHMARKS.md")
     assert not docs.issue_rule_applies("docs/lab/measurements.md")
+
+
+# ------------------------------------------------------------------ section names
+def test_every_quoted_section_name_is_a_heading() -> None:
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.missing_sections(path, MARKDOWN)]  # fmt: skip
+    assert found == []
+
+
+def test_a_quoted_section_name_without_a_heading_is_found(tmp_path: Path) -> None:
+    other = tmp_path / "other.md"
+    other.write_text("# Other\n\n## Trusted base and tool data\n")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# Page\n\n## Targets (`make check-targets`)\n\n"
+        'the harness (below, "Targets"), the values (below,\n"What is checked exhaustively"),\n'
+        'see "What WP proves"; the "Trusted base" section; section "Gone away"\n'
+    )
+    assert [p.split(": ", 1)[1] for p in docs.missing_sections(page, [page, other], tmp_path)] == [
+        "'What is checked exhaustively'",
+        "'What WP proves'",
+        "'Gone away'",
+    ]
+
+
+# ------------------------------------------------------------------ named tests
+def test_every_test_named_beside_its_file_is_in_that_file() -> None:
+    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+             for p in docs.missing_tests(path)]  # fmt: skip
+    assert found == []
+
+
+def test_a_test_named_beside_the_wrong_file_is_found(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/test_a.py").write_text(
+        "def test_here() -> None:\n    pass\n\n\nclass TestK:\n    def test_method(self) -> None:\n"
+        "        pass\n"
+    )
+    (tmp_path / "tests/test_b.py").write_text("def test_elsewhere() -> None:\n    pass\n")
+    page = tmp_path / "p.md"
+    page.write_text(
+        "`tests/test_a.py`: `test_here`, test_method; `tests/test_b.py::test_elsewhere`\n"
+        "`tests/test_a.py` (test_elsewhere_planted) and test_b.py's tests\n"
+        "`tests/test_a.py::test_gone`\n"
+        "test_alone without a file is not checked\n"
+        "```\n`tests/test_a.py` test_in_code\n```\n"
+    )
+    assert [p.split(": ", 1)[1] for p in docs.missing_tests(page, tmp_path)] == [
+        "test_elsewhere_planted",
+        "test_gone",
+    ]
 
 
 # ------------------------------------------------------------------ README
@@ -153,6 +225,58 @@ def test_a_wrong_goal_count_is_found(tmp_path: Path) -> None:
         "'63 WP goals', f16c.c has 81",
         "'265 goals' is no manifest's count",
     ]
+
+
+# ------------------------------------------------------------------ assumptions
+def test_the_trusted_base_names_every_axiom_and_admitted_clause() -> None:
+    assert docs.unnamed_assumptions() == []
+
+
+def test_the_assumptions_are_found() -> None:
+    names = {name for _, name in docs.assumptions()}
+    assert {"mul_through_float64", "to_u64_modular", "u32_of_i32", "f64_pattern"} <= names
+
+
+def test_an_unnamed_assumption_is_found(tmp_path: Path) -> None:
+    for sub in ("why3", "native/src", "native/hw", "proofs/wp", "docs/assurance"):
+        (tmp_path / sub).mkdir(parents=True)
+    (tmp_path / "why3/a.mlw").write_text(
+        "theory T\n  (* an axiom here is prose *)\n  axiom named : true\n"
+        "  clone C with axiom .\n  axiom planted_axiom: false\nend\n"
+    )
+    (tmp_path / "native/src/k.c").write_text(
+        "/*@ assigns \\nothing;\n    admit ensures modular: f(x) == 0;\n*/\n"
+        "static int known(int x)\n{\n    return x;\n}\n"
+        "/*@ ghost\n  /@ admit ensures wrap: (unsigned)x == 0;\n  @/\n"
+        "  void planted_ghost(int x) { }\n*/\n"
+    )
+    (tmp_path / "native/hw/h.c").write_text("/*@ axiomatic A { axiom planted_acsl: \\true; } */\n")
+    (tmp_path / "proofs/wp/c.c").write_text("/*@ axiomatic B { axiom covered: \\true; } */\n")
+    (tmp_path / docs.TRUSTED_BASE).write_text("`named`, `known`, `covered`; planted_ghost\n")
+    assert docs.unnamed_assumptions(tmp_path) == [
+        "why3/a.mlw:5: planted_axiom",
+        "native/hw/h.c:1: planted_acsl",
+        "native/src/k.c:9: planted_ghost",
+    ]
+
+
+def test_the_trusted_base_names_the_c_files_misra_does_not_check() -> None:
+    from sonnx_mul_assurance.c import misra
+
+    checked = (misra.SOURCES.as_posix(), misra.HARDWARE.as_posix())
+    assert docs.misra_unnamed(checked=checked) == []
+
+
+def test_a_c_file_misra_skips_unnamed_is_found(tmp_path: Path) -> None:
+    for sub in ("native/src", "native/hw", "docs/assurance"):
+        (tmp_path / sub).mkdir(parents=True)
+    for name in ("native/src/k.c", "native/hw/named.c", "native/hw/planted.c"):
+        (tmp_path / name).write_text("int x;\n")
+    (tmp_path / docs.TRUSTED_BASE).write_text("not checked: `native/hw/named.c`\n")
+    assert docs.misra_unnamed(tmp_path) == ["native/hw/planted.c"]
+    # were the check to cover only native/hw, native/src would have to be named
+    assert docs.misra_unnamed(tmp_path, ("native/hw",)) == ["native/src/k.c"]
+    assert docs.misra_unnamed(tmp_path, ("native/src", "native/hw")) == []
 
 
 # ------------------------------------------------------------------ generated blocks
@@ -222,3 +346,14 @@ def test_the_tool_reports_current_blocks() -> None:
         [sys.executable, str(ROOT / "tests" / "documents.py")], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout
+
+
+# ------------------------------------------------------------------ provers named in prose
+def test_the_evidence_names_the_prover_of_the_integer_oracle() -> None:
+    """evidence.md says every goal of oracle/integers.py is pinned to cvc5:
+    true of the manifest (a re-pin to another prover fails here)."""
+    why3 = json.loads((ROOT / "proofs/manifest.json").read_text())
+    (oracle,) = [f for f in why3["files"] if f["path"] == "src/sonnx_mul/oracle/integers.py"]
+    assert {g["prover"] for g in oracle["goals"]} == {"cvc5"}
+    text = " ".join((ROOT / "docs/assurance/evidence.md").read_text(encoding="utf-8").split())
+    assert f"has {len(oracle['goals'])} goals, each pinned to cvc5" in text

@@ -408,3 +408,29 @@ def test_the_release_gate_refuses_evidence_of_other_tool_versions(
     # the development gate does not compare versions
     report = build_report(tree, registry=FIXTURE_REGISTRY, probe_tools=False)
     assert report["gate"]["problems"] == []
+
+
+@pytest.mark.parametrize(
+    ("module", "call"),
+    [
+        ("sonnx_mul_assurance.c.wp", lambda g: g["inputs"](ROOT)),
+        ("sonnx_mul_assurance.why3.driver", lambda g: g["inputs"](ROOT)),
+        ("sonnx_mul_assurance.c.misra", lambda g: g["inputs"](ROOT)),
+        ("sonnx_mul_assurance.python.crosshair", lambda g: g["inputs"]()),
+    ],
+)
+def test_a_producer_run_as_a_script_lists_the_inputs_the_gate_lists(
+    module: str, call: Callable[[dict[str, Any]], list[Path]]
+) -> None:
+    """make prove runs each producer with `python -m` (its __name__ is then
+    __main__), the gate imports it: both must list the same files, the
+    producer's own code among them."""
+    import importlib
+    import runpy
+
+    as_script = runpy.run_module(module, run_name="__not_imported__", alter_sys=True)
+    imported = vars(importlib.import_module(module))
+    listed = binding.digest(ROOT, call(as_script))
+    assert listed == binding.digest(ROOT, call(imported))
+    own = module.replace(".", "/").replace("sonnx_mul_assurance", "assurance/sonnx_mul_assurance")
+    assert f"{own}.py" in listed and "assurance/sonnx_mul_assurance/evidence/binding.py" in listed

@@ -21,7 +21,7 @@ import pytest
 from test_trace_report import FIXTURE_REGISTRY, bind, crosshair_json, function, goal, make_tree
 
 from sonnx_mul_assurance.evidence import schema
-from sonnx_mul_assurance.report import evidence, hashes, report, sources, trusted
+from sonnx_mul_assurance.report import evidence, hashes, prose, report, sources, trusted
 from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
 from sonnx_mul_assurance.report.markers import Marker, scan
 
@@ -406,3 +406,29 @@ def test_a_line_marker_counts_for_the_test_whose_def_line_it_is_on(tmp_path: Pat
     assert [(i.ids, i.location, i.name, i.ok) for i in items] == [
         (("R1",), "tests/test_t.py:1", "tests.test_t::test_a", True)
     ]
+
+
+# ---------------------------------------------------------------- provers in the trusted base
+def test_each_prover_entry_counts_the_wp_goals_pinned_to_it() -> None:
+    """The provers' entries say how many WP goals the manifest pins to them,
+    counted from the manifest, and none calls itself a fallback."""
+    repo = Path(__file__).resolve().parents[2]
+    units = prose.load_wp_units(repo)
+    manifest = json.loads((repo / "proofs/wp-manifest.json").read_text())
+    cvc4 = sum(
+        1 for u in manifest["units"] for g in u["goals"].values() if g["prover"] == "CVC4 1.8"
+    )
+    base = {c.name: c for c in trusted.trusted_base(units)}
+    assert f"{cvc4} goals to 'CVC4 1.8'" in base[trusted.CVC4].trusted_for
+    assert all("portfolio" not in " ".join((c.trusted_for, *c.reduced_by)) for c in base.values())
+    # no Why3 goal is pinned to CVC4, as its entry says
+    why3 = json.loads((repo / "proofs/manifest.json").read_text())
+    assert not any(g["prover"].startswith("cvc4") for f in why3["files"] for g in f["goals"])
+
+
+def test_a_component_without_pinned_goals_is_unchanged() -> None:
+    unit = prose.WpUnit("a.c", 3, 1, (("CVC4 1.8", 2), ("Qed", 1)))
+    cvc4 = next(c for c in trusted.TRUSTED_BASE if c.name == trusted.CVC4)
+    assert trusted.with_wp_counts(cvc4, [unit]).trusted_for.endswith("pins 2 goals to 'CVC4 1.8'")
+    gappa = next(c for c in trusted.TRUSTED_BASE if c.name.startswith("Gappa"))
+    assert trusted.with_wp_counts(gappa, [unit]) == gappa

@@ -3,7 +3,10 @@
 ``python -m sonnx_mul_assurance.c.misra check`` runs cppcheck on
 ``native/src/*.c`` as gcc sees them (gcc's predefined macros for the pinned
 flags and its own ``float.h``, so the kernel's compile-time checks pass and
-cppcheck analyses the real configuration), compares the findings with the
+cppcheck analyses the real configuration), and on the hardware loops
+``native/hw/*.c`` likewise under ``SONNX_CFLAGS_F16C`` (``-mavx2 -mf16c``,
+the avx2 variant's configuration: their AVX-512 branches are not analysed;
+gcc's ``immintrin.h`` is read, its findings dropped), compares the findings with the
 recorded deviations ``proofs/misra-deviations.json`` (rule, file, count,
 reason) and writes ``proofs/out/misra.json``.  It fails on a finding that is
 not a recorded deviation, on a deviation whose count differs (new or gone
@@ -28,6 +31,10 @@ from sonnx_mul_assurance.evidence import binding, schema
 DEVIATIONS = Path("proofs/misra-deviations.json")
 OUT = Path("proofs/out/misra.json")
 SOURCES = Path("native/src")
+HARDWARE = Path("native/hw")
+# the hardware loops' configuration: native/flags.mk's SONNX_CFLAGS_F16C, which
+# both compile under in the avx2 variant (without it they #error)
+HARDWARE_FLAGS = ("-mavx2", "-mf16c")
 INCLUDE = Path("native/include")
 _FINDING_RE = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+): \[(?P<id>[^\]]+)\]")
 _NOT_ANALYSED = (
@@ -38,11 +45,11 @@ _NOT_ANALYSED = (
 )
 
 
-def gcc_predefined(build: Path) -> Path:
-    """gcc's predefined macros under the kernel's flags, as a header."""
+def gcc_predefined(build: Path, flags: tuple[str, ...] = ()) -> Path:
+    """gcc's predefined macros under the kernel's flags (and ``flags``), as a header."""
     build.mkdir(parents=True, exist_ok=True)
-    header = build / "predefined.h"
-    argv = ["gcc", "-std=c99", "-O2", "-fexcess-precision=standard", "-dM", "-E", "-"]
+    header = build / ("predefined.h" if not flags else "predefined-hw.h")
+    argv = ["gcc", "-std=c99", "-O2", "-fexcess-precision=standard", *flags, "-dM", "-E", "-"]
     if subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout.strip() == "x86_64":
         argv[1:1] = ["-msse2", "-mfpmath=sse"]
     out = subprocess.run(argv, input="", capture_output=True, text=True, check=True)
@@ -51,13 +58,14 @@ def gcc_predefined(build: Path) -> Path:
 
 
 def run_cppcheck(
-    root: Path, sources: list[Path], include: Path
+    root: Path, sources: list[Path], include: Path, flags: tuple[str, ...] = ()
 ) -> tuple[list[tuple[str, str]], str]:
-    """(file, rule) of every finding in the kernel's own files, and the raw output."""
+    """(file, rule) of every finding in the kernel's own files, and the raw output
+    (``flags``: gcc flags added to the configuration, the hardware loops')."""
     exe = shutil.which("cppcheck")
     if exe is None:
         raise FileNotFoundError("cppcheck not found: run sh proofs/install-provers.sh")
-    predefined = gcc_predefined(root / "build" / "misra")
+    predefined = gcc_predefined(root / "build" / "misra", flags)
     gcc_include = subprocess.run(
         ["gcc", "-print-file-name=include"], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -97,6 +105,23 @@ def run_cppcheck(
     return findings, output
 
 
+def kernel_sources(root: Path) -> list[Path]:
+    """Every C file the check analyses: ``native/src/*.c`` and ``native/hw/*.c``."""
+    return sorted((root / SOURCES).glob("*.c")) + sorted((root / HARDWARE).glob("*.c"))
+
+
+def run_kernel(root: Path, sources: list[Path]) -> list[tuple[str, str]]:
+    """The findings of ``sources``: those of ``native/hw`` in the hardware
+    loops' configuration, the others in the portable one, one cppcheck run each."""
+    hardware = [s for s in sources if s.resolve().parent == (root / HARDWARE).resolve()]
+    portable = [s for s in sources if s not in hardware]
+    findings: list[tuple[str, str]] = []
+    for group, flags in ((portable, ()), (hardware, HARDWARE_FLAGS)):
+        if group:
+            findings += run_cppcheck(root, group, root / INCLUDE, flags)[0]
+    return findings
+
+
 def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -> list[str]:
     """Every reason the findings do not match the recorded deviations."""
     errors = [
@@ -121,27 +146,23 @@ def compare(findings: list[tuple[str, str]], deviations: list[dict[str, Any]]) -
     return errors
 
 
-_MODULE = __spec__.name if __spec__ is not None else __name__
-
-
 def inputs(root: Path, sources: list[Path] | None = None) -> list[Path]:
     """Every file the verdict depends on: the analysed sources (every
-    ``native/src/*.c`` unless ``sources``), the headers, the recorded
+    ``native/src/*.c`` and ``native/hw/*.c`` unless ``sources``), the headers, the recorded
     deviations and this checker's own code.  ``misra.json`` records their
     SHA-256; the gate compares them with the tree's (:mod:`..evidence.binding`)."""
-    files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
+    files = sources if sources is not None else kernel_sources(root)
     headers = sorted((root / INCLUDE).glob("*.h"))
-    # run as `python -m`, this module is __main__: its closure is found by its own name
-    own = binding.import_closure([_MODULE], ["sonnx_mul_assurance"])
+    own = binding.own_code(__spec__, __name__)
     return sorted({*files, *headers, root / DEVIATIONS, *own})
 
 
 def check(root: Path, sources: list[Path] | None = None) -> int:
     """Run the check, write proofs/out/misra.json (:class:`~sonnx_mul_assurance.
     evidence.schema.MisraEvidence`, through ``schema.dump``); 0 when clean or as deviated."""
-    files = sources if sources is not None else sorted((root / SOURCES).glob("*.c"))
+    files = sources if sources is not None else kernel_sources(root)
     bound = binding.digest(root, inputs(root, sources))
-    findings, _ = run_cppcheck(root, files, root / INCLUDE)
+    findings = run_kernel(root, files)
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
     # the record says what was analysed: files edited while cppcheck ran are not

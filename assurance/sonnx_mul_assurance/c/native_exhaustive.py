@@ -197,16 +197,22 @@ def skipped_checks(root: Path, checks: tuple[str, ...]) -> dict[str, str]:
     return reasons
 
 
+NARROWING_FAULTS = 6
+"""The selftest's wrong narrowings: each must be caught on its sample."""
+
+
 def planted_faults(root: Path) -> int:
     """How many planted faults the harness's selftest runs on this CPU: the
-    two narrowings and the float64 loop without the NaN rule everywhere, and
-    the hardware loops the CPU can execute (five 256-bit ones with AVX2 and
-    F16C: three float16, two streaming; five 512-bit ones with AVX-512)."""
+    six wrong narrowings (truncation, a wrong mask, ties to odd and the
+    wrong quiet bit in both formats) and the float64 loop without the NaN
+    rule everywhere, and the hardware loops the CPU can execute (five
+    256-bit ones with AVX2 and F16C: three float16, two streaming; five
+    512-bit ones with AVX-512)."""
     if not is_x86_64():
-        return 3
+        return NARROWING_FAULTS + 1
     have = cpu_flags()
     needs = hw_needs(root)
-    count = 3
+    count = NARROWING_FAULTS + 1
     if set(needs["mul-f16-f16c"]) <= have:
         count += 5
         if set(needs["mul-f16-f16c512"]) <= have:

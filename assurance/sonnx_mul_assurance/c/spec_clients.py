@@ -20,6 +20,13 @@ as WP uses it at a call site (its ``requires`` proved, its ``assigns`` and
   written;
 * float16/bfloat16: every element written is a number, an infinity or the
   canonical quiet NaN of its format (from ``eb``/``sb``);
+* the exported narrowings (``sonnx_mul_f32_to_f16_bits``,
+  ``sonnx_mul_f32_to_bf16_bits``): a number's result is the bitspec
+  function that ``why3/f16_bits.mlw`` proves IEEE 754's rounding to nearest
+  even (``narrow_is_ieee``, ``bf16_narrow_is_ieee``), rendered here under
+  the client's own names (``spec_...``) from ``native/bitspec.py``, not
+  read from the header; a NaN's result is a NaN of the format with its
+  quiet bit set (from ``eb``/``sb``);
 * float32/float64 (``float_tie.c``, after the lemmas that tie WP's product
   to ``floats.mlw``'s ``mul_ieee``): the specification's product, or the
   canonical NaN's bits when it is a NaN.
@@ -30,11 +37,13 @@ this generator writes; the WP check proves them like the kernel's units.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
 from sonnx_mul.oracle.softfloat import quiet_nan
+from sonnx_mul_assurance.why3 import bits
 
 PATH = Path("proofs/wp/spec_clients.c")
 
@@ -45,8 +54,9 @@ HEADER = """\
  *
  * Clients of native/include/sonnx_mul_kernel.h: each calls one kernel entry
  * point and asserts the specification's statement of that call (why3/wrap.mlw,
- * why3/checked.mlw, the NaN rule), written with literals, not with the
- * header's predicates.  WP proves each assert from the callee's contract
+ * why3/checked.mlw, the NaN rule, the narrowings of why3/f16_bits.mlw),
+ * written with literals and the client's own copy of native/bitspec.py's
+ * functions, not with the header's predicates.  WP proves each assert from the callee's contract
  * alone: a contract weakened or a conjunct dropped leaves an assert unproved. */
 /* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_kernel.h"
@@ -184,14 +194,74 @@ def _nan_rule(t: ElementType) -> str:
 """
 
 
+SPEC_PREFIX = "spec_"
+"""The clients' names for the bitspec functions (``sonnx_f16_narrow`` is
+``spec_f16_narrow`` here): the header's own definitions are never used."""
+
+NARROWINGS = {"f16": "sonnx_f16_narrow", "bf16": "sonnx_bf16_narrow"}
+"""Each exported narrowing's bitspec function (``why3/f16_bits.mlw``)."""
+
+
+def _client_name(name: str) -> str:
+    return SPEC_PREFIX + name.removeprefix("sonnx_")
+
+
+def _narrowing_logic() -> str:
+    """The bitspec functions the narrowing clients assert, rendered by
+    bitspec itself (its bounds checked), then every name of them renamed to
+    the clients' (calls included), in bitspec's order (callees first)."""
+    spec = bits.bitspec()
+    wanted = {*NARROWINGS.values(), "sonnx_shr13"}  # sonnx_f16_narrow's one helper
+    chosen = [f for f in spec.FUNCTIONS if f.name in wanted]
+    names = re.compile(r"\b(" + "|".join(sorted(f.name for f in chosen)) + r")\b")
+    body = "\n\n    ".join(
+        names.sub(lambda m: _client_name(m.group(1)), spec.render_acsl(f)) for f in chosen
+    )
+    return (
+        "/*@ // native/bitspec.py's narrowings, which why3/f16_bits.mlw proves IEEE 754's\n"
+        f"    {body}\n*/\n\n"
+    )
+
+
+def _narrowing(t: ElementType) -> str:
+    """The client of the exported narrowing from binary32 to ``t``."""
+    name = t.kernel_suffix
+    infinity = ((1 << t.eb) - 1) << (t.sb - 1)
+    sign = 1 << (t.bits - 1)
+    quiet = 1 << (t.sb - 2)
+    function = _client_name(NARROWINGS[name])
+    if name == "f16":  # rounds the magnitude; the sign goes back on
+        value = (
+            f"{function}(sonnx_bits32(x) % 2147483648) + (sonnx_bits32(x) / 2147483648) * {sign}"
+        )
+    else:  # rounds the whole pattern
+        value = f"{function}(sonnx_bits32(x))"
+    return f"""\
+/* @relation(F-FLOAT, scope=function) */
+/*@ assigns \\nothing; */
+uint16_t spec_narrow_{name}(float x)
+{{
+    const uint16_t r = sonnx_mul_f32_to_{name}_bits(x);
+    /*@ assert spec_rne: !\\is_NaN(x) ==> r == {value}; */
+    /*@ assert spec_nan: \\is_NaN(x) ==> r % {sign} > {infinity} && (r / {quiet}) % 2 == 1; */
+    return r;
+}}
+
+"""
+
+
 def generate() -> str:
-    """The whole unit, one block of clients per element type of the registry."""
+    """The whole unit, one block of clients per element type of the registry,
+    then the clients of the exported narrowings."""
     parts = [HEADER, "\n"]
     for t in dtypes.ALL_TYPES:
         if not t.is_float:
             parts.append(f"/* {t.kernel_ctype} */\n" + _wrap(t) + _checked(t))
     parts.append(_nan_rule(dtypes.FLOAT16))
     parts.append(_nan_rule(dtypes.BFLOAT16))
+    parts.append(_narrowing_logic())
+    parts.append(_narrowing(dtypes.FLOAT16))
+    parts.append(_narrowing(dtypes.BFLOAT16))
     return "".join(parts).rstrip("\n") + "\n"
 
 

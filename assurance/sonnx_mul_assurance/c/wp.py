@@ -547,7 +547,7 @@ def inputs(root: Path) -> list[Path]:
         files |= {Path(arg) for arg in unit.extra if (root / arg).is_file()}
     for folder, pattern in ((INCLUDE, "*.h"), (DRIVERS, "*"), (WHY3_SPEC, "*.mlw")):
         files |= {p.relative_to(root) for p in (root / folder).glob(pattern) if p.is_file()}
-    files |= set(binding.import_closure([__name__], ["sonnx_mul_assurance"]))
+    files |= set(binding.own_code(__spec__, __name__))
     return sorted(files)
 
 

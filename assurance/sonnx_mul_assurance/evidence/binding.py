@@ -19,6 +19,7 @@ import ast
 import importlib.util
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 
 from sonnx_mul.digest import sha256
@@ -112,6 +113,14 @@ def import_closure(modules: Iterable[str], packages: Iterable[str]) -> list[Path
     files = find_closure(*key)
     _CLOSURES[key] = (files, _stamp(files))
     return list(files)
+
+
+def own_code(spec: ModuleSpec | None, name: str) -> list[Path]:
+    """The files of a producer (its ``__spec__`` and ``__name__``) and of the
+    tooling it imports.  Found by the module's real name: run as ``python
+    -m``, a module's ``__name__`` is ``__main__``, whose closure is not the
+    one the gate lists when it imports the module."""
+    return import_closure([spec.name if spec is not None else name], ["sonnx_mul_assurance"])
 
 
 def find_closure(modules: Iterable[str], packages: Iterable[str]) -> list[Path]:

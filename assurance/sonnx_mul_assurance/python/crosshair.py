@@ -63,7 +63,7 @@ def inputs() -> list[Path]:
     """Every file a check's verdict depends on: :func:`checked_code` and this
     driver's own code.  ``crosshair.json`` records their SHA-256; the gate
     compares them with the tree's (:mod:`..evidence.binding`)."""
-    own = binding.import_closure([__name__], ["sonnx_mul_assurance"])
+    own = binding.own_code(__spec__, __name__)
     return sorted({*checked_code(), *own})
 
 

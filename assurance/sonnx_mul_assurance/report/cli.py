@@ -119,7 +119,7 @@ def report_main(argv: list[str] | None = None) -> int:
 
 def lint_main(argv: list[str] | None = None) -> int:
     """``lint [--root DIR]``: the marker lint."""
-    return _sub(argv, "sonnx-mul lint-markers", configure_lint, run_lint)
+    return _sub(argv, "python -m sonnx_mul_assurance.report lint", configure_lint, run_lint)
 
 
 def main(argv: list[str] | None = None) -> int:

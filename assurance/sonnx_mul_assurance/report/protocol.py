@@ -36,6 +36,7 @@ from sonnx_mul_assurance.report.native_evidence import (
     targets_items,
     wp_items,
 )
+from sonnx_mul_assurance.report.prose import load_wp_units, native_exhaustive_absent
 from sonnx_mul_assurance.why3 import driver
 
 
@@ -90,6 +91,12 @@ class Source:
     # the versions of the tools that made the file, probed now (the release
     # gate compares them with what the file records; None: not compared)
     probe: Callable[[Path], dict[str, str]] | None = None
+    absent_from: Callable[[Path], str] | None = None  # the absence's meaning from the data
+
+    def meaning(self, root: Path) -> str:
+        """What the file's absence means, rendered from the checkout's data
+        when the text depends on it (``absent_from``), else ``absent``."""
+        return self.absent_from(root) if self.absent_from is not None else self.absent
 
 
 def _shown(path: Path, ctx: Context) -> str:
@@ -307,7 +314,7 @@ SOURCES: tuple[Source, ...] = (
         required=True,
         absent="the MISRA C:2012 check of the native kernel did not run: F-RTE loses it; "
         "the gate fails",
-        claims=("native/src", "native/include", MISRA_DEVIATIONS),
+        claims=("native/src", "native/hw", "native/include", MISRA_DEVIATIONS),
         subject="native-misra",
         probe=_misra_versions,
     ),
@@ -334,15 +341,12 @@ SOURCES: tuple[Source, ...] = (
         _native_exhaustive,
         "a check of the compiled kernel with 0 mismatches over its inputs",
         required=False,
-        absent="the compiled kernel's own exhaustive checks (every binary32 input of both "
-        "narrowings, every float16/bfloat16 pair of the portable and hardware loops, every "
-        "int8/uint8 pair of the streaming loop) did not run: the loops WP does not prove "
-        "(float16 conversions, the F16C and streaming loops) have no evidence of their own. "
-        "A development gate passes without it; a release gate "
-        "(`--require native-exhaustive`) fails. Produce it with `make verify-exhaustive`.",
+        absent="the compiled kernel's own exhaustive checks did not run "
+        "(make verify-exhaustive); what that leaves is rendered from the WP manifest",
         claims=("native/verify", "native/hw", "native/flags.mk"),
         expected_by=("F-FLOAT", "F-WRAP"),
         subject="native-tested",
+        absent_from=lambda root: native_exhaustive_absent(load_wp_units(root)),
     ),
     Source(
         "targets",

@@ -78,7 +78,7 @@ def _cell(items: list[Mapping[str, Any]]) -> tuple[str, str]:
 _SHORT: Mapping[str, str] = MappingProxyType(
     {
         "whyml-model": "model",
-        "python-kernel": "kernel",
+        "python-kernel": "oracle",
         "python-contracts-bounded": "bounded",
         "native-tested": "native tested",
         "native-proved": "C proved",
@@ -110,7 +110,7 @@ def running_code_note(req: Mapping[str, Any]) -> str:
         )
     if subjects.get("python-kernel"):
         return (
-            "some proofs are about oracle/integers.py, the Python kernel mul_reference runs; "
+            "some proofs are about oracle/integers.py, the integer oracle mul_reference runs; "
             "the compiled native kernel that sonnx_mul.mul runs is tested here"
         )
     if subjects:

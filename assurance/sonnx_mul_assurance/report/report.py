@@ -43,6 +43,7 @@ from sonnx_mul_assurance.report import alignment
 from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
 from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
 from sonnx_mul_assurance.report.markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
+from sonnx_mul_assurance.report.prose import load_wp_units, running_code
 from sonnx_mul_assurance.report.protocol import (
     BY_KEY,
     PASS_RULES,
@@ -52,8 +53,8 @@ from sonnx_mul_assurance.report.protocol import (
     Source,
     claim_paths,
 )
-from sonnx_mul_assurance.report.trusted import RUNNING_CODE, subject_of
 from sonnx_mul_assurance.report.trusted import as_json as trusted_json
+from sonnx_mul_assurance.report.trusted import subject_of
 
 SCHEMA = "sonnx-mul-traceability/1"
 KINDS: tuple[str, ...] = ("spec", "code", "test", "proof")
@@ -83,6 +84,7 @@ BINARIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cvc5", ("--version",)),
     ("gappa", ("--version",)),
     ("gcc", ("--version",)),
+    ("frama-c", ("-version",)),
 )
 
 
@@ -154,6 +156,16 @@ def _native_build() -> str:
     from sonnx_mul import kernel
 
     return f"{kernel.NAME}: {kernel.BUILD}; variant in use: {kernel.isa()}"
+
+
+def native_isa() -> tuple[str | None, int]:
+    """The ISA variant sonnx_mul.mul runs on this CPU and the streaming
+    loop's threshold, from the built extension ((None, 0) without one)."""
+    try:
+        from sonnx_mul import _native, kernel
+    except ImportError:
+        return None, 0
+    return kernel.isa(), int(_native.STREAM8_MIN_ELEMENTS)
 
 
 def git_state(root: Path) -> dict[str, Any]:
@@ -267,6 +279,7 @@ def build_report(
     registry_path = Path(registry_file) if registry_file else root / REGISTRY_FILE
 
     markers, problems = scan(root, set(ids), scan_dirs)
+    wp_units = load_wp_units(root)
     whyml = [m for m in markers if m.path.endswith(".mlw")]
     code = [
         m
@@ -361,7 +374,7 @@ def build_report(
         "evidence_files": evidence_files,
         "evidence_absent": [not_there(k) for k in absent],
         "required_evidence": sorted(k for k, f in evidence_files.items() if f["required"]),
-        "running_code": RUNNING_CODE,
+        "running_code": running_code(wp_units, *native_isa()),
         "tools": tool_versions(recorded_tools, probe_tools),
         "binaries": binaries(root, probe_tools),
         "why3_library": why3_library(root),
@@ -384,7 +397,7 @@ def build_report(
             else None,
         },
         "sonnx": _sonnx_alignment(),
-        **trusted_json(),
+        **trusted_json(wp_units),
         "rules": {
             "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
             "its own, none of its evidence failed, and every child passes",
@@ -416,7 +429,7 @@ def _read_source(
         "pass_rule": source.pass_rule,
     }
     if not path.is_file():
-        entry["meaning"] = source.absent
+        entry["meaning"] = source.meaning(root)
         if needed:
             entry["problem"] = f"evidence file {shown} is missing{why}"
         return entry, None

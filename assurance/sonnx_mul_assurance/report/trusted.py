@@ -10,10 +10,12 @@ the trackers for issues filed later.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from types import MappingProxyType
 from typing import Any
+
+from sonnx_mul_assurance.report.prose import WpUnit, wp_summary
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,9 @@ class Component:
     reduced_by: tuple[str, ...]
     known_issues: tuple[KnownIssue, ...] = ()
 
+
+CVC4 = "CVC4 1.8 (Debian)"
+WP_MANIFEST_NAME = "proofs/wp-manifest.json"
 
 TRUSTED_BASE: tuple[Component, ...] = (
     Component(
@@ -72,8 +77,9 @@ TRUSTED_BASE: tuple[Component, ...] = (
             "dissimilar implementation) and exact oracles: every int8/uint8 pair and every "
             "float16/bfloat16 pair (make verify-exhaustive), edge and random sets for the "
             "other types, every memory layout (tests/operator/test_native.py)",
-            "the binary is hashed in this report and by `sonnx-mul verify-install`; two "
-            "builds of the same sources are byte for byte equal (no debug paths)",
+            "the binary is hashed in this report and by `sonnx-mul verify-install`; it "
+            "is built without debug information (-g0, no build paths in it); that two "
+            "builds give the same bytes is not tested",
             "the AVX2/AVX-512 builds are run back to back with the portable build, bit "
             "for bit, on edge and random sets of every type (tests/operator/test_isa.py) "
             "and on every bfloat16 pair (make verify-exhaustive); the built extension "
@@ -211,10 +217,16 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "Z3 (PyPI z3-solver binary, and Debian 4.8.12)",
         ("recorded_by_why3/versions/z3", "recorded_by_why3/versions/z3-debian", "z3-solver"),
-        "discharges most goals (see the proof entries' prover)",
+        "the pinned prover of the Why3 goals proofs/manifest.json pins to `z3` (the PyPI "
+        "z3-solver binary of the Python environment, the version requirements/dev.lock "
+        "pins) or to `z3-debian` (Debian's 4.8.12), and of the WP goals "
+        "proofs/wp-manifest.json pins to 'Z3 4.8.12' (Debian's) or 'Z3 pypi (opaque)'",
         (
-            "portfolio: a goal may be proved by another prover too (the manifest names one)",
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
             "fixed random seeds in proofs/why3.conf.in; binary hashed in this report",
+            "negative controls: planted faults in the Why3 files, the C sources and the "
+            "header leave their goals unproved with the pinned prover",
         ),
         (
             KnownIssue(
@@ -260,7 +272,11 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ("recorded_by_why3/versions/cvc5", "cvc5"),
         "discharges float goals (native SMT floats with --fp-exp) and goals that need "
         "Why3's axioms",
-        ("portfolio with Z3; negative controls; exhaustive runs for the narrow floats",),
+        (
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
+            "negative controls; exhaustive runs for the narrow floats",
+        ),
         (
             KnownIssue(
                 "Add regression filter_soundness_issue.smt2 (cvc5/cvc5#11257, merged 2024)",
@@ -281,10 +297,20 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ),
     ),
     Component(
-        "CVC4 1.8 (Debian)",
+        CVC4,
         ("recorded_by_why3/versions/cvc4", "cvc4"),
-        "portfolio member only (Debian's build has no floating-point support)",
-        ("portfolio; not needed by any manifest goal unless the manifest names it",),
+        "the pinned prover of most WP goals that Qed does not close (loop invariants, "
+        "bounds, the integer contracts), through WP's driver ('CVC4 1.8') or keeping "
+        "Why3's axioms ('CVC4 1.8 (axioms)'); Debian's build has no floating-point "
+        "theory. No Why3 goal is pinned to it",
+        (
+            "each goal is decided by the one prover the manifest pins it to, within its "
+            "step limit: the check never falls back to another prover",
+            "negative controls: faults planted in copies of the C sources and of the "
+            "header leave their goals unproved (tests/assurance/test_wp_negative*.py, "
+            "test_spec_clients.py)",
+            "the compiled code is tested bit for bit against independent oracles",
+        ),
     ),
     Component(
         "C99's modular unsigned conversions and uint64_t product, where WP's model is silent",
@@ -323,11 +349,31 @@ TRUSTED_BASE: tuple[Component, ...] = (
     Component(
         "CrossHair (bounded symbolic execution)",
         ("crosshair-tool",),
-        "checks PEP 316 contracts on the Python kernel and validators; a BOUNDED search "
+        "checks PEP 316 contracts on the integer oracle and validators; a BOUNDED search "
         "within per-condition time budgets, not a proof",
         (
             "planted-bug negative controls must be found (tests/assurance/test_crosshair.py)",
             "any counterexample is re-run as plain Python before it is trusted",
+        ),
+    ),
+    Component(
+        "onnxruntime and onnxruntime-extensions (the `[onnxruntime]` extra)",
+        ("onnxruntime", "onnxruntime-extensions"),
+        "when the extra is installed, `sonnx-mul run` runs a model on onnxruntime by "
+        "default (sonnx_mul.models.ort): every operator but Mul is onnxruntime's, and "
+        "each Mul node is rewritten to a Python custom op of onnxruntime-extensions "
+        "(PyOp) that calls sonnx_mul.mul; the Mul inputs and outputs pass through "
+        "onnxruntime's tensors and the engine's own dispatcher, which uses the private "
+        "module onnxruntime_extensions._ocos. Not used by sonnx_mul.mul itself",
+        (
+            "the Mul that runs is sonnx_mul.mul: the engine's tests compare every Mul "
+            "output with sonnx_mul.mul's and a mixed model's outputs with the reference "
+            "engine's, bit for bit (NaN payloads, denormals-as-zero sessions, threads, "
+            "feeds in the other byte order; tests/ort/test_ort_engine.py)",
+            "types the custom op cannot carry (float16, bfloat16) are refused before any "
+            "session exists; `--engine reference` runs other operators on onnx.reference",
+            "a new release of either package must be re-measured: tests/ort/ fails if "
+            "the bits change",
         ),
     ),
     Component(
@@ -364,10 +410,10 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
             ),
             Subject(
                 "python-kernel",
-                "Python kernel (runs)",
-                "a verification condition of src/sonnx_mul/oracle/integers.py, the integer kernel "
-                "that mul_reference runs: Why3's Python frontend proves the file CPython "
-                "imports",
+                "integer oracle (mul_reference)",
+                "a verification condition of src/sonnx_mul/oracle/integers.py, the integer "
+                "oracle that mul_reference runs (mul runs the C kernel): Why3's Python "
+                "frontend proves the file CPython imports",
             ),
             Subject(
                 "python-contracts-bounded",
@@ -393,35 +439,15 @@ PROOF_SUBJECTS: Mapping[str, Subject] = MappingProxyType(
             Subject(
                 "native-misra",
                 "native C (MISRA)",
-                "the MISRA C:2012 check of one C file of native/src by cppcheck's addon: "
-                "every finding is a recorded, reviewed deviation; a static check, not a proof",
+                "the MISRA C:2012 check of one C file of native/src or native/hw by "
+                "cppcheck's addon: every finding is a recorded, reviewed deviation; a static "
+                "check, not a proof",
             ),
             Subject("unknown", "unknown subject", "a proof record of an unrecognised source"),
         )
     }
 )
 """Proof subjects by key; every proof item of the report carries one."""
-
-RUNNING_CODE = (
-    "sonnx_mul.mul runs the project's native C kernel (native/src, C99 with ACSL "
-    "contracts for Frama-C WP) through a thin numpy glue (src/sonnx_mul/_native.c), "
-    "compiled by gcc with the flags pinned in native/flags.mk: one call of the glue "
-    "writes every element. Proofs of the C source count as proofs of the running code "
-    "up to the compiler and the hardware (trusted base), the AVX2/AVX-512 builds of the "
-    "same source selected at run time included; on a CPU with F16C, float16 runs a "
-    "hardware loop (native/hw/sonnx_mul_f16c.c), and int8/uint8 wrap from 786432 "
-    "elements up a streaming-store loop (native/hw/sonnx_mul_stream8.c): WP proves "
-    "each loop against the contract of the proved loop it stands in for, from the "
-    "admitted contract of its one vector operation (intrinsics, hidden from WP), "
-    "which is verified by exhaustion on the hardware, bit for bit against the proved "
-    "loop, as are the loops' values (SONNX_MUL_ISA=portable runs the proved "
-    "sources only); the glue and numpy's buffered "
-    "iterator are tested, not proved; the binary is tested bit for bit (pytest, the "
-    "self-test and, when present, the exhaustive runs). mul_reference runs "
-    "oracle/integers.py (integers, proved by Why3) and oracle/softfloat.py (floats, "
-    "tested and contract-checked, not proved)."
-)
-"""The one-paragraph answer to 'is the running code proved?' shown in every format."""
 
 
 def subject_of(source: str, location: str) -> str:
@@ -536,11 +562,79 @@ OBJECTIVES: tuple[Objective, ...] = (
 """Objectives and how honestly the project's outputs meet them."""
 
 
-def as_json() -> dict[str, Any]:
-    """The trusted base, proof subjects and objectives as JSON-ready data."""
+def wp_component(units: Sequence[WpUnit]) -> Component:
+    """Frama-C WP as a trusted component, with what the manifest says it proves."""
+    return Component(
+        "Frama-C WP (Debian frama-c-base) and the project's WP driver",
+        ("frama-c",),
+        "turns the C kernel's ACSL contracts, loop annotations and -wp-rte assertions into "
+        "goals and sends each to its pinned prover through Why3 (proofs/wp-why3.conf.in, "
+        "proofs/drivers/sonnx_ieee.driver). " + wp_summary(units),
+        (
+            "every goal is pinned with its prover and step limit, and every function's "
+            "statement by the SHA-256 of its printed text (proofs/wp-manifest.json): a "
+            "missing, new or changed goal fails the check",
+            "contract clients (proofs/wp/spec_clients.c, proofs/wp/float_tie.c): WP proves "
+            "the specification's statement of a call from the callee's contract alone (the "
+            "integer wrap, checked and first-overflow functions, the float32/float64 "
+            "products, the float16/bfloat16 NaN rule, the exported narrowings): against a "
+            "weakened contract a client's goal fails, and "
+            "update-manifest pins no goal that fails",
+            "negative controls: faults planted in copies of the C sources and of the header "
+            "leave their goals unproved (tests/assurance/test_wp_negative*.py, "
+            "test_spec_clients.py)",
+            "the compiled code is tested bit for bit against independent oracles (make "
+            "test; every binary32 input of the narrowings and every 16-bit pair in make "
+            "verify-exhaustive)",
+        ),
+    )
+
+
+def wp_prover_counts(units: Sequence[WpUnit]) -> dict[str, int]:
+    """The WP manifest's goals by pinned prover (as the manifest names it)."""
+    out: dict[str, int] = {}
+    for unit in units:
+        for prover, n in unit.provers:
+            out[prover] = out.get(prover, 0) + n
+    return dict(sorted(out.items()))
+
+
+def with_wp_counts(component: Component, units: Sequence[WpUnit]) -> Component:
+    """``component`` saying how many WP goals the manifest pins to it (the
+    provers whose name starts with the component's first word)."""
+    word = component.name.split()[0].lower()
+    counts = [
+        f"{n} goals to '{prover}'"
+        for prover, n in wp_prover_counts(units).items()
+        if prover.lower().startswith(word)
+    ]
+    if not counts:
+        return component
+    said = f"; {WP_MANIFEST_NAME} pins " + ", ".join(counts)
+    return replace(component, trusted_for=component.trusted_for + said)
+
+
+def trusted_base(units: Sequence[WpUnit]) -> tuple[Component, ...]:
+    """The trusted base, Frama-C WP's entry rendered from the WP manifest's
+    ``units``, and each prover's entry with the WP goals pinned to it."""
+    return (*(with_wp_counts(c, units) for c in TRUSTED_BASE), wp_component(units))
+
+
+def objectives(units: Sequence[WpUnit]) -> tuple[Objective, ...]:
+    """The objectives, the formal-methods one naming what WP proves (from ``units``)."""
+    return tuple(
+        replace(o, output=f"{o.output}; {wp_summary(units)}")
+        if o.standard.startswith("DO-333")
+        else o
+        for o in OBJECTIVES
+    )
+
+
+def as_json(units: Sequence[WpUnit] = ()) -> dict[str, Any]:
+    """The trusted base, proof subjects and objectives as JSON-ready data
+    (``units``: the WP manifest's, which the WP entries are rendered from)."""
     return {
-        "trusted_base": [asdict(c) for c in TRUSTED_BASE],
+        "trusted_base": [asdict(c) for c in trusted_base(units)],
         "proof_subjects": {k: asdict(s) for k, s in PROOF_SUBJECTS.items()},
-        "running_code": RUNNING_CODE,
-        "objectives": [asdict(o) for o in OBJECTIVES],
+        "objectives": [asdict(o) for o in objectives(units)],
     }

@@ -53,6 +53,7 @@ def generate(spec: ModuleType | None = None) -> str:
     tail = Template((_TEMPLATES / "f16_bits.tail.mlw").read_text()).substitute(
         h_domain=_domain("h", by_name["sonnx_f16_widen"].domain[0]),
         u_domain=_domain("u", by_name["sonnx_f16_narrow"].domain[0]),
+        v_domain=_domain("u", by_name["sonnx_bf16_narrow"].domain[0]),
         a_domain=_domain("a", by_name["sonnx_bf16_mul_bits"].domain[0]),
         b_domain=_domain("b", by_name["sonnx_bf16_mul_bits"].domain[1]),
     )

@@ -259,7 +259,7 @@ def inputs(root: Path) -> list[Path]:
                 files |= {p.relative_to(root) for p in (root / folder).rglob(pattern)}
     files |= {Path(p) for p in manifest.get("pinned", {})}
     files |= {p.relative_to(root) for p in (root / DRIVERS).glob("*") if p.is_file()}
-    files |= set(binding.import_closure([__name__], ["sonnx_mul_assurance"]))
+    files |= set(binding.own_code(__spec__, __name__))
     return sorted(files)
 
 

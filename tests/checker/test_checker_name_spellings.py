@@ -1,6 +1,6 @@
-"""Issue 29, class 1: names a file can spell never reach the checker's own symbols.
+"""Names a file can spell never reach the checker's own symbols.
 
-Before issue 29, a symbol made up by an inference run was renamed to the
+Before this rule, a symbol made up by an inference run was renamed to the
 string ``unk__N@<run>[<graph>]``, and a declared ``dim_param`` spelled that
 way was "equal" to it: ``check`` said conforms for a Mul that onnxruntime
 broadcasts. Now made-up symbols are ``shapes.Made`` objects (a type, not a
@@ -20,7 +20,7 @@ from onnx import helper as h
 
 from sonnx_mul.models import check_report
 
-# What the code before issue 29 made of ONNX's unk__0 in each place, and the
+# What the code before this rule made of ONNX's unk__0 in each place, and the
 # spellings of the checker's other internal names (symbols.Encoding's short
 # names, the old free-dim prefix, what fmt() prints).
 SPELLINGS = [

@@ -1,4 +1,4 @@
-"""Issue 21: six classes of false "conforms", each one a model the checker called
+"""Six classes of false "conforms", each one a model the checker called
 conforming before (checked against commit d21626f) and must not now.
 
 The runtime's behaviour is asserted where onnxruntime can show it (the oracle);
