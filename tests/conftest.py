@@ -8,6 +8,13 @@ sys.path.insert(0, os.path.dirname(__file__))  # tests/support.py
 
 settings.register_profile("ci", max_examples=150, deadline=None)
 settings.register_profile("long", max_examples=5000, deadline=None)
+# Mutation runs (make mutants-hostile): the same examples every run and no saved
+# failures, so a mutant's verdict is the same whenever and however loaded it runs;
+# 60 examples (not 150): a check's unmutated run must stay within half its time limit
+# on the shared machine (mutants.TIMEOUT_MARGIN).
+settings.register_profile(
+    "mutants", max_examples=60, deadline=None, derandomize=True, database=None
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The slowest files first, by their measured test time (make prove,
