@@ -34,12 +34,12 @@ glue, each copy builds the extension once with its own ``setup.py``
 imported, checked), and each mutant recompiles the glue alone and relinks; the
 unmutated module is put back after it. A failing check kills a mutant (a
 crash too); a check running past the time limit counts as killed
-("timeout", counted apart in the summary), which is sound only because the unmutated
-check must take at most half the limit (``TIMEOUT_MARGIN``; the run refuses to start
-otherwise): such a timeout is a hang or slow-down the mutant planted, not the machine's
-load. A Python mutant that does not compile is dropped, a glue mutant
-that does not compile is recorded "invalid" (out of the kill rate). The
-unmutated copy must pass every check first. Survivors are matched against
+("timeout", counted apart in the summary) only when the unmutated check takes at most
+half the limit (``TIMEOUT_MARGIN``), before the run (it refuses to start otherwise) and
+again right after the timeout (else the mutant is a survivor): such a timeout is a hang
+or slow-down the mutant planted, not the machine's load. A Python mutant that does not
+compile is dropped, a glue mutant that does not compile is recorded "invalid" (out of
+the kill rate). The unmutated copy must pass every check first. Survivors are matched against
 ``proofs/mutants-equivalent.json`` (mutant key -> why it is equivalent, or
 why the difference is unreachable); the run fails (exit 1) on any survivor
 not listed there. Results: ``proofs/out/mutants.json`` (killed, equivalent,
@@ -801,6 +801,27 @@ def baseline_refusal(verdict: str, tail: str, seconds: float, timeout: int) -> s
     return None
 
 
+def _judge_timeout(copy: Path, argv: list[str], timeout: int) -> tuple[schema.MutantStatus, str]:
+    """A mutant's check timed out: the unmutated check (the copy is restored) runs again
+    now. Within half the limit, the mutant took more than twice as long under the same
+    load: a kill ("timeout"). Slower (the machine's load grew since the baseline), the
+    timeout says nothing of the mutant: it is a survivor, which fails the run until it
+    is run again on a quieter machine (``--key``)."""
+    began = time.monotonic()
+    verdict, tail = _run(argv, copy, _env(copy), timeout)
+    return timeout_verdict(verdict, tail, time.monotonic() - began, timeout)
+
+
+def timeout_verdict(
+    verdict: str, tail: str, seconds: float, timeout: int
+) -> tuple[schema.MutantStatus, str]:
+    """The status of a timed-out mutant given the unmutated check's run just after it."""
+    refusal = baseline_refusal(verdict, tail, seconds, timeout)
+    if refusal is None:
+        return "timeout", f"the unmutated check then took {seconds:.0f} s of its {timeout} s"
+    return "survived", f"timed out, but the unmutated check then {refusal}: not a kill"
+
+
 def checks_for(mutant_file: str, module: str | None) -> list[tuple[list[str], int]]:
     python = sys.executable
     pytest = [python, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider"]
@@ -859,6 +880,7 @@ def run_mutant(
     start = time.monotonic()
     status: schema.MutantStatus = "survived"
     detail = ""
+    timed_out: tuple[list[str], int] | None = None  # the check that ran past its limit
     try:
         path.write_text(mutant.apply(original))
         module = _module_of(original, mutant.start) if mutant.file.endswith(".mlw") else None
@@ -872,11 +894,14 @@ def run_mutant(
             verdict, tail = _run(argv, copy, _env(copy), timeout)
             if verdict != "pass":
                 status, detail = ("timeout" if verdict == "timeout" else "killed"), tail
+                timed_out = (argv, timeout) if verdict == "timeout" else None
                 break
     finally:
         path.write_text(original)
         if mutant.file == GLUE and glue is not None:
             glue.restore()
+    if timed_out is not None:
+        status, detail = _judge_timeout(copy, *timed_out)
     if status == "survived" and mutant.key in equivalent:
         status, detail = "equivalent", equivalent[mutant.key]
     return Outcome(

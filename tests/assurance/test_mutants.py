@@ -395,3 +395,36 @@ def test_the_hostile_target_runs_the_three_files() -> None:
     }
     assert all(file in mutants.PY_TESTS for file in files)
     assert "HYPOTHESIS_PROFILE=mutants" in recipe
+
+
+def test_a_timeout_is_a_kill_only_if_the_unmutated_check_is_still_fast() -> None:
+    """After a mutant's timeout the unmutated check runs again: within half the limit,
+    the timeout stands (the mutant was more than twice as slow); slower, the load grew
+    and the mutant is a survivor, never a kill."""
+    limit = mutants.PY_TIMEOUT
+    assert mutants.timeout_verdict("pass", "", limit / 4, limit)[0] == "timeout"
+    status, detail = mutants.timeout_verdict("pass", "", limit * 0.9, limit)
+    assert status == "survived" and "not a kill" in detail
+    assert mutants.timeout_verdict("timeout", "", limit, limit)[0] == "survived"
+
+
+def test_run_mutant_judges_a_timeout_on_the_restored_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run_mutant re-runs the timed-out check on the unmutated file (restored first)."""
+    target = "src/sonnx_mul/models/wire.py"
+    (tmp_path / "src/sonnx_mul/models").mkdir(parents=True)
+    (tmp_path / target).write_text("LIMIT = 1 << 16\n")
+    mutant = next(m for m in python_mutants(target, "LIMIT = 1 << 16\n") if m.original == "<<")
+    seen: list[str] = []
+
+    def fake_run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[str, str]:
+        seen.append((cwd / target).read_text())
+        return ("timeout", "") if len(seen) == 1 else ("pass", "")
+
+    monkeypatch.setattr(mutants, "_run", fake_run)
+    clock = iter([0.0, 0.0, 400.0])  # the mutant's start, the re-run's start and end
+    monkeypatch.setattr(mutants.time, "monotonic", lambda: next(clock, 400.0))
+    outcome = mutants.run_mutant(tmp_path, mutant, {})
+    assert seen == ["LIMIT = 1 >> 16\n", "LIMIT = 1 << 16\n"]
+    assert outcome.status == "survived" and "not a kill" in outcome.detail
