@@ -2,7 +2,7 @@ import os
 import sys
 
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/support.py
 
@@ -11,9 +11,15 @@ settings.register_profile("long", max_examples=5000, deadline=None)
 # Mutation runs (make mutants-hostile): the same examples every run and no saved
 # failures, so a mutant's verdict is the same whenever and however loaded it runs;
 # 60 examples (not 150): a check's unmutated run must stay within half its time limit
-# on the shared machine (mutants.TIMEOUT_MARGIN).
+# on the shared machine (mutants.TIMEOUT_MARGIN); no shrinking: the first failing
+# example kills the mutant (shrinking it ran a killed mutant past the limit).
 settings.register_profile(
-    "mutants", max_examples=60, deadline=None, derandomize=True, database=None
+    "mutants",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

@@ -737,6 +737,23 @@ def test_a_merged_tensor_counts_every_repeat() -> None:
     assert wire.strip_lists(once, limit) is not once  # one mark: read, counted, exact
 
 
+def test_a_repeat_rewritten_for_its_doc_string_alone_carries_no_mark() -> None:
+    """A tensor field repeated: one occurrence over the limit (marked), the other under
+    it but with a doc string (rewritten: the doc string is dropped). Only the first
+    carries a mark, so protobuf's merge keeps it (the second sets no doc string): the
+    file is read, not refused as two marks of one merged tensor."""
+    limit = sanitize.PAYLOAD_LIMIT
+    attr = text(1, "value") + field(20, 0, varint(4))
+    over = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01" * (limit + 1)))
+    documented = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01") + text(12, "d"))
+    data = graph_file(constant_with(attr + over + documented, "c"))
+    out = parsed(wire.strip_lists(data, limit))
+    assert out is not None
+    [value] = out.graph.node[0].attribute
+    assert value.t.doc_string == f"{wire.MARK}7={limit}"
+    assert list(value.t.int64_data) == [0, 1]  # the placeholder, then the repeat's element
+
+
 @pytest.mark.parametrize("between", [text(1, "p"), text(13, "")], ids=["name", "doc string"])
 def test_fields_interleaved_with_a_removed_list_cost_no_memory_per_field(between: bytes) -> None:
     """An attribute's ints interleaved with another of its fields, each element its own
