@@ -428,3 +428,22 @@ def test_run_mutant_judges_a_timeout_on_the_restored_copy(
     outcome = mutants.run_mutant(tmp_path, mutant, {})
     assert seen == ["LIMIT = 1 >> 16\n", "LIMIT = 1 << 16\n"]
     assert outcome.status == "survived" and "not a kill" in outcome.detail
+
+
+@pytest.mark.parametrize("profile", ["ci", "long", "mutants"])
+def test_no_hypothesis_profile_lets_the_clock_decide(profile: str) -> None:
+    """No deadline and no "too slow" health check in any profile (tests/conftest.py):
+    the same test passes with four busy loops beside it; a test's own @settings
+    inherit both. The mutants profile replays the same examples and stops at the first
+    failing one."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    chosen = settings.get_profile(profile)
+    assert chosen.deadline is None
+    assert HealthCheck.too_slow in chosen.suppress_health_check
+    if profile == "mutants":
+        assert chosen.derandomize and chosen.database is None
+        assert Phase.shrink not in chosen.phases
+    inherited = settings(chosen, max_examples=3)
+    assert inherited.deadline is None
+    assert HealthCheck.too_slow in inherited.suppress_health_check
