@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +124,17 @@ mutants-models: $(NATIVE)
 mutants-verify: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py --max-py 40 \
 	  --out proofs/out/mutants-verify.json
+
+# The code that faces hostile input, together: the verifier of verify-install, the
+# wire pre-pass (against WIRE_TESTS: test_wire.py and the hostile-file tests that
+# read through it) and the evidence schema, 25 mutants each, hypothesis
+# derandomized (the same examples in every run); writes
+# proofs/out/mutants-hostile.json. A check whose unmutated run takes more than
+# half its time limit refuses the run (mutants.TIMEOUT_MARGIN).
+mutants-hostile: $(NATIVE)
+	HYPOTHESIS_PROFILE=mutants $(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py \
+	  --file src/sonnx_mul/models/wire.py --file assurance/sonnx_mul_assurance/evidence/schema.py \
+	  --max-py 25 --out proofs/out/mutants-hostile.json
 
 clean:
 	rm -rf $(VENV) proofs/out .pytest_cache .mypy_cache .ruff_cache $(DEBIAN_TREE)

@@ -354,7 +354,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="measure only the models on the onnxruntime engine; merge into results.json",
     )
+    parser.add_argument(
+        "--hostile-only",
+        action="store_true",
+        help="measure only the hostile-file table; merge into results.json",
+    )
     args = parser.parse_args(argv)
+    if args.hostile_only:
+        path = ROOT / "benchmarks" / "results.json"
+        merged = json.loads(path.read_text())
+        merged.update(hostile_section(args.quick))
+        path.write_text(json.dumps(merged, indent=2) + "\n")
+        (ROOT / "BENCHMARKS.md").write_text(render(merged))
+        return 0
     if args.ort_models_only:
         path = ROOT / "benchmarks" / "results.json"
         merged = json.loads(path.read_text())
@@ -399,9 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         "output float32": a.nbytes,
         "output int64": i64a.nbytes,
     }
-    from checker_hostile import memory_rows  # the hostile-file table (issue 29)
-
-    hostile = memory_rows(args.quick)
+    hostile = hostile_section(args.quick)
     import value_classes  # time by value class (issue 28)
 
     repeats = value_classes.QUICK_REPEATS if args.quick else value_classes.REPEATS
@@ -422,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
         "copy_bandwidth_gbs": bandwidth_gbs(),
         "rows": rows,
         "peak_memory_bytes": memory,
-        "hostile_files": hostile,
+        **hostile,
         "value_classes": classes,
         "kernel_cycles": cycles,
         "kernel_has_tsc": has_tsc,
@@ -436,6 +446,22 @@ def main(argv: list[str] | None = None) -> int:
     (ROOT / "BENCHMARKS.md").write_text(render(results))
     print(f"wrote BENCHMARKS.md in {results['bench_seconds']:.0f} s")
     return 0
+
+
+def hostile_section(quick: bool) -> dict[str, object]:
+    """The hostile-file table (benchmarks/checker_hostile.py) and when it was measured,
+    under what load (a shared machine: wall time grows with it, CPU time much less)."""
+    from checker_hostile import memory_rows
+
+    load = os.getloadavg()[0]
+    rows = memory_rows(quick)
+    return {
+        "hostile_files": rows,
+        "hostile_measured": {
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "load_average": max(load, os.getloadavg()[0]),
+        },
+    }
 
 
 def ort_models_section(quick: bool) -> dict[str, object]:
@@ -549,9 +575,16 @@ def render(results: dict) -> str:  # type: ignore[type-arg]
         lines += [
             "Fresh process per file; peak RSS over the RSS after imports. The bound of",
             f"SECURITY.md is {FACTOR:.0f}x the file plus {CONSTANT_MB} MB; a row marked **no**",
-            "is a class not yet within it.",
-            "",
+            "is a class not yet within it. Times are medians of 3 runs, wall and CPU",
+            "(the CPU time is the one to compare across rows on a loaded machine).",
         ]
+        measured = results.get("hostile_measured")
+        if measured:
+            lines += [
+                f"Measured {measured['date']}, 1-minute load average "
+                f"{measured['load_average']:.1f} (2 cores shared)."
+            ]
+        lines += [""]
         lines += render_memory(results["hostile_files"])
     if results.get("value_classes"):
         from value_classes import Row

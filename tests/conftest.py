@@ -2,12 +2,28 @@ import os
 import sys
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, Phase, settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/support.py
 
-settings.register_profile("ci", max_examples=150, deadline=None)
-settings.register_profile("long", max_examples=5000, deadline=None)
+# No verdict of the clock: no deadline, and no "too slow" health check (generating
+# examples on a loaded machine must not fail a test that passes on an idle one).
+NOT_TIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", max_examples=150, **NOT_TIMED)
+settings.register_profile("long", max_examples=5000, **NOT_TIMED)
+# Mutation runs (make mutants-hostile): the same examples every run and no saved
+# failures, so a mutant's verdict is the same whenever and however loaded it runs;
+# 60 examples (not 150): a check's unmutated run must stay within half its time limit
+# on the shared machine (mutants.TIMEOUT_MARGIN); no shrinking: the first failing
+# example kills the mutant (shrinking it ran a killed mutant past the limit).
+settings.register_profile(
+    "mutants",
+    max_examples=60,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
+    **NOT_TIMED,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The slowest files first, by their measured test time (make prove,

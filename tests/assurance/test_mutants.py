@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -320,3 +322,128 @@ def test_negative_control_a_surviving_glue_mutant_not_listed_fails_the_run(
     )
     assert mutants.main(args) == 0
     assert json.loads((root / "out.json").read_text())["killed"] == 1
+
+
+# ---------------------------------------------------------------- timeouts and test selections
+def test_a_timeout_counts_only_against_a_baseline_within_half_the_limit() -> None:
+    """A mutant's timeout is a kill only when the unmutated check took at most half the
+    limit: a slower baseline, a failing one or one that timed out refuses the run."""
+    limit = mutants.PY_TIMEOUT
+    assert mutants.baseline_refusal("pass", "", limit / 2, limit) is None
+    slow = mutants.baseline_refusal("pass", "", limit / 2 + 1, limit)
+    assert slow is not None and "would not show a hang" in slow
+    timed_out = mutants.baseline_refusal("timeout", "", limit, limit)
+    assert timed_out is not None and "timed out" in timed_out
+    failed = mutants.baseline_refusal("fail", "1 failed", 1.0, limit)
+    assert failed is not None and "1 failed" in failed
+
+
+def test_the_summary_counts_timeouts_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert report(tmp_path, [_outcome("killed"), _outcome("timeout")], 1.0) == 0
+    assert "killed 2 (1 by timeout)" in capsys.readouterr().out
+
+
+def _test_names(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    }
+
+
+def missing_selections(tests: tuple[str, ...], root: Path = REPO) -> list[str]:
+    """The entries of a target's tests that name no test file, or no test in it
+    (``file::name``, read with ast: nothing is run)."""
+    missing = []
+    for entry in tests:
+        file, _, name = entry.partition("::")
+        path = root / file
+        if not path.is_file() or (name and name not in _test_names(path)):
+            missing.append(entry)
+    return missing
+
+
+def test_every_test_selection_of_every_target_exists() -> None:
+    """Every file and every ``file::test`` a target lists exists (a renamed test would
+    make pytest fail the baseline with "not found", or worse, select nothing)."""
+    for target, tests in mutants.PY_TESTS.items():
+        assert tests and missing_selections(tests) == [], target
+
+
+def test_negative_control_a_test_selection_that_names_no_test_is_found() -> None:
+    wire_tests = mutants.PY_TESTS["src/sonnx_mul/models/wire.py"]
+    assert any("::" in t for t in wire_tests)  # the wire pre-pass runs a selection
+    planted = (*wire_tests, "tests/checker/test_wire.py::test_that_does_not_exist")
+    assert missing_selections(planted) == ["tests/checker/test_wire.py::test_that_does_not_exist"]
+    assert missing_selections(("tests/checker/no_such_file.py",)) == [
+        "tests/checker/no_such_file.py"
+    ]
+
+
+def test_the_hostile_target_runs_the_three_files() -> None:
+    """make mutants-hostile: the verifier, the wire pre-pass and the evidence schema."""
+    makefile = (REPO / "Makefile").read_text()
+    recipe = makefile.split("\nmutants-hostile:", 1)[1].split("\n\n", 1)[0]
+    files = set(re.findall(r"--file (\S+)", recipe))
+    assert files == {
+        "src/sonnx_mul_verify.py",
+        "src/sonnx_mul/models/wire.py",
+        "assurance/sonnx_mul_assurance/evidence/schema.py",
+    }
+    assert all(file in mutants.PY_TESTS for file in files)
+    assert "HYPOTHESIS_PROFILE=mutants" in recipe
+
+
+def test_a_timeout_is_a_kill_only_if_the_unmutated_check_is_still_fast() -> None:
+    """After a mutant's timeout the unmutated check runs again: within half the limit,
+    the timeout stands (the mutant was more than twice as slow); slower, the load grew
+    and the mutant is a survivor, never a kill."""
+    limit = mutants.PY_TIMEOUT
+    assert mutants.timeout_verdict("pass", "", limit / 4, limit)[0] == "timeout"
+    status, detail = mutants.timeout_verdict("pass", "", limit * 0.9, limit)
+    assert status == "survived" and "not a kill" in detail
+    assert mutants.timeout_verdict("timeout", "", limit, limit)[0] == "survived"
+
+
+def test_run_mutant_judges_a_timeout_on_the_restored_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """run_mutant re-runs the timed-out check on the unmutated file (restored first)."""
+    target = "src/sonnx_mul/models/wire.py"
+    (tmp_path / "src/sonnx_mul/models").mkdir(parents=True)
+    (tmp_path / target).write_text("LIMIT = 1 << 16\n")
+    mutant = next(m for m in python_mutants(target, "LIMIT = 1 << 16\n") if m.original == "<<")
+    seen: list[str] = []
+
+    def fake_run(argv: list[str], cwd: Path, env: dict[str, str], timeout: int) -> tuple[str, str]:
+        seen.append((cwd / target).read_text())
+        return ("timeout", "") if len(seen) == 1 else ("pass", "")
+
+    monkeypatch.setattr(mutants, "_run", fake_run)
+    clock = iter([0.0, 0.0, 400.0])  # the mutant's start, the re-run's start and end
+    monkeypatch.setattr(mutants.time, "monotonic", lambda: next(clock, 400.0))
+    outcome = mutants.run_mutant(tmp_path, mutant, {})
+    assert seen == ["LIMIT = 1 >> 16\n", "LIMIT = 1 << 16\n"]
+    assert outcome.status == "survived" and "not a kill" in outcome.detail
+
+
+@pytest.mark.parametrize("profile", ["ci", "long", "mutants"])
+def test_no_hypothesis_profile_lets_the_clock_decide(profile: str) -> None:
+    """No deadline and no "too slow" health check in any profile (tests/conftest.py):
+    the same test passes with four busy loops beside it; a test's own @settings
+    inherit both. The mutants profile replays the same examples and stops at the first
+    failing one."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    chosen = settings.get_profile(profile)
+    assert chosen.deadline is None
+    assert HealthCheck.too_slow in chosen.suppress_health_check
+    if profile == "mutants":
+        assert chosen.derandomize and chosen.database is None
+        assert Phase.shrink not in chosen.phases
+    inherited = settings(chosen, max_examples=3)
+    assert inherited.deadline is None
+    assert HealthCheck.too_slow in inherited.suppress_health_check

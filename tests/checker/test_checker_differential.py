@@ -376,7 +376,7 @@ def structural_models(draw: st.DrawFn) -> tuple[onnx.ModelProto, str]:
     """
     kind = draw(st.sampled_from(["nested", "duplicate", "overload"]))
     if kind == "nested":
-        from checker.test_checker_false_conforms import many_graphs_model
+        from hostile_files import many_graphs_model
 
         return many_graphs_model(draw(st.integers(1, 80))), "undecided"
     a, b = ["a", "b"], ["a", "a"]

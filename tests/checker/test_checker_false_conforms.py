@@ -15,6 +15,7 @@ from onnx import helper as h
 from onnx import numpy_helper as nh
 
 from checker_corpus import build_corpus
+from hostile_files import many_graphs_model
 from models import ir_multiply, ir_net, ir_parameter, model, vi
 from oracle import observe
 from sonnx_mul.models import ModelReadError, check_report
@@ -64,29 +65,6 @@ def test_class1_other_shape_operands(op: str) -> None:
 
 
 # ---------------------------------------------------------------- 2. symbol collisions
-def many_graphs_model(n_ifs: int) -> onnx.ModelProto:
-    """c = Concat(a, b) in main (unknown size); in each If, d = Concat(x, w) (unknown size)
-    and a nested If holding Mul(c, d): inferred graph by graph, both were ``unk__0``."""
-    mul = h.make_node("Mul", ["c", "d"], ["e"], name="m")
-    inner = h.make_graph([mul], "inner", [], [vi("e", T.FLOAT, None)])
-    empty = h.make_graph([h.make_node("Identity", ["c"], ["f"])], "else", [], [vi("f")])
-    branch = h.make_graph(
-        [h.make_node("Concat", ["x", "w"], ["d"], axis=0),
-         h.make_node("If", ["cond"], ["g"], then_branch=inner, else_branch=empty)],
-        "then", [], [vi("g")],
-    )  # fmt: skip
-    nodes = [h.make_node("Concat", ["a", "b"], ["c"], axis=0)]
-    nodes += [
-        h.make_node("If", ["cond"], [f"o{i}"], then_branch=branch, else_branch=empty)
-        for i in range(n_ifs)
-    ]
-    inputs = [
-        vi("a", T.FLOAT, ["N"]), vi("b", T.FLOAT, ["M"]), vi("x", T.FLOAT, ["K"]),
-        vi("w", T.FLOAT, ["L"]), vi("cond", T.BOOL, []),
-    ]  # fmt: skip
-    return model(nodes, inputs, ["o0"])
-
-
 @pytest.mark.parametrize("n_ifs", [2, 30])
 def test_class2_symbols_of_separate_inference_runs_never_match(n_ifs: int) -> None:
     assert verdict(many_graphs_model(n_ifs)) == "undecided"

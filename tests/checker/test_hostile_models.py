@@ -37,6 +37,7 @@ from google.protobuf.message import DecodeError
 from onnx import TensorProto as T
 from onnx import helper as h
 
+from hostile_files import attribute_list_model, long_symbol_model, nested_if_bytes
 from models import external_initializer, model, mul_model, vi
 from sonnx_mul import ProfileError
 from sonnx_mul.cli import main
@@ -314,54 +315,6 @@ def test_R1_DIMS_negative_declared_dims() -> None:
 
 
 # ------------------------------------------------------------ deep nesting
-def _key(field: int, wire: int) -> bytes:
-    return _varint(field << 3 | wire)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
-def _msg(field: int, payload: bytes) -> bytes:
-    return _key(field, 2) + _varint(len(payload)) + payload
-
-
-def _string(field: int, text: str) -> bytes:
-    return _msg(field, text.encode())
-
-
-def nested_if_bytes(depth: int) -> bytes:
-    """A serialized model: ``depth`` If nodes nested in then-branches around a bad Mul.
-
-    Built on the wire format directly: the protobuf runtime refuses to build
-    (or copy) messages this deep.
-    """
-    # GraphProto: node=1, name=2, output=12; NodeProto: input=1, output=2, name=3,
-    # op_type=4, attribute=5; AttributeProto: name=1, g=6, type=20 (GRAPH=5).
-    out_t = _msg(12, _string(1, "t"))
-    mul = (
-        _string(1, "x") + _string(1, "y") + _string(2, "t") + _string(3, "deep") + _string(4, "Mul")
-    )
-    graph = _msg(1, mul) + _string(2, "g") + out_t
-    identity = _string(1, "y") + _string(2, "e") + _string(4, "Identity")
-    other = _msg(1, identity) + _string(2, "e") + _msg(12, _string(1, "e"))  # onnx.checker
-    otherwise = _string(1, "else_branch") + _msg(6, other) + _key(20, 0) + _varint(5)
-    for i in range(depth):
-        attr = _string(1, "then_branch") + _msg(6, graph) + _key(20, 0) + _varint(5)
-        node = _string(1, "c") + _string(2, "t") + _string(3, f"if{i}") + _string(4, "If")
-        node += _msg(5, otherwise)
-        graph = _msg(1, node + _msg(5, attr)) + _string(2, f"g{i}") + out_t
-    inputs = model([], [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, [3]), vi("c", T.BOOL, [])])
-    graph += b"".join(_msg(11, i.SerializeToString()) for i in inputs.graph.input)
-    opset = _msg(8, _string(1, "") + _key(2, 0) + _varint(14))
-    return _key(1, 0) + _varint(10) + opset + _msg(7, graph)
-
-
 def test_R1_R4_nesting_at_the_decoding_limit_is_checked() -> None:
     """30 nested If (about 90 message levels) still parse, and the deep Mul is found."""
     found = check_model(nested_if_bytes(30))
@@ -522,21 +475,6 @@ MEMORY_FACTOR, MEMORY_CONSTANT_MB = 2.0, 24
 this constant (what a small model costs: inference, the walk, the messages)."""
 
 
-def long_symbol_model(length: int, nodes: int, muls: int) -> onnx.ModelProto:
-    """x: [S, 3] and y: [S + "y", 3], S a symbol of ``length`` characters; a chain of
-    ``nodes`` Relu nodes from x; ``muls`` Mul nodes of x and y (undecided: one message
-    each, naming both symbols) and one of x and the chain's end (conforms)."""
-    symbol = "N" * length
-    chain, prev = [], "x"
-    for i in range(nodes):
-        chain.append(h.make_node("Relu", [prev], [f"r{i}"]))
-        prev = f"r{i}"
-    chain.append(h.make_node("Mul", ["x", prev], ["ok"], name="ok"))
-    chain += [h.make_node("Mul", ["x", "y"], [f"z{i}"], name=f"m{i}") for i in range(muls)]
-    inputs = [vi("x", T.FLOAT, [symbol, 3]), vi("y", T.FLOAT, [symbol + "y", 3])]
-    return model(chain, inputs, ["ok"])
-
-
 @pytest.mark.parametrize(("length", "nodes", "muls"), [(8 << 20, 2000, 200), (16 << 20, 50, 5)])
 def test_long_symbols_cost_at_most_twice_the_file(
     tmp_path: Path, length: int, nodes: int, muls: int
@@ -567,52 +505,6 @@ def test_negative_control_long_symbols_given_to_inference(tmp_path: Path) -> Non
 
 
 # ------------------------------------------------------------ attribute lists (issue 29)
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited field."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def attribute_list_model(kind: str, size: int) -> bytes:
-    """A model (Mul of x and x: conforms) with one list attribute of about ``size`` bytes,
-    written as protobuf writes it or as a hostile file may: ``value_ints`` of a Constant
-    (9-byte varints, unpacked), ``value_floats`` (unpacked, 5 bytes a float), ``packed
-    ints`` of a Constant (1-byte varints, 8 bytes each once parsed), ``ints of another
-    node`` (unpacked 1-byte varints, a custom-domain node), ``value_strings`` (empty
-    strings, 2 bytes each); or a list in a tensor payload (an initializer nothing
-    reads): ``int64_data`` of 1-byte varints, ``string_data`` of empty strings. The node
-    or tensor is appended as bytes (protobuf merges a repeated graph field), so the list
-    is never held as Python objects here."""
-    base = model([h.make_node("Mul", ["x", "x"], ["z"])], [vi("x", T.FLOAT, [2])])
-    op, domain, name, attr_type = "Constant", "", "value_ints", onnx.AttributeProto.INTS
-    if kind == "value_ints":
-        body = (b"\x40" + _varint(2**62)) * (size // 10)
-    elif kind == "value_floats":
-        name, attr_type = "value_floats", onnx.AttributeProto.FLOATS
-        body = b"\x3d\x00\x00\x00\x3f" * (size // 5)
-    elif kind == "packed ints":
-        body = _field(8, b"\x01" * size)
-    elif kind == "ints of another node":
-        op, domain, name = "Big", "local", "sizes"
-        body = b"\x40\x01" * (size // 2)
-        base.opset_import.append(h.make_opsetid("local", 1))
-    elif kind == "value_strings":
-        name, attr_type = "value_strings", onnx.AttributeProto.STRINGS
-        body = b"\x4a\x00" * (size // 2)
-    elif kind in ("initializer int64_data", "initializer string_data"):  # tensor payloads
-        if kind.endswith("int64_data"):
-            n, elem, payload = size, T.INT64, _field(7, b"\x01" * size)  # packed 1-byte varints
-        else:
-            n, elem, payload = size // 2, T.STRING, b"\x32\x00" * (size // 2)
-        tensor = _varint(1 << 3) + _varint(n) + _varint(2 << 3) + _varint(elem)
-        tensor += _field(8, b"w") + payload
-        return base.SerializeToString() + _field(7, _field(5, tensor))
-    else:
-        raise ValueError(kind)
-    attr = _field(1, name.encode()) + b"\xa0\x01" + _varint(attr_type) + body
-    node = h.make_node(op, ["x"] if domain else [], ["c"], domain=domain).SerializeToString()
-    return base.SerializeToString() + _field(7, _field(1, node + _field(5, attr)))
-
-
 LIST_SIZES = {  # bytes: the negative controls must exceed the bound clearly (3x, 2.8x, 8-20x)
     "value_ints": 50 << 20,
     "value_floats": 60 << 20,

@@ -24,6 +24,15 @@ from hypothesis import strategies as st
 from onnx import helper as h
 
 import checker_corpus
+from hostile_files import (
+    LONG_VARINT,
+    constant_with,
+    field,
+    graph_file,
+    text,
+    value_ints_at,
+    varint,
+)
 from models import mul_model, nested_if_in_loop
 from sonnx_mul.models import ModelReadError, check_report, sanitize, wire
 from sonnx_mul.models import checker as checker_module
@@ -84,26 +93,7 @@ def test_field_numbers_are_onnx_proto() -> None:
     assert closed.type == a.GRAPHS
 
 
-# ------------------------------------------------------------ a byte-level writer
-def varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def field(number: int, wire_type: int, payload: bytes) -> bytes:
-    key = varint(number << 3 | wire_type)
-    return key + (varint(len(payload)) + payload if wire_type == 2 else payload)
-
-
-def text(number: int, value: str | bytes) -> bytes:
-    return field(number, 2, value.encode() if isinstance(value, str) else value)
-
-
+# ------------------------------------------------------------ a byte-level writer: hostile_files
 INT64 = st.integers(-(2**63), 2**63 - 1)
 
 
@@ -309,7 +299,6 @@ def in_node(attr: bytes, op: str = "Identity") -> bytes:
 
 
 PADS = text(1, "pads")
-LONG_VARINT = b"\xff" * 10 + b"\x01"  # 11 bytes: upb reads at most 10
 MALFORMED = {
     # upb refuses these lists; dropping them (over the limit) would make the file readable
     "packed varints, the last one unfinished": in_node(PADS + field(8, 2, b"\x01\x02\x03\x80")),
@@ -358,6 +347,20 @@ def test_strings_with_multibyte_lengths_are_counted() -> None:
     assert out is not None
     [stripped_attr] = out.graph.node[0].attribute
     assert (stripped_attr.doc_string, list(stripped_attr.strings)) == (wire.MARK + "2", [b""])
+
+
+@pytest.mark.parametrize("extra", [0, 1, (1 << 20) + 3])
+def test_packed_varints_past_a_mebibyte_are_counted_exactly(extra: int) -> None:
+    """A packed list of 1-byte varints longer than 1 MiB is counted in slices of 1 MiB:
+    every byte in exactly one slice, so the mark holds the exact count removed (sanitize
+    gives a Constant the shape [count] from it); slices that overlapped or left gaps
+    would give another shape."""
+    count = (1 << 20) + extra
+    attr = text(1, "value_ints") + field(20, 0, varint(7)) + field(8, 2, b"\x01" * count)
+    out = parsed(wire.strip_lists(in_node(attr, "Constant"), sanitize.PAYLOAD_LIMIT))
+    assert out is not None
+    [stripped_attr] = out.graph.node[0].attribute
+    assert (stripped_attr.doc_string, list(stripped_attr.ints)) == (f"{wire.MARK}{count - 1}", [0])
 
 
 @pytest.mark.parametrize("n", [127, 128, 300])
@@ -678,28 +681,13 @@ def test_payload_sizes_are_onnx_checkers(data_type: int) -> None:
 
 
 # ------------------------------------------------------------------ work and memory
-def _constant_with(attr_body: bytes, output: str) -> bytes:
-    """A Constant node (wire bytes) whose one attribute is ``attr_body``."""
-    return field(1, 2, text(4, "Constant") + text(2, output) + field(5, 2, attr_body))
-
-
-def _graph_file(nodes: bytes) -> bytes:
-    opset = field(8, 2, text(1, "") + field(2, 0, varint(14)))
-    return field(1, 0, varint(8)) + opset + field(7, 2, nodes + text(2, "g"))
-
-
-def _value_ints_at(count: int) -> bytes:
-    """value_ints of ``count`` 1-byte varints, packed: 1 byte in the file, 8 parsed."""
-    return text(1, "value_ints") + field(20, 0, varint(7)) + field(8, 2, b"\x01" * count)
-
-
 def test_interleaved_fixed_values_cost_linear_work() -> None:
     """Floats interleaved with ints: each float is a run of one. The run reader used to
     read _CHUNK values ahead for each (a 1 MB file ran for minutes); now the values it
     looks at are at most twice the file's bytes."""
     pair = field(8, 0, b"\x01") + field(7, 5, bytes(4))
     attr = text(1, "pads") + pair * 20_000
-    data = _graph_file(field(1, 2, text(4, "Identity") + field(5, 2, attr)))
+    data = graph_file(field(1, 2, text(4, "Identity") + field(5, 2, attr)))
     walker = wire._Walker(data, 1 << 16, wire.kept_budget(len(data)))
     walker.message("model", 0, len(data), 0)
     assert 20_000 <= walker.visited <= 2 * len(data)
@@ -711,8 +699,8 @@ def test_many_lists_at_the_limit_are_refused_past_the_bound(constants: int) -> N
     their sum (200 of them: 465 MB for a 12.5 MB file). Their total is bounded by
     kept_budget: the file is refused, naming the reason, never parsed."""
     limit = sanitize.PAYLOAD_LIMIT
-    nodes = b"".join(_constant_with(_value_ints_at(limit), f"c{i}") for i in range(constants))
-    data = _graph_file(nodes)
+    nodes = b"".join(constant_with(value_ints_at(limit), f"c{i}") for i in range(constants))
+    data = graph_file(nodes)
     assert constants * limit > wire.kept_budget(len(data))
     with pytest.raises(wire.UnverifiableError, match="hold more than"):
         wire.strip_lists(data, limit)
@@ -723,9 +711,9 @@ def test_many_lists_at_the_limit_are_refused_past_the_bound(constants: int) -> N
 def test_negative_control_lists_at_the_limit_within_the_budget_are_checked() -> None:
     limit = sanitize.PAYLOAD_LIMIT
     constants = 3
-    nodes = b"".join(_constant_with(_value_ints_at(limit), f"c{i}") for i in range(constants))
+    nodes = b"".join(constant_with(value_ints_at(limit), f"c{i}") for i in range(constants))
     mul = field(1, 2, text(1, "c0") + text(1, "c1") + text(2, "z") + text(4, "Mul"))
-    data = _graph_file(nodes + mul)
+    data = graph_file(nodes + mul)
     assert constants * limit <= wire.kept_budget(len(data))
     assert wire.strip_lists(data, limit) is data
     assert check_report(data).mul_nodes == 1
@@ -738,15 +726,32 @@ def test_a_merged_tensor_counts_every_repeat() -> None:
     limit = sanitize.PAYLOAD_LIMIT
     repeat = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01" * limit))
     attr = text(1, "value") + field(20, 0, varint(4))
-    many = _graph_file(_constant_with(attr + repeat * 20, "c"))
+    many = graph_file(constant_with(attr + repeat * 20, "c"))
     with pytest.raises(wire.UnverifiableError, match="hold more than"):
         wire.strip_lists(many, limit)
     over = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01" * (limit + 1)))
-    twice = _graph_file(_constant_with(attr + over * 2, "c"))
+    twice = graph_file(constant_with(attr + over * 2, "c"))
     with pytest.raises(wire.UnverifiableError, match="merges"):
         wire.strip_lists(twice, limit)
-    once = _graph_file(_constant_with(attr + over + repeat, "c"))
+    once = graph_file(constant_with(attr + over + repeat, "c"))
     assert wire.strip_lists(once, limit) is not once  # one mark: read, counted, exact
+
+
+def test_a_repeat_rewritten_for_its_doc_string_alone_carries_no_mark() -> None:
+    """A tensor field repeated: one occurrence over the limit (marked), the other under
+    it but with a doc string (rewritten: the doc string is dropped). Only the first
+    carries a mark, so protobuf's merge keeps it (the second sets no doc string): the
+    file is read, not refused as two marks of one merged tensor."""
+    limit = sanitize.PAYLOAD_LIMIT
+    attr = text(1, "value") + field(20, 0, varint(4))
+    over = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01" * (limit + 1)))
+    documented = field(5, 2, field(2, 0, varint(7)) + field(7, 2, b"\x01") + text(12, "d"))
+    data = graph_file(constant_with(attr + over + documented, "c"))
+    out = parsed(wire.strip_lists(data, limit))
+    assert out is not None
+    [value] = out.graph.node[0].attribute
+    assert value.t.doc_string == f"{wire.MARK}7={limit}"
+    assert list(value.t.int64_data) == [0, 1]  # the placeholder, then the repeat's element
 
 
 @pytest.mark.parametrize("between", [text(1, "p"), text(13, "")], ids=["name", "doc string"])
@@ -757,7 +762,7 @@ def test_fields_interleaved_with_a_removed_list_cost_no_memory_per_field(between
     import tracemalloc
 
     attr = text(1, "pads") + (field(8, 0, b"\x01") + between) * 5000
-    data = _graph_file(field(1, 2, text(4, "Identity") + field(5, 2, attr)))
+    data = graph_file(field(1, 2, text(4, "Identity") + field(5, 2, attr)))
     tracemalloc.start()
     try:
         out = wire.strip_lists(data, 1000)
@@ -821,7 +826,7 @@ def payload_models(draw: st.DrawFn) -> bytes:
             n = draw(st.sampled_from([1, SMALL_LIMIT, SMALL_LIMIT + 1]))
             parts = [field(8, 0, b"\x01") if number == 8 else field(7, 5, bytes(4))] * n
             attr += b"".join(parts)
-    const = _constant_with(attr, "c")
+    const = constant_with(attr, "c")
     mul = field(1, 2, text(1, "c") + text(1, "c") + text(2, "z") + text(4, "Mul"))
     nodes = const + mul
     if draw(st.booleans()):  # nested: the Constant in both branches of an If
@@ -833,7 +838,7 @@ def payload_models(draw: st.DrawFn) -> bytes:
         nodes = field(1, 2, text(1, "x") + text(2, "y") + text(4, "If") + attrs)
         bool_scalar = field(1, 2, field(1, 0, varint(onnx.TensorProto.BOOL)) + field(2, 2, b""))
         nodes += field(11, 2, text(1, "x") + field(2, 2, bool_scalar))  # the condition
-    return _graph_file(nodes)
+    return graph_file(nodes)
 
 
 def _onnx_verdict(data: bytes) -> str:

@@ -383,17 +383,36 @@ class _Walker:
         Two passes over its fields, nothing stored per field: the first counts (and
         finds the attribute's type, which says whether its graphs are walked), the
         second splices (fields interleaved a million times cost no memory)."""
-        lists_of, doc_field, children = _PAYLOADS[kind]
+        lists, doc_field, children = _PAYLOADS[kind]
+        lists_of = dict(lists)  # a dict's lookups are faster than the frozen mapping's
         data = self.data
         counts: dict[int, int] = {}
         attr_type, pos, changed = 0, start, False
         raw_last = -1  # the length of the last raw_data field; -1: none
         while pos < end:
             tag_at = pos
-            tag, pos = _tag(data, pos, end)
+            tag = data[pos]
+            if 8 <= tag < 0x80:  # _tag's one-byte case, inline: fields interleaved a
+                pos += 1  # million times make this loop the walk's cost
+            else:
+                tag, pos = _tag(data, pos, end)
             field, wire = tag >> 3, tag & 7
             form = lists_of.get(field)
-            if form == "raw" and wire == 2:  # singular bytes: the last one is the value
+            if form is None and wire == 2 and pos < end and data[pos] < 0x80:
+                # a short field that is no list (a name, a doc string): _skip's case inline
+                changed |= field == doc_field
+                pos += 1 + data[pos]
+                if pos > end:
+                    raise WireError("field past the end of its message")
+            elif (
+                form == "varint" and wire == 0 and pos == tag_at + 1 and pos < end
+                and data[pos] < 0x80 and (pos + 1 == end or data[pos + 1] != tag)
+            ):  # fmt: skip
+                # one unpacked 1-byte varint, not followed by its tag: a run of one, which
+                # elements() reads as (pos + 1, 1), inline
+                pos += 1
+                counts[field] = counts.get(field, 0) + 1
+            elif form == "raw" and wire == 2:  # singular bytes: the last one is the value
                 pos, raw_last = self.raw_end(pos, end)
             elif form is not None and (wire == 2 or wire == _WIRE[form]):
                 pos, n = self.elements(form, wire, tag_at, pos, end)
@@ -421,10 +440,26 @@ class _Walker:
         pos = start
         while pos < end:
             tag_at = pos
-            tag, pos = _tag(data, pos, end)
+            tag = data[pos]
+            if 8 <= tag < 0x80:  # as in the first pass
+                pos += 1
+            else:
+                tag, pos = _tag(data, pos, end)
             field, wire = tag >> 3, tag & 7
             form = lists_of.get(field)
-            if form == "raw" and wire == 2:
+            if (
+                form is None and wire == 2 and field != doc_field and field not in children
+                and pos < end and data[pos] < 0x80
+            ):  # fmt: skip
+                pos += 1 + data[pos]  # a short field kept as it is (checked in the first pass)
+            elif (
+                form == "varint" and wire == 0 and pos == tag_at + 1 and pos < end
+                and data[pos] < 0x80 and (pos + 1 == end or data[pos + 1] != tag)
+            ):  # fmt: skip
+                pos += 1  # as in the first pass
+                if big:
+                    splice.drop(tag_at, pos)
+            elif form == "raw" and wire == 2:
                 pos = self.raw_end(pos, end)[0]
                 if big:
                     splice.drop(tag_at, pos)
