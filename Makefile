@@ -50,8 +50,8 @@ test-debian-python:
 	cd $(DEBIAN_TREE) && $(DEBIAN_FIRST) $(MAKE) --no-print-directory test PYTEST_SELECT='$(DEBIAN_SELECT)'
 
 lint: $(NATIVE)
-	$(VENV)/bin/ruff check src assurance tests benchmarks examples native
-	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples native
+	$(VENV)/bin/ruff check src assurance tests benchmarks examples native scripts/sonnx-mul
+	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples native scripts/sonnx-mul
 	$(VENV)/bin/mypy
 	$(PY) -m sonnx_mul_assurance.report lint
 
@@ -205,7 +205,7 @@ verify-targets: toolchains $(STAMP)
 
 # sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
 # in place whenever the kernel, its flags or the glue change.
-$(NATIVE): $(STAMP) setup.py $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py \
+$(NATIVE): $(STAMP) setup.py scripts/sonnx-mul $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py \
   native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h native/include/sonnx_mul_fpenv.h \
   native/hw/sonnx_mul_stream8.c native/include/sonnx_mul_stream8.h
 	$(PY) -m pip install --quiet --no-deps -e .
