@@ -6,6 +6,9 @@ from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/support.py
 
+# Every test that starts an external prover or toolchain must carry needs_prover.
+pytest_plugins = ["prover_audit"]
+
 settings.register_profile("ci", max_examples=150, deadline=None)
 settings.register_profile("long", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
