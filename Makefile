@@ -160,7 +160,7 @@ include native/flags.mk
 KERNEL_CC   ?= gcc
 KERNEL_DIR  ?= build/c-kernel/$(notdir $(KERNEL_CC))
 KERNEL_SRC  := $(wildcard native/src/*.c)
-GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h
+GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h src/sonnx_mul/_native_isas.h src/sonnx_mul/_native_isa_builds.h
 KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
 KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
 KERNEL_CFLAGS = $$(cat $(KERNEL_DIR)/cflags) $(KERNEL_EXTRA_CFLAGS) $(SONNX_WARNFLAGS) -Inative/include
@@ -214,7 +214,7 @@ verify-targets: toolchains $(STAMP)
 
 # sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
 # in place whenever the kernel, its flags or the glue change.
-$(NATIVE): $(STAMP) setup.py scripts/sonnx-mul $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py \
+$(NATIVE): $(STAMP) setup.py scripts/sonnx-mul $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py native/isa.toml \
   native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h native/include/sonnx_mul_fpenv.h \
   native/hw/sonnx_mul_stream8.c native/include/sonnx_mul_stream8.h
 	$(PY) -m pip install --quiet --no-deps -e .

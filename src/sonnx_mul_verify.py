@@ -147,10 +147,15 @@ ALLOWED_PTH_LINES: tuple[re.Pattern[str], ...] = (
 
 CUSTOMIZE_MODULES = ("sitecustomize", "usercustomize")
 
+# The ISA variants of the native kernel, the reference first (native/isa.toml's table):
+# generated here, since the verifier reads nothing of the package before it is verified.
+# BEGIN GENERATED from native/isa.toml by sonnx_mul_assurance.c.glue_isas: do not edit
 ISA_VARIANTS = ("portable", "avx2", "avx512")
+# END GENERATED
 KNOWN_ENVIRONMENT = {
     "SONNX_MUL_KERNEL": "sonnx_mul.kernel: native (default) or numpy (diagnosis)",
-    "SONNX_MUL_ISA": "sonnx_mul._native: auto (default), portable, avx2 or avx512",
+    "SONNX_MUL_ISA": f"sonnx_mul._native: auto (default), {', '.join(ISA_VARIANTS[:-1])} or "
+    f"{ISA_VARIANTS[-1]}",
 }
 """Every environment variable the package reads (a test greps the package for them)."""
 
@@ -790,7 +795,7 @@ def environment(environ: Mapping[str, str] | None = None) -> tuple[list[str], li
     if isa in ISA_VARIANTS:
         notes.append(
             f"SONNX_MUL_ISA={isa} chooses the {isa} variant of the native kernel (a build "
-            "of the proved sources; the self-test compares it with the portable build)"
+            f"of the proved sources; the self-test compares it with the {ISA_VARIANTS[0]} build)"
         )
     elif isa not in (None, "", "auto"):
         findings.append(f"SONNX_MUL_ISA={isa!r}: not a variant (auto, {', '.join(ISA_VARIANTS)})")

@@ -68,8 +68,15 @@ def _compile(
         semantics = {*rows["SONNX_CFLAGS"], *rows["SONNX_CFLAGS_GCC"], *rows["SONNX_CFLAGS_CLANG"]}
         cflags = ["-std=c99", "-O2", *(f for f in cflags if f not in semantics)]
     cflags += rows["SONNX_WARNFLAGS"]
-    if source.endswith("f16c.c"):
-        cflags += rows["SONNX_CFLAGS_F16C"]
+    # a hardware loop's source: the first of its builds' flags (native/isa.toml)
+    cflags += next(
+        (
+            list(v.loop_cflags(loop))
+            for v, loop in flags.hardware_loops(ROOT)
+            if loop.source == source
+        ),
+        [],
+    )
     command = [cc, *cflags, *extra, "-I", str(ROOT / "native/include"), "-fsyntax-only"]
     return subprocess.run([*command, str(ROOT / source)], capture_output=True, text=True)
 
