@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint check provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -50,10 +50,19 @@ test-debian-python:
 	cd $(DEBIAN_TREE) && $(DEBIAN_FIRST) $(MAKE) --no-print-directory test PYTEST_SELECT='$(DEBIAN_SELECT)'
 
 lint: $(NATIVE)
-	$(VENV)/bin/ruff check src assurance tests benchmarks examples native
-	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples native
+	$(VENV)/bin/ruff check src assurance tests benchmarks examples native scripts/sonnx-mul
+	$(VENV)/bin/ruff format --check src assurance tests benchmarks examples native scripts/sonnx-mul
 	$(VENV)/bin/mypy
 	$(PY) -m sonnx_mul_assurance.report lint
+
+# The edit-test loop, without root and without the provers: lint, then every
+# test but those marked needs_prover (they start Why3, Frama-C, cppcheck, clang,
+# a cross compiler or qemu-user, which make provers and make toolchains install
+# as root).  make test still runs everything; tests/prover_audit.py fails a test
+# that starts one of those tools unmarked.  Not recorded as a suite run.
+CHECK_SELECT := -m "not needs_prover"
+check: lint
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(CHECK_SELECT) tests
 
 # Why3 and the Debian provers (apt-get as root; otherwise it prints the command).
 provers:
@@ -164,7 +173,7 @@ include native/flags.mk
 KERNEL_CC   ?= gcc
 KERNEL_DIR  ?= build/c-kernel/$(notdir $(KERNEL_CC))
 KERNEL_SRC  := $(wildcard native/src/*.c)
-GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h
+GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h src/sonnx_mul/_native_isas.h src/sonnx_mul/_native_isa_builds.h
 KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
 KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
 KERNEL_CFLAGS = $$(cat $(KERNEL_DIR)/cflags) $(KERNEL_EXTRA_CFLAGS) $(SONNX_WARNFLAGS) -Inative/include
@@ -218,7 +227,7 @@ verify-targets: toolchains $(STAMP)
 
 # sonnx_mul._native (the kernel and its numpy glue, setup.py) is rebuilt
 # in place whenever the kernel, its flags or the glue change.
-$(NATIVE): $(STAMP) setup.py $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py \
+$(NATIVE): $(STAMP) setup.py scripts/sonnx-mul $(GLUE_SRC) $(KERNEL_SRC) $(KERNEL_HDR) native/flags.mk native/flags.py native/isa.toml \
   native/hw/sonnx_mul_f16c.c native/include/sonnx_mul_f16c.h native/include/sonnx_mul_rename.h native/include/sonnx_mul_fpenv.h \
   native/hw/sonnx_mul_stream8.c native/include/sonnx_mul_stream8.h
 	$(PY) -m pip install --quiet --no-deps -e .

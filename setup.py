@@ -57,28 +57,24 @@ def ieee_flags(cc: str) -> list[str]:
 
 
 def variants(cc: str) -> list[tuple[str, list[str]]]:
-    """The ISA variants selected at run time (x86-64 only): the same proved
-    sources compiled again with the variant's extra flags, their symbols renamed
+    """The ISA variants selected at run time (x86-64 only; native/isa.toml, all but
+    the first, which is this build as such): the same proved sources compiled again
+    with the variant's extra flags, their symbols renamed
     (native/include/sonnx_mul_rename.h)."""
     if FLAGS.target(cc) != "x86_64":
         return []
-    return [(v, pinned(f"SONNX_CFLAGS_{v.upper()}")) for v in ("avx2", "avx512")]
+    return [(v.name, list(v.cflags)) for v in FLAGS.variants()[1:]]
 
 
 def hardware_loops() -> list[tuple[str, str, list[str]]]:
     """(source in native/hw, object stem, extra flags) of the hardware loops,
-    which stand in for proved portable loops: the float16 F16C loop, 8-wide
-    (AVX2 + F16C) and 16-wide (AVX-512 + F16C), and the int8/uint8 streaming
-    wrap loop, 32-wide (AVX2) and 64-wide (AVX-512BW).  WP proves each from the
-    admitted contract of its vector operations (its unit in
-    proofs/wp-manifest.json), which make verify-exhaustive checks on the
-    hardware, with the loops' values."""
-    f16c, avx2, avx512 = (pinned(f"SONNX_CFLAGS_{v}") for v in ("F16C", "AVX2", "AVX512"))
+    which stand in for proved portable loops (native/isa.toml): each compiled
+    with its variant's flags and its own.  WP proves each from the admitted
+    contract of its vector operations (its unit in proofs/wp-manifest.json),
+    which make verify-exhaustive checks on the hardware, with the loops' values."""
     return [
-        ("sonnx_mul_f16c.c", "f16c", f16c),
-        ("sonnx_mul_f16c.c", "f16c512", [*avx512, *f16c]),
-        ("sonnx_mul_stream8.c", "stream8", avx2),
-        ("sonnx_mul_stream8.c", "stream8512", avx512),
+        (Path(loop.source).name, loop.name, list(variant.loop_cflags(loop)))
+        for variant, loop in FLAGS.hardware_loops()
     ]
 
 

@@ -1,7 +1,7 @@
 """float32 by an exact binary64 product rounded on the bits (a design probe).
 
 Builds ``f32_exact.c`` (which includes the generated ``native/src/sonnx_mul_float.c``)
-once per x86-64 build the CPU runs (portable, avx2, avx512: ``native/flags.mk``'s
+once per x86-64 build the CPU runs (the ISA variants of ``native/isa.toml``, ``native/flags.mk``'s
 rows), then, per build:
 
 - the candidate's bits compared with the kernel's ``sonnx_mul_f32`` (the

@@ -35,6 +35,7 @@ import platform
 import numpy as np
 from probe_build import (
     ENVIRONMENTS,
+    REFERENCE,
     builds,
     class_table,
     compile_probe,
@@ -62,8 +63,8 @@ TIES = ("normal", "near underflow")  # also drawn with 26 fraction bits: many ex
 
 def build(name: str, cflags: list[str], fault: int = 0) -> ctypes.CDLL:
     """The probe with ``cflags``; ``fault``: PROBE_FAULT (0 none)."""
-    extra = ["-mfma"] if name != "portable" else []
-    extra += ["-mavx512cd"] if name == "avx512" else []
+    extra = ["-mfma"] if name != REFERENCE else []
+    extra += ["-mavx512cd"] if "-mavx512f" in cflags else []  # the AVX-512 build
     dll = compile_probe("f64_exact", name, [*cflags, *extra], [f"-DPROBE_FAULT={fault}"])
     pointers = [ctypes.c_void_p] * 3
     dll.probe_run.restype = None
@@ -78,7 +79,7 @@ def runs(name: str) -> bool:
     """This CPU runs build ``name`` (and has FMA for the non-portable ones)."""
     if not supported(name):
         return False
-    return name == "portable" or "fma" in open("/proc/cpuinfo", encoding="utf-8").read().split()
+    return name == REFERENCE or "fma" in open("/proc/cpuinfo", encoding="utf-8").read().split()
 
 
 def edge_pairs() -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """int64's two checked scans compared and timed: the halves test and the binary64 test.
 
 Builds ``int64_scan.c`` (which includes the generated ``native/src/sonnx_mul_int.c``)
-once per x86-64 build the CPU runs (portable, avx2, avx512: ``native/flags.mk``'s
+once per x86-64 build the CPU runs (the ISA variants of ``native/isa.toml``, ``native/flags.mk``'s
 rows), then, per build:
 
 - the two tests' verdicts compared on every pair of the edge values (0, 1,

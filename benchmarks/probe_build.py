@@ -1,5 +1,6 @@
 """The x86-64 builds of a design probe (``int64_scan``, ``f32_exact``): the
-portable row of ``native/flags.mk`` and it plus each variant's row, which
+kernel's flags of ``native/flags.mk`` and them plus each ISA variant's
+(``native/isa.toml``), which
 CPU runs which, and one probe compiled into a shared library."""
 
 from __future__ import annotations
@@ -13,35 +14,42 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build" / "bench"
-VARIANTS = ("avx2", "avx512")
 
 
 @functools.cache
-def _rows() -> dict[str, list[str]]:
+def _flags() -> Any:
     sys.path.insert(0, str(ROOT / "native"))
-    import flags  # native/flags.py: the one source of the compile flags
+    import flags  # native/flags.py: the one source of the compile flags and the ISA table
 
-    return {**flags.table(), "portable": flags.cflags("gcc")}
+    return flags
+
+
+def _variants() -> dict[str, Any]:
+    """native/isa.toml's variants by name, the reference (the proved build as such) first."""
+    return {v.name: v for v in _flags().variants()}
+
+
+REFERENCE = next(iter(_variants()))
+"""The reference build's name (the first variant of native/isa.toml)."""
 
 
 def builds() -> dict[str, list[str]]:
-    """The flags of each x86-64 build: the portable row, and it plus each variant's row."""
-    rows = _rows()
-    base = rows["portable"]
-    return {"portable": base} | {v: [*base, *rows[f"SONNX_CFLAGS_{v.upper()}"]] for v in VARIANTS}
+    """The flags of each x86-64 build: the reference's (flags.mk's rows for gcc), and
+    them plus each other variant's (native/isa.toml)."""
+    base = _flags().cflags("gcc")
+    return {name: [*base, *v.cflags] for name, v in _variants().items()}
 
 
 def supported(build: str) -> bool:
-    """True when this CPU has the features flags.mk's SONNX_CPU_<build> row names."""
-    if build == "portable":
-        return True
+    """True when this CPU has the features native/isa.toml gives the variant ``build``."""
     cpu = Path("/proc/cpuinfo").read_text(encoding="utf-8").split()
-    return all(feature in cpu for feature in _rows()[f"SONNX_CPU_{build.upper()}"])
+    return all(feature in cpu for feature in _variants()[build].cpu)
 
 
 def compile_probe(

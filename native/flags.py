@@ -1,4 +1,5 @@
-"""The kernel's compile flags for one compiler: native/flags.mk's table, selected.
+"""The kernel's compile flags for one compiler: native/flags.mk's table, selected;
+and the ISA variants with their hardware loops: native/isa.toml's table, read.
 
 flags.mk holds the flags (plain ``NAME = words`` lines); this module picks
 the rows for a compiler from what the compiler says of itself: its target
@@ -17,9 +18,12 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 FLAGS_FILE = Path(__file__).resolve().parent / "flags.mk"
+ISA_FILE = Path(__file__).resolve().parent / "isa.toml"
 
 
 class UnsupportedTarget(Exception):
@@ -74,6 +78,85 @@ def cflags(cc: str, path: Path = FLAGS_FILE) -> list[str]:
         *rows[f"SONNX_CFLAGS_{compiler}"],
         *rows[f"SONNX_CFLAGS_ARCH_{arch.upper()}"],
     ]
+
+
+class Loop(NamedTuple):
+    """A hardware loop of isa.toml: compiled from ``source`` with its variant's cflags
+    plus its own, it stands in for the proved ``stands_in_for`` on ``kinds``."""
+
+    name: str
+    about: str
+    source: str
+    function: str
+    cflags: tuple[str, ...]
+    cpu: tuple[str, ...]
+    stands_in_for: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+
+class Variant(NamedTuple):
+    """An ISA variant of isa.toml: the proved sources compiled with flags.mk's flags
+    plus ``cflags``; ``cpu`` the features that code needs."""
+
+    name: str
+    about: str
+    cflags: tuple[str, ...]
+    cpu: tuple[str, ...]
+    loops: tuple[Loop, ...]
+    checked_from: str | None
+    checked_kinds: tuple[str, ...]
+
+    @property
+    def runs_on(self) -> tuple[str, ...]:
+        """The CPU features this variant needs to run: its own and its loops'."""
+        return tuple(dict.fromkeys([*self.cpu, *(f for loop in self.loops for f in loop.cpu)]))
+
+    def loop_cflags(self, loop: Loop) -> tuple[str, ...]:
+        """The extra flags ``loop`` is compiled with in this variant."""
+        return (*self.cflags, *loop.cflags)
+
+
+def variants(path: Path = ISA_FILE) -> tuple[Variant, ...]:
+    """The ISA variants of isa.toml in its order: the reference (the proved build
+    as such) first, then the others, each with its hardware loops."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    loops = {
+        row["name"]: Loop(
+            row["name"],
+            row["about"],
+            row["source"],
+            row["function"],
+            tuple(row["cflags"]),
+            tuple(row["cpu"]),
+            tuple(row["stands_in_for"]),
+            tuple(row["kinds"]),
+        )
+        for row in data["loop"]
+    }
+    return tuple(
+        Variant(
+            row["name"],
+            row["about"],
+            tuple(row["cflags"]),
+            tuple(row["cpu"]),
+            tuple(loops[name] for name in row["loops"]),
+            row.get("checked_from"),
+            tuple(row.get("checked_kinds", ())),
+        )
+        for row in data["variant"]
+    )
+
+
+def hardware_loops(path: Path = ISA_FILE) -> tuple[tuple[Variant, Loop], ...]:
+    """(variant, loop) of every hardware loop, in isa.toml's order of the loops."""
+    owners = {loop.name: v for v in variants(path) for loop in v.loops}
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return tuple(
+        (owners[row["name"]], loop)
+        for row in data["loop"]
+        for loop in owners[row["name"]].loops
+        if loop.name == row["name"]
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -9,13 +9,15 @@ replaced ``_native*.so`` (an ELF constructor), nor lines added to
 Only when every check below passed is the package imported, in a child
 process, for the known-answer self-test. Entry points:
 
-- ``sonnx-mul verify-install REPORT.json``: the ``sonnx-mul`` script
-  (``scripts/sonnx-mul``) compiles this file's source and runs :func:`main`
-  from it, never a cached compilation, which a planted ``__pycache__`` file
-  could replace; :func:`main` answers every spelling of ``verify-install``
-  itself (``--``, an abbreviation, options before it:
-  :func:`verify_install_arguments`) and imports ``sonnx_mul.cli`` for the
-  other subcommands only;
+- ``sonnx-mul verify-install REPORT.json``: the launcher, the ``sonnx-mul``
+  script (``scripts/sonnx-mul``), compiles this file's source, never a cached
+  compilation, which a planted ``__pycache__`` file could replace; this
+  file's rule (:func:`verify_install_arguments`) tells it every spelling of
+  ``verify-install`` (``--``, an abbreviation, options before it), which it
+  hands to :func:`verify_install_main`; it imports ``sonnx_mul.cli`` for the
+  other subcommands only. This module imports nothing of the package; the
+  package's CLI imports the error contract from here (``guarded``), never
+  the reverse;
 - ``python -I -m sonnx_mul_verify REPORT.json`` (the import system may run
   a cache of this file: the verifier names such a cache when it is not the
   compilation of its source, but only the script and the hardened form run
@@ -111,13 +113,12 @@ import json
 import marshal
 import os
 import re
-import signal
 import site
 import stat
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType, MappingProxyType, ModuleType
@@ -146,10 +147,15 @@ ALLOWED_PTH_LINES: tuple[re.Pattern[str], ...] = (
 
 CUSTOMIZE_MODULES = ("sitecustomize", "usercustomize")
 
+# The ISA variants of the native kernel, the reference first (native/isa.toml's table):
+# generated here, since the verifier reads nothing of the package before it is verified.
+# BEGIN GENERATED from native/isa.toml by sonnx_mul_assurance.c.glue_isas: do not edit
 ISA_VARIANTS = ("portable", "avx2", "avx512")
+# END GENERATED
 KNOWN_ENVIRONMENT = {
     "SONNX_MUL_KERNEL": "sonnx_mul.kernel: native (default) or numpy (diagnosis)",
-    "SONNX_MUL_ISA": "sonnx_mul._native: auto (default), portable, avx2 or avx512",
+    "SONNX_MUL_ISA": f"sonnx_mul._native: auto (default), {', '.join(ISA_VARIANTS[:-1])} or "
+    f"{ISA_VARIANTS[-1]}",
 }
 """Every environment variable the package reads (a test greps the package for them)."""
 
@@ -789,7 +795,7 @@ def environment(environ: Mapping[str, str] | None = None) -> tuple[list[str], li
     if isa in ISA_VARIANTS:
         notes.append(
             f"SONNX_MUL_ISA={isa} chooses the {isa} variant of the native kernel (a build "
-            "of the proved sources; the self-test compares it with the portable build)"
+            f"of the proved sources; the self-test compares it with the {ISA_VARIANTS[0]} build)"
         )
     elif isa not in (None, "", "auto"):
         findings.append(f"SONNX_MUL_ISA={isa!r}: not a variant (auto, {', '.join(ISA_VARIANTS)})")
@@ -1073,7 +1079,7 @@ def verify(
     try:
         expected = read_expected(report_path)
     except (OSError, ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
-        return _fail(f"cannot read {report_path}: {exc}", EXIT_UNREADABLE, as_json)
+        return fail(f"cannot read {report_path}: {exc}", EXIT_UNREADABLE, as_json)
     path = search_path()
     where, why = (package_dir, None) if package_dir is not None else locate_package(path)
     if where is None:
@@ -1140,15 +1146,19 @@ PRODUCT_COMMANDS = ("check", "run", "selftest")
 PLUGIN_GROUP = "sonnx_mul.commands"
 
 
-class _UsageError(Exception):
-    pass
+# ------------------------------------------- the error contract of every sonnx-mul command
+# Written once, here: the verifier imports nothing but the standard library, so
+# sonnx_mul.cli imports these from it (never the reverse), and the launcher
+# (scripts/sonnx-mul) uses them once it has compiled this file.
+class UsageError(Exception):
+    """A wrong call (exit 2); ``sonnx_mul.cli.errors.UsageError`` is one too."""
 
 
 class StoreOnce(argparse._StoreAction):
     """A single-valued option given twice is a wrong call (argparse keeps the last).
 
-    The one definition: ``sonnx_mul.cli`` uses it for every subcommand too.
-    Repeatable options use ``action="append"``.
+    The one definition: :class:`Parser` registers it, for verify-install and
+    every subcommand of ``sonnx_mul.cli``. Repeatable options use ``action="append"``.
     """
 
     def __call__(
@@ -1165,9 +1175,11 @@ class StoreOnce(argparse._StoreAction):
         super().__call__(parser, namespace, values, option_string)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting, and refuses a
-    single-valued option given twice (:class:`StoreOnce`)."""
+class Parser(argparse.ArgumentParser):
+    """argparse that raises ``usage_error`` instead of printing usage and exiting, and
+    refuses a single-valued option given twice (:class:`StoreOnce`)."""
+
+    usage_error: type[Exception] = UsageError
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -1175,12 +1187,97 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", "store", StoreOnce)
 
     def error(self, message: str) -> NoReturn:
-        raise _UsageError(f"{message} (see '{self.prog} --help')")
+        raise self.usage_error(f"{message} (see '{self.prog} --help')")
 
 
+def json_requested(argv: Sequence[str]) -> bool:
+    """``--format json`` anywhere in ``argv``, in any spelling argparse accepts
+    (``--format=json``, an abbreviation such as ``--form json``): errors raised
+    before the arguments are parsed (start-up, a wrong call) honour it too."""
+    for i, word in enumerate(argv):
+        name, eq, value = word.partition("=")
+        if len(name) < 3 or not "--format".startswith(name):
+            continue
+        if (value if eq else (argv[i + 1] if i + 1 < len(argv) else "")) == "json":
+            return True
+    return False
+
+
+def error_text(message: str, code: int, as_json: bool) -> str:
+    """The one line of a failure: ``sonnx-mul: error: MESSAGE``, or the JSON error object
+    ``{"error": MESSAGE, "exit_code": N}`` (the error contract of every command)."""
+    line = " ".join(message.split())
+    return (
+        json.dumps({"error": line, "exit_code": code}) if as_json else f"sonnx-mul: error: {line}"
+    )
+
+
+def fail(message: str, code: int, as_json: bool) -> int:
+    """Print the one line of a failure on stderr, flush stdout, return ``code``."""
+    if sys.stderr is not None:
+        # stderr closed (None) or broken: the exit code is all that is left
+        with contextlib.suppress(OSError, ValueError):
+            print(error_text(message, code, as_json), file=sys.stderr, flush=True)
+    if sys.stdout is not None:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            silence_stdout()
+    return code
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail."""
+    with contextlib.suppress(OSError, ValueError):  # not a real file (tests capture it)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def guarded(
+    argv: Sequence[str],
+    parse: Callable[[list[str]], argparse.Namespace],
+    run: Callable[[argparse.Namespace], int],
+    judge: Callable[[Exception], tuple[str, int]],
+) -> int:
+    """``run(parse(argv))``'s exit code, every failure one line (:func:`fail`), never a
+    traceback: the exception handling of every command, written once.
+
+    A closed stdout at start and a :class:`UsageError` are exit 2; ``--help`` and
+    ``--version`` their own code; a closed pipe on stdout 141, silently; an interrupt
+    130; any other exception the (message, code) ``judge`` gives it. JSON errors when
+    the call asks for them (:func:`json_requested`, then the parsed ``--format``).
+    """
+    as_json = json_requested(argv)
+    try:
+        if sys.stdout is None:  # started with fd 1 closed (`>&-`): nothing could be reported
+            raise UsageError(
+                "standard output is closed; nothing could be reported (redirect it to "
+                "/dev/null to discard the output)"
+            )
+        try:
+            args = parse(list(argv))
+        except SystemExit as exc:  # --help or --version (errors raise UsageError)
+            code = int(exc.code) if isinstance(exc.code, int) else EXIT_OK
+        else:
+            as_json = getattr(args, "format", None) == "json"
+            code = run(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED, as_json)
+    except UsageError as exc:
+        return fail(str(exc), EXIT_UNREADABLE, as_json)
+    except Exception as exc:  # the command's own failures, and defects: still one line
+        message, code = judge(exc)
+        return fail(message, code, as_json)
+
+
+# ---------------------------------------------------------------- verify-install
 def parser(prog: str = "sonnx-mul verify-install") -> argparse.ArgumentParser:
     """The arguments of ``verify-install`` (also those of ``python -m sonnx_mul_verify``)."""
-    p = _Parser(
+    p = Parser(
         prog=prog,
         description="Check, without importing it first, that the sonnx_mul package this "
         "Python would import is the code REPORT.json covers (files, bytecode caches, "
@@ -1208,64 +1305,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def json_requested(argv: Sequence[str]) -> bool:
-    """``--format json`` anywhere in ``argv``, in any spelling argparse accepts
-    (``--format=json``, an abbreviation such as ``--form json``): errors raised
-    before the arguments are parsed (start-up, a wrong call) honour it too."""
-    for i, word in enumerate(argv):
-        name, eq, value = word.partition("=")
-        if len(name) < 3 or not "--format".startswith(name):
-            continue
-        if (value if eq else (argv[i + 1] if i + 1 < len(argv) else "")) == "json":
-            return True
-    return False
-
-
-def error_text(message: str, code: int, as_json: bool) -> str:
-    """The one line of a failure: ``sonnx-mul: error: MESSAGE``, or the JSON error object
-    ``{"error": MESSAGE, "exit_code": N}`` (the error contract of every command)."""
-    line = " ".join(message.split())
-    return (
-        json.dumps({"error": line, "exit_code": code}) if as_json else f"sonnx-mul: error: {line}"
-    )
-
-
-def _fail(message: str, code: int, as_json: bool) -> int:
-    if sys.stderr is not None:
-        # stderr closed or broken: the exit code is all that is left
-        with contextlib.suppress(OSError, ValueError):
-            print(error_text(message, code, as_json), file=sys.stderr, flush=True)
-    return code
+def _judge(exc: Exception) -> tuple[str, int]:
+    """verify-install's failures: a defect is exit 1 (never "OK")."""
+    if isinstance(exc, MemoryError):
+        return "not enough memory", EXIT_MISMATCH
+    return f"internal error: {type(exc).__name__}: {exc}", EXIT_MISMATCH
 
 
 def verify_install_main(argv: Sequence[str], prog: str = "sonnx-mul verify-install") -> int:
     """``verify-install`` with its arguments: the exit code; one line per failure, no traceback."""
-    as_json = json_requested(argv)
-    try:
-        if sys.stdout is None:  # started with fd 1 closed: nothing could be reported
-            return _fail(
-                "standard output is closed; nothing could be reported", EXIT_UNREADABLE, as_json
-            )
-        try:
-            args = parser(prog).parse_args(list(argv))
-        except SystemExit as exc:  # --help
-            return int(exc.code) if isinstance(exc.code, int) else EXIT_OK
-        as_json = args.format == "json"
-        code = verify(Path(args.report), allow_hooks=args.allow_hook, as_json=as_json)
-        sys.stdout.flush()
-        return code
-    except _UsageError as exc:
-        return _fail(str(exc), EXIT_UNREADABLE, as_json)
-    except BrokenPipeError:
-        with contextlib.suppress(OSError, ValueError):  # so the final flush cannot fail
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED, as_json)
-    except MemoryError:
-        return _fail("not enough memory", EXIT_MISMATCH, as_json)
-    except Exception as exc:  # a defect: still one line, never "OK"
-        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_MISMATCH, as_json)
+
+    def run(args: argparse.Namespace) -> int:
+        return verify(Path(args.report), allow_hooks=args.allow_hook, as_json=args.format == "json")
+
+    return guarded(argv, parser(prog).parse_args, run, _judge)
 
 
 def _names_verify_install(word: str) -> bool:
@@ -1287,13 +1340,14 @@ def _other_commands() -> set[str]:
 def verify_install_arguments(argv: Sequence[str]) -> list[str] | None:
     """The verifier's arguments when ``argv`` could ask for ``verify-install``, else None.
 
-    The command line goes to the package (which a tampered package answers)
-    only when its first word that is not an option names another subcommand
-    exactly. Otherwise, any word that is ``verify-install`` or a beginning of
-    it makes this call the verifier's, whatever comes before it (``--``,
-    options such as ``--format json``): the first such word is the command
-    and is dropped, with a ``--`` before it; the other words are the
-    verifier's arguments, which it checks as it does every call.
+    The rule the launcher (``scripts/sonnx-mul``) applies, here so that it is part
+    of the file an auditor hashes. The command line goes to the package (which a
+    tampered package answers) only when its first word that is not an option names
+    another subcommand exactly. Otherwise, any word that is ``verify-install`` or a
+    beginning of it makes this call the verifier's, whatever comes before it
+    (``--``, options such as ``--format json``): the first such word is the command
+    and is dropped, with a ``--`` before it; the other words are the verifier's
+    arguments, which it checks as it does every call.
     """
     words = list(argv)
     first = next((w for w in words if not w.startswith("-")), None)
@@ -1304,40 +1358,6 @@ def verify_install_arguments(argv: Sequence[str]) -> list[str] | None:
         return None
     before = [w for w in words[:at] if w != "--"]
     return [*before, *words[at + 1 :]]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``sonnx-mul`` command (the ``sonnx-mul`` script runs it from this file's source).
-
-    ``verify-install``, in any spelling (:func:`verify_install_arguments`), is
-    handled here, before anything of ``sonnx_mul`` is imported; every other
-    subcommand (and ``--help``) goes to ``sonnx_mul.cli``.
-    """
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        verifier_args = verify_install_arguments(args)
-        if verifier_args is not None:
-            code = verify_install_main(verifier_args)
-        else:
-            code = _product_main(args)
-    except KeyboardInterrupt:  # during start-up (the imports): one line, like later
-        code = _fail("interrupted", EXIT_INTERRUPTED, json_requested(args))
-    if argv is None:  # the console script: the process ends with this code
-        # The exit code is decided: a SIGINT from here to the interpreter's exit must
-        # not turn it into a traceback or a signal exit.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return code
-
-
-def _product_main(args: list[str]) -> int:
-    """``sonnx_mul.cli.main(args)``; a package that cannot be imported (a wrong
-    ``SONNX_MUL_ISA``/``SONNX_MUL_KERNEL``, a missing build) is one line, exit 2,
-    in the format the call asks for."""
-    try:
-        from sonnx_mul.cli import main as cli_main  # only now: not for verify-install
-    except ImportError as exc:
-        return _fail(f"cannot start: {exc}", EXIT_UNREADABLE, json_requested(args))
-    return cli_main(args)
 
 
 if __name__ == "__main__":  # python -I -m sonnx_mul_verify, or python -I -S path/to/this.py

@@ -6,6 +6,9 @@ from hypothesis import HealthCheck, Phase, settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/support.py
 
+# Every test that starts an external prover or toolchain must carry needs_prover.
+pytest_plugins = ["prover_audit"]
+
 # No verdict of the clock: no deadline, and no "too slow" health check (generating
 # examples on a loaded machine must not fail a test that passes on an idle one).
 NOT_TIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}

@@ -1,8 +1,9 @@
-"""Helpers shared by the tests: bit-exact comparison, edge values, an exact oracle."""
+"""Helpers shared by the tests: bit-exact comparison, edge values, an exact oracle, the launcher."""
 
 from __future__ import annotations
 
 import inspect
+import types
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -203,3 +204,17 @@ def wp_failed(run: wp.Run, goal: str) -> bool:
     _, unit = wp_unit(Path(__file__).resolve().parents[1], run.unit.source)
     pinned = unit["goals"].get(goal, {}).get("prover", "")
     return pinned in ("", wp_plan.QED) or pinned in run.goals[goal].prover
+
+
+LAUNCHER = Path(__file__).resolve().parents[1] / "scripts" / "sonnx-mul"
+"""The ``sonnx-mul`` command's launcher (a script: no ``.py``, never imported)."""
+
+
+def launcher() -> types.ModuleType:
+    """The launcher compiled from its source as a module (its ``__main__`` block not run):
+    ``launcher().main(argv, sonnx_mul_verify)`` is the console script's dispatch."""
+    module = types.ModuleType("sonnx_mul_launcher")
+    module.__file__ = str(LAUNCHER)
+    code = compile(LAUNCHER.read_bytes(), str(LAUNCHER), "exec", dont_inherit=True)
+    exec(code, module.__dict__)
+    return module

@@ -46,7 +46,7 @@
  *                     (what the admitted contract of the loops' vector
  *                     operation, mul_block, claims it writes)
  *   mul-bf16-avx2 / mul-bf16-avx512   the same for the proved sources
- *                     compiled with SONNX_CFLAGS_AVX2 / _AVX512
+ *                     compiled with the avx2 / avx512 flags (native/isa.toml)
  *                     (sonnx_mul_avx2_bf16 ...) against sonnx_mul_bf16
  *   wrap8-stream8, wrap8-stream8512   all 2^16 (a, b) pairs of int8 and of
  *                     uint8 through the streaming wrap loops

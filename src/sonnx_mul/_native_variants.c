@@ -12,11 +12,10 @@
  * loops under the contract of the proved loop it stands in for, from the
  * admitted contract of its one vector operation; that operation and the
  * loops' values are verified exhaustively against the proved loops.
- * At import the widest variant the CPU supports is selected (avx512:
- * AVX-512 F/BW/VL/DQ, AVX2 and F16C; avx2: AVX2 and F16C; otherwise portable;
- * the features are native/flags.mk's SONNX_CPU_* rows);
- * SONNX_MUL_ISA=portable|avx2|avx512 selects one instead (ImportError if the
- * CPU lacks it).  Before a hardware variant is used, its float16 loop is
+ * At import the widest variant the CPU supports is selected (the variants,
+ * their flags, CPU features and hardware loops are native/isa.toml's table;
+ * _native_isas.h and _native_isa_builds.h are generated from it);
+ * SONNX_MUL_ISA=<name> selects one instead (ImportError if the CPU lacks it).  Before a hardware variant is used, its float16 loop is
  * compared bit for bit with the portable one on every pair of a set of edge
  * values, and its streaming int8/uint8 loop (called directly, whatever the
  * threshold) on every pair of bytes.
@@ -29,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_native_isas.h"
 #include "sonnx_mul_kernel.h"
 
 /* TAGGED(M, S, T, K) is M(V, S, T, K) with V the current VARIANT_TAG: an
@@ -86,7 +86,7 @@
         SONNX_MUL_FLOAT_KINDS(SET_FLOAT)                                          \
     }
 
-#define VARIANT_TAG portable_
+#define VARIANT_TAG ISA_REFERENCE_TAG
 VARIANT_ADAPTERS
 VARIANT_FILL
 #undef VARIANT_TAG
@@ -121,25 +121,8 @@ static void wrap_stream8512_8(const void *a, const void *b, void *c, size_t n)
     sonnx_mul_stream8512_wrap8((const uint8_t *)a, (const uint8_t *)b, (uint8_t *)c, n);
 }
 
-/* The renamed declarations of the variants: sonnx_mul_kernel.h read again
- * under the renaming of sonnx_mul_rename.h, once per variant prefix. */
-#define SONNX_MUL_VARIANT sonnx_mul_avx2
-#include "sonnx_mul_rename.h"
-#undef SONNX_MUL_KERNEL_H
-#include "sonnx_mul_kernel.h"
-#define VARIANT_TAG avx2_
-VARIANT_ADAPTERS
-VARIANT_FILL
-#undef VARIANT_TAG
-#undef SONNX_MUL_VARIANT
-#define SONNX_MUL_VARIANT sonnx_mul_avx512
-#undef SONNX_MUL_KERNEL_H
-#include "sonnx_mul_kernel.h"
-#define VARIANT_TAG avx512_
-VARIANT_ADAPTERS
-VARIANT_FILL
-#undef VARIANT_TAG
-#undef SONNX_MUL_VARIANT
+/* The hardware variants' renamed declarations, adapters and fill functions. */
+#include "_native_isa_builds.h"
 
 /* A variant's int8/uint8 wrap: the streaming loop from
  * SONNX_MUL_STREAM8_MIN_ELEMENTS elements up (arrays beyond the L2, see
@@ -154,26 +137,26 @@ VARIANT_FILL
             wrap_##V##S(a, b, c, n);                                              \
         }                                                                         \
     }
-STREAM8_ADAPTER(avx2_, i8, wrap_stream8_8)
-STREAM8_ADAPTER(avx2_, u8, wrap_stream8_8)
-STREAM8_ADAPTER(avx512_, i8, wrap_stream8512_8)
-STREAM8_ADAPTER(avx512_, u8, wrap_stream8512_8)
+#define STREAM8_ADAPTERS(V, I, NAME, F16, S8)                                     \
+    STREAM8_ADAPTER(V, i8, wrap_##S8##_8)                                         \
+    STREAM8_ADAPTER(V, u8, wrap_##S8##_8)
+SONNX_MUL_HW_VARIANTS(STREAM8_ADAPTERS)
 
-enum { ISA_COUNT = 3 };
+enum { ISA_COUNT = ISA_ALL };
 const long sonnx_glue_stream8_min_elements = (long)SONNX_MUL_STREAM8_MIN_ELEMENTS;
 #else
 enum { ISA_COUNT = 1 };
 const long sonnx_glue_stream8_min_elements = 0L;
 #endif
 
-/* In order of preference from the last: portable first.  Filled once at
+/* In order of preference from the last: the reference first.  Filled once at
  * import (fill_variants), read-only afterwards. */
 static struct isa ISAS[ISA_COUNT];
 
 /* Which variants this CPU can run (set at import). */
 static int isa_supported[ISA_COUNT];
 
-const struct isa *sonnx_glue_isa_current = &ISAS[0];
+const struct isa *sonnx_glue_isa_current = &ISAS[ISA_REFERENCE];
 
 #if defined(SONNX_MUL_X86_VARIANTS)
 /* A hardware variant's loops that stand in for its portable ones (WP proves
@@ -189,36 +172,33 @@ static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn
     isa->stream8 = stream8;
 }
 
-/* The avx512 variant's checked mode (the scan, and the checked call that
- * scans and writes) for int16, uint16 and uint32 is the avx2 build's: in
- * 512-bit vectors gcc 12 does not recognise the widening product (it
- * sign-extends 16-bit operands and multiplies with vpmulld, and computes a
- * full 64-bit product for 32-bit ones, where the 256-bit build uses
- * vpmulhw/vpmullw and one vpmuludq), and its scan took 1.1-1.4x the time
- * at 10^6 elements on an AMD Zen 4 (docs/native-kernel.md, "ISA variants").
- * int32's scan (the OR of the biased 64-bit products, one vpmullq each with
- * AVX-512DQ) takes the same time in both builds and keeps the 512-bit one.
+/* A variant's checked mode (the scan, and the checked call that scans and
+ * writes) for some kinds is another variant's build (native/isa.toml,
+ * `checked_from`): in 512-bit vectors gcc 12 does not recognise the widening
+ * product of int16, uint16 and uint32 (it sign-extends 16-bit operands and
+ * multiplies with vpmulld, and computes a full 64-bit product for 32-bit
+ * ones, where the 256-bit build uses vpmulhw/vpmullw and one vpmuludq), and
+ * its scan took 1.1-1.4x the time at 10^6 elements on an AMD Zen 4
+ * (docs/native-kernel.md, "ISA variants"); int32's scan (one vpmullq per
+ * product with AVX-512DQ) takes the same time in both and keeps its own.
  * Both builds are of the same proved source. */
-static void use_avx2_checked(struct isa *isa, const struct isa *avx2)
-{
-    static const int kinds[] = {K_I16, K_U16, K_U32};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        isa->scan[kinds[i]] = avx2->scan[kinds[i]];
-        isa->checked[kinds[i]] = avx2->checked[kinds[i]];
-    }
-}
+#define CHECKED_FROM(I, FROM, K)                                                  \
+    ISAS[I].scan[K] = ISAS[FROM].scan[K];                                         \
+    ISAS[I].checked[K] = ISAS[FROM].checked[K];
+
+/* Fill a hardware variant: its build's adapters, then its hardware loops. */
+#define FILL_HW(V, I, NAME, F16, S8)                                              \
+    FILL_FN(V)(&ISAS[I], NAME);                                                   \
+    use_hardware_loops(&ISAS[I], wrap_##F16##_f16, stream_##V##i8, stream_##V##u8,  \
+                       wrap_##S8##_8);
 #endif
 
 static void fill_variants(void)
 {
-    fill_portable_(&ISAS[0], "portable");
+    FILL_FN(ISA_REFERENCE_TAG)(&ISAS[ISA_REFERENCE], ISA_REFERENCE_NAME);
 #if defined(SONNX_MUL_X86_VARIANTS)
-    fill_avx2_(&ISAS[1], "avx2");
-    use_hardware_loops(&ISAS[1], wrap_f16c_f16, stream_avx2_i8, stream_avx2_u8, wrap_stream8_8);
-    fill_avx512_(&ISAS[2], "avx512");
-    use_hardware_loops(&ISAS[2], wrap_f16c512_f16, stream_avx512_i8, stream_avx512_u8,
-                       wrap_stream8512_8);
-    use_avx2_checked(&ISAS[2], &ISAS[1]);
+    SONNX_MUL_HW_VARIANTS(FILL_HW)
+    SONNX_MUL_CHECKED_FROM(CHECKED_FROM)
 #endif
 }
 
@@ -309,7 +289,7 @@ static int f16_edges_disagree(const struct isa *isa)
         }
     }
     n -= 3U;
-    ISAS[0].wrap[K_F16](a, b, want, n);
+    ISAS[ISA_REFERENCE].wrap[K_F16](a, b, want, n);
     isa->wrap[K_F16](a, b, got, n);
     return memcmp(want, got, n * sizeof(uint16_t)) != 0;
 }
@@ -337,7 +317,7 @@ static int stream8_pairs_disagree(const struct isa *isa)
     const size_t n = PAIRS8 - 3U;
     for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
         memset(got, 0xA5, PAIRS8);
-        ISAS[0].wrap[bytes[k]](a, b, want, n);
+        ISAS[ISA_REFERENCE].wrap[bytes[k]](a, b, want, n);
         isa->stream8(a, b, got + 1, n);
         if (memcmp(want, got + 1, n) != 0 || got[0] != 0xA5U || got[n + 1U] != 0xA5U) {
             return 1;
@@ -349,14 +329,12 @@ static int stream8_pairs_disagree(const struct isa *isa)
 int sonnx_glue_select_isa(void)
 {
     fill_variants();
-    isa_supported[0] = 1;
+    isa_supported[ISA_REFERENCE] = 1;
 #if defined(SONNX_MUL_X86_VARIANTS)
     __builtin_cpu_init();
-    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    isa_supported[1] = avx2;
-    isa_supported[2] = avx2 && __builtin_cpu_supports("avx512f") &&
-                       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                       __builtin_cpu_supports("avx512dq");
+#define CPU_RUNS(V, I, NAME, F16, S8) isa_supported[I] = I##_CPU;
+    SONNX_MUL_HW_VARIANTS(CPU_RUNS)
+#undef CPU_RUNS
 #endif
     const char *asked = getenv("SONNX_MUL_ISA");
     int chosen = -1;
@@ -370,8 +348,8 @@ int sonnx_glue_select_isa(void)
         chosen = isa_index(asked);
         if (chosen < 0) {
             PyErr_Format(PyExc_ImportError,
-                         "sonnx_mul._native: SONNX_MUL_ISA=%s: expected auto, portable%s",
-                         asked, ISA_COUNT > 1 ? ", avx2 or avx512" : " (this build has no other)");
+                         "sonnx_mul._native: SONNX_MUL_ISA=%s: expected %s", asked,
+                         ISA_COUNT > 1 ? ISA_EXPECTED : ISA_EXPECTED_REFERENCE);
             return -1;
         }
         if (!isa_supported[chosen]) {
@@ -380,7 +358,7 @@ int sonnx_glue_select_isa(void)
             return -1;
         }
     }
-    if (chosen > 0 && f16_edges_disagree(&ISAS[chosen])) {
+    if (chosen != ISA_REFERENCE && f16_edges_disagree(&ISAS[chosen])) {
         PyErr_Format(PyExc_ImportError,
                      "sonnx_mul._native: the %s variant's float16 loop disagrees with the "
                      "proved portable loop on this machine (F16C hardware or floating-point "
@@ -388,7 +366,7 @@ int sonnx_glue_select_isa(void)
                      ISAS[chosen].name);
         return -1;
     }
-    if (chosen > 0 && stream8_pairs_disagree(&ISAS[chosen])) {
+    if (chosen != ISA_REFERENCE && stream8_pairs_disagree(&ISAS[chosen])) {
         PyErr_Format(PyExc_ImportError,
                      "sonnx_mul._native: the %s variant's streaming int8/uint8 loop disagrees "
                      "with the proved portable loop on this machine; set SONNX_MUL_ISA=portable",

@@ -30,8 +30,8 @@ ENV = "SONNX_MUL_KERNEL"
 """Environment variable naming the kernel: ``native`` (default) or ``numpy`` (diagnosis)."""
 
 ISA_ENV = "SONNX_MUL_ISA"
-ISA_VALUES = ("auto", "portable", "avx2", "avx512")
-"""The values ``ISA_ENV`` may take (empty or unset: ``auto``); spelled exactly, lower case."""
+"""Environment variable naming the variant (read by the extension, which refuses a value
+that names none of native/isa.toml's variants: a ConfigurationError here)."""
 
 
 class ConfigurationError(ImportError):
@@ -41,21 +41,6 @@ class ConfigurationError(ImportError):
     exit 2 (the message says which variable and what it may be).
     """
 
-
-def _check_isa_env(value: str | None) -> None:
-    """ConfigurationError unless ``value`` of ISA_ENV is one of ISA_VALUES, empty or unset.
-
-    Checked here, before the extension reads it, so that a misspelt value is
-    reported as what it is (the extension's own refusal would read as a missing build).
-    """
-    if value and value not in ISA_VALUES:
-        raise ConfigurationError(
-            f"sonnx_mul: {ISA_ENV}={value!r}: expected one of {', '.join(ISA_VALUES)} "
-            "(exactly, lower case; unset: the widest variant this CPU runs)"
-        )
-
-
-_check_isa_env(os.environ.get(ISA_ENV))
 
 Multiply = Callable[[np.ndarray, np.ndarray, "np.ndarray | None", bool], "np.ndarray | int"]
 
@@ -71,6 +56,7 @@ MISSING = (
 try:  # the compiled extension; its absence becomes the clear ImportError of _select
     from ._native import BUILD_FLAGS, COMPILER
     from ._native import isa as native_isa
+    from ._native import isas as native_isas
     from ._native import multiply as native_multiply
 
     NATIVE_ERROR: ImportError | None = None
@@ -81,15 +67,16 @@ except ImportError as error:
 # @relation(F, F-FLOAT, F-WRAP, F-CHECKED, F-LAYOUT, scope=function)
 def _select(choice: str) -> tuple[str, Multiply, str]:
     """(kernel name, its multiply, how it was built) for the value of ``ENV``."""
+    if NATIVE_ERROR is not None and str(NATIVE_ERROR).startswith(f"sonnx_mul._native: {ISA_ENV}="):
+        # no such variant, or one this CPU cannot run: a wrong setting, not a missing build
+        # (whichever kernel is asked for: a misspelt value is never silently ignored)
+        raise ConfigurationError(str(NATIVE_ERROR)) from NATIVE_ERROR
     if choice == "numpy":
         return "numpy", numpy_multiply, f"numpy {np.__version__} multiply loops ({ENV}=numpy)"
     if choice != "native":
         raise ConfigurationError(
             f"sonnx_mul: {ENV}={choice!r}: expected 'native' (default) or 'numpy'"
         )
-    if NATIVE_ERROR is not None and str(NATIVE_ERROR).startswith(f"sonnx_mul._native: {ISA_ENV}="):
-        # a variant this CPU cannot run: a wrong setting, not a missing build
-        raise ConfigurationError(str(NATIVE_ERROR)) from NATIVE_ERROR
     if NATIVE_ERROR is not None:
         raise ImportError(MISSING.format(error=NATIVE_ERROR)) from NATIVE_ERROR
     return "native", native_multiply, f"{COMPILER}: {BUILD_FLAGS}"
@@ -97,6 +84,12 @@ def _select(choice: str) -> tuple[str, Multiply, str]:
 
 NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
 """The kernel in use, its multiply, and its compiler with the compile command."""
+
+
+def reference_isa() -> str:
+    """The variant every other is compared with: the proved sources as such (the
+    first of native/isa.toml's table; ``sonnx_mul._native.isas()[0]``, always run)."""
+    return native_isas()[0]
 
 
 def isa() -> str:

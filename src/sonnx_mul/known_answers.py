@@ -187,12 +187,12 @@ def selftest() -> SelfTestReport:
     isa, compared = "-", 0
     if kernel.NAME == "native":
         isa = kernel.isa()
-        if isa != "portable":
+        if isa != kernel.reference_isa():
             for type_name in sorted({v.type_name for v in VECTORS}):
                 compared += 1
                 problem = _compare_isa(type_name, isa)
                 if problem:
-                    failures.append(f"{type_name}: {isa} vs portable: {problem}")
+                    failures.append(f"{type_name}: {isa} vs {kernel.reference_isa()}: {problem}")
     return SelfTestReport(len(VECTORS), tuple(failures), kernel.NAME, isa, compared)
 
 
@@ -213,10 +213,10 @@ def _compare_isa(type_name: str, isa: str) -> str | None:
     b = np.tile(operands, len(operands))[:-1]
     for checked in (False, True) if not etype.is_float else (False,):
         got = kernel.multiply_on(isa, a, b, None, checked)
-        want = kernel.multiply_on("portable", a, b, None, checked)
+        want = kernel.multiply_on(kernel.reference_isa(), a, b, None, checked)
         if isinstance(got, int) or isinstance(want, int):
             if got != want:
-                return f"overflow='error' found index {got}, portable {want}"
+                return f"overflow='error' found index {got}, {kernel.reference_isa()} {want}"
             continue
         differ = int(np.count_nonzero(got.view(np.uint8) != want.view(np.uint8)))
         if differ:

@@ -5,10 +5,12 @@ Static: every module of ``src/sonnx_mul`` is parsed; any import of
 ``importlib.import_module``, ``__import__``, ``find_spec``, or a string
 naming it outside a docstring) fails. Dynamic: every product module is
 imported in a fresh interpreter and no ``sonnx_mul_assurance`` module may be
-loaded afterwards. Circles: the module import graph of each package (every
-import statement, also inside functions; not those under ``TYPE_CHECKING``)
-must have no cycle. Each check has a negative control: the same check on a
-copy with one planted import fails.
+loaded afterwards. Circles: the module import graph of each package, and the one of every
+top-level module of ``src/`` (the package and the verifier beside it, which
+imports nothing of ``src/``: the package's CLI imports its error contract),
+counting every import statement, also inside functions, not those under
+``TYPE_CHECKING``, must have no cycle. Each check has a negative control: the
+same check on a copy with one planted import fails.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PRODUCT = REPO / "src" / "sonnx_mul"
+SRC = REPO / "src"
+PRODUCT = SRC / "sonnx_mul"
+VERIFIER = "sonnx_mul_verify"
 TOOLING = REPO / "assurance" / "sonnx_mul_assurance"
 FORBIDDEN = "sonnx_mul_assurance"
 IMPORT_CALLS = frozenset({"import_module", "__import__", "find_spec", "import_string"})
@@ -117,14 +121,27 @@ def tooling_references(package_dir: Path) -> list[str]:
     return sorted(set(found))
 
 
-def import_graph(package_dir: Path) -> dict[str, set[str]]:
-    """Module -> modules of the same package it imports.
+def top_level_modules(src: Path) -> dict[str, Path]:
+    """Dotted module name -> file, for every module under ``src``: the modules of each
+    package directory and each top-level ``.py`` file (the verifier)."""
+    found: dict[str, Path] = {}
+    for entry in sorted(src.iterdir()):
+        if entry.is_dir() and (entry / "__init__.py").is_file():
+            found.update(modules_of(entry))
+        elif entry.suffix == ".py":
+            found[entry.stem] = entry
+    return found
+
+
+def import_graph(package_dir: Path, *, top: bool = False) -> dict[str, set[str]]:
+    """Module -> modules of the same package it imports (``top``: of every top-level
+    module of the directory ``package_dir``, :func:`top_level_modules`).
 
     ``from P import m`` where ``P.m`` is a module is an edge to ``P.m`` only:
     the package ``P`` is being initialised already whenever one of its
     modules runs (Python imports parents first), so that is no circle.
     """
-    mods = modules_of(package_dir)
+    mods = top_level_modules(package_dir) if top else modules_of(package_dir)
     known = set(mods)
     return {
         module: {name for name, _ in imported_names(path, module, known) if name in mods} - {module}
@@ -228,6 +245,38 @@ def test_no_import_circle(package: Path) -> None:
     graph = import_graph(package)
     assert len(graph) > 10 and any(graph.values())  # the graph is really built
     assert find_cycle(graph) is None
+
+
+def test_no_import_circle_among_the_top_level_modules_of_src() -> None:
+    """The package and the verifier beside it: the CLI imports the verifier's error
+    contract, the verifier imports nothing of ``src/`` (the launcher, a script outside
+    ``src/``, imports both)."""
+    graph = import_graph(SRC, top=True)
+    assert VERIFIER in graph and "sonnx_mul.cli" in graph  # every top-level module is read
+    assert VERIFIER in graph["sonnx_mul.cli"]  # the edge the circle used to close is seen
+    assert graph[VERIFIER] == set()
+    assert find_cycle(graph) is None
+
+
+@pytest.fixture()
+def src_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "src"
+    shutil.copytree(PRODUCT, dest / "sonnx_mul", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(SRC / f"{VERIFIER}.py", dest / f"{VERIFIER}.py")
+    return dest
+
+
+def test_negative_control_a_verifier_dispatching_to_the_cli_is_a_circle(src_copy: Path) -> None:
+    """The circle this layering removed: the verifier handing other subcommands to the CLI."""
+    plant(
+        src_copy / f"{VERIFIER}.py",
+        "def _product_main() -> int:\n    from sonnx_mul.cli import main\n\n    return main()\n",
+    )
+    graph = import_graph(src_copy, top=True)
+    assert graph[VERIFIER] == {"sonnx_mul.cli"}
+    cycle = find_cycle(graph)
+    assert cycle is not None and cycle[0] == cycle[-1]
+    assert {VERIFIER, "sonnx_mul.cli"} <= set(cycle)
 
 
 def test_negative_control_a_planted_circle_is_found(product_copy: Path, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 from sonnx_mul_assurance.why3 import driver as why3_driver
 
 # runs Why3 and the provers
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "src" / "sonnx_mul" / "oracle" / "integers.py"

@@ -15,7 +15,7 @@ import pytest
 
 from sonnx_mul_assurance.c import misra
 
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 ROOT = Path(__file__).resolve().parents[2]
 

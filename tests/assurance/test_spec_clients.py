@@ -22,7 +22,7 @@ import pytest
 from sonnx_mul_assurance.c import spec_clients, wp
 from support import narrowed, wp_failed, wp_unit
 
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = "sonnx_mul_kernel.h"

@@ -23,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_import_graph import imported_names
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,6 +61,8 @@ def selection_errors(path: Path) -> list[str]:
     errors = [f"{path.name}: imports the product ({', '.join(product)})"] if product else []
     if "provers" not in marks:
         errors.append(f"{path.name}: marked {MARKER} but not provers")
+    if "needs_prover" not in marks:  # make check leaves it out too
+        errors.append(f"{path.name}: marked {MARKER} but not needs_prover")
     return errors
 
 
@@ -80,7 +83,10 @@ def _planted(tmp_path: Path, text: str) -> Path:
     return path
 
 
-MARKED = "import pytest\npytestmark = [pytest.mark.provers, pytest.mark.external_provers]\n"
+MARKED = (
+    "import pytest\n"
+    "pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]\n"
+)
 
 
 def test_negative_control_a_marked_file_importing_the_product_is_refused(tmp_path: Path) -> None:
@@ -101,9 +107,15 @@ def test_negative_control_a_marked_file_importing_the_product_is_refused(tmp_pat
 
 def test_negative_control_a_marked_file_that_runs_no_prover_is_refused(tmp_path: Path) -> None:
     planted = _planted(tmp_path, "import pytest\npytestmark = pytest.mark.external_provers\n")
-    assert selection_errors(planted) == ["test_planted.py: marked external_provers but not provers"]
+    assert selection_errors(planted) == [
+        "test_planted.py: marked external_provers but not provers",
+        "test_planted.py: marked external_provers but not needs_prover",
+    ]
 
 
+# Its child pytest collects the marked files, which skip at import without their tool
+# (cppcheck, frama-c): they would not be collected. It starts no tool itself.
+@pytest.mark.needs_prover
 def test_the_debian_run_deselects_exactly_the_marked_files() -> None:
     makefile = (REPO / "Makefile").read_text()
     select = re.search(r"^DEBIAN_SELECT\s*:=\s*(.+)$", makefile, re.M)

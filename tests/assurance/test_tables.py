@@ -41,6 +41,7 @@ def plant(root: Path, file: str, old: str, new: str, after: str = "", count: int
     path.write_text(text[:start] + text[start:].replace(old, new, count))
 
 
+@pytest.mark.needs_prover  # why3 --print-datadir
 def test_R3_OPSET_why3_tables_and_order_agree_with_python() -> None:
     assert run_checks(REPO) == []
 
@@ -292,12 +293,14 @@ def test_F_FLOAT_known_answer_literals_follow_the_format(name: str, key: str, li
     assert instances.known_answers(etype)[key] == literal
 
 
+@pytest.mark.needs_prover  # why3 --print-datadir
 def test_F_FLOAT_stdlib_formats_are_read_from_why3() -> None:
     stdlib = why3_stdlib()
     assert stdlib_formats(stdlib) == []
     assert stdlib_formats(None) != []
 
 
+@pytest.mark.needs_prover  # why3 --print-datadir
 def test_F_FLOAT_stdlib_format_assumed_wrong_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(instances, "STDLIB_FORMATS", {(8, 23): "ieee_float.Float32"})
     errors = stdlib_formats(why3_stdlib())

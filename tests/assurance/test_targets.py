@@ -33,6 +33,7 @@ def host_results() -> dict[str, dict[str, Any]]:
     return {t.name: targets.build_and_run(ROOT, t, ()) for t in (reference, clang)}
 
 
+@pytest.mark.needs_prover  # clang
 def test_F_FLOAT_gcc_and_clang_agree_bit_for_bit_nans_included(
     host_results: dict[str, dict[str, Any]],
 ) -> None:
@@ -47,6 +48,7 @@ def test_F_FLOAT_gcc_and_clang_agree_bit_for_bit_nans_included(
     assert targets.verdicts(host_results, targets.TARGETS[0].name) == []
 
 
+@pytest.mark.needs_prover  # clang, the cross compilers
 def test_the_flag_table_selects_by_target_and_compiler() -> None:
     rows = flags.table(ROOT)
     assert rows["SONNX_TARGETS"] == ["x86_64", "i686", "aarch64", "arm", "riscv64"]
@@ -87,6 +89,7 @@ def test_a_compiler_for_an_unlisted_target_is_refused(tmp_path: Path) -> None:
     assert made.returncode != 0 and not (tmp_path / "b" / "example").exists()
 
 
+@pytest.mark.needs_prover  # i686-linux-gnu-gcc
 def test_x87_arithmetic_is_refused_on_i686() -> None:
     cc = "i686-linux-gnu-gcc"
     assert shutil.which(cc), "make toolchains installs it"

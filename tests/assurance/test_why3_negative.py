@@ -29,7 +29,7 @@ from sonnx_mul_assurance.why3.driver import (
 )
 
 # runs Why3 and the provers
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 REPO = Path(__file__).resolve().parents[2]
 FAST_PORTFOLIO = ("cvc5",)  # the provers run_check requires besides the pinned ones

@@ -31,7 +31,7 @@ from support import narrowed, wp_failed, wp_refused, wp_unit
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "native"))
 import int64_binary64  # native/int64_binary64.py: the limit the faults replace
 
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 ROOT = Path(__file__).resolve().parents[2]
 INT_C = "native/src/sonnx_mul_int.c"

@@ -14,7 +14,7 @@ from test_wp_negative import ROOT, assert_unmodified_copy_passes, planted
 from sonnx_mul_assurance.c import wp
 from support import narrowed, wp_failed, wp_unit
 
-pytestmark = [pytest.mark.provers, pytest.mark.external_provers]
+pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 FLOAT_C = "native/src/sonnx_mul_float.c"
 TIE_C = "proofs/wp/float_tie.c"

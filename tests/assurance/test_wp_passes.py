@@ -249,6 +249,7 @@ def test_a_unit_caps_a_provers_search_and_keeps_the_cap_on_a_re_pin() -> None:
     assert "measure_steps" not in wp.manifest_entry(wp.Run(plain, 0, 1.0, 0, {}, {}, {}, ""))
 
 
+@pytest.mark.needs_prover  # frama-c
 def test_a_check_gives_every_frama_c_run_the_wide_net_and_a_re_pin_the_unit_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -274,7 +274,7 @@ def test_a_tampered_pyc_under_a_pycache_prefix(
     attack_then_verify(report, pkg.parent, entry, line, **env)
 
 
-FAKE_VERIFIER = f"def main(argv=None):\n    print({OK_LINE!r})\n    return 0\n"
+FAKE_VERIFIER = f"def verify_install_main(argv):\n    print({OK_LINE!r})\n    return 0\n"
 """A verifier that answers OK whatever it is shown."""
 
 
@@ -300,8 +300,8 @@ def test_a_planted_cache_of_the_verifier_does_not_answer(
     cache.write_bytes(importlib.util.MAGIC_NUMBER + header + marshal.dumps(lie))
     env = environment(pkg.parent)
     env["PYTHONPATH"] = os.pathsep.join((str(verifier_dir), env["PYTHONPATH"]))
-    entry_point = "import sys, sonnx_mul_verify as v; sys.exit(v.main(sys.argv[1:]))"
-    attack = run([sys.executable, "-c", entry_point, "verify-install", str(report)], env)
+    entry_point = "import sys, sonnx_mul_verify as v; sys.exit(v.verify_install_main(sys.argv[1:]))"
+    attack = run([sys.executable, "-c", entry_point, str(report)], env)
     assert (attack.returncode, attack.stdout.strip()) == (0, OK_LINE)  # the import ran it
     done = run([str(SCRIPT), "verify-install", str(report)], env)
     assert_mismatch(

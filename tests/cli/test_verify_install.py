@@ -47,6 +47,7 @@ from sonnx_mul_verify import (
     startup_hooks,
     verify,
 )
+from support import LAUNCHER
 
 REPO = Path(__file__).resolve().parents[2]
 UNDER_TEST = Path(os.environ.get("SONNX_MUL_UNDER_TEST", REPO / "src")) / "sonnx_mul"
@@ -99,8 +100,8 @@ def python(
     )  # fmt: skip
 
 
-CLI = "import sys; from sonnx_mul_verify import main; sys.exit(main(sys.argv[1:]))"
-"""What the ``sonnx-mul`` console script runs."""
+CLI = f"import runpy; runpy.run_path({str(LAUNCHER)!r}, run_name='__main__')"
+"""What the ``sonnx-mul`` console script runs: the launcher, from its source."""
 
 
 def verify_installed(site_dir: Path, report: Path, **kw: str) -> subprocess.CompletedProcess[str]:

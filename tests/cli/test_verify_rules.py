@@ -29,6 +29,7 @@ import pytest
 
 import sonnx_mul_verify as v
 from sonnx_mul.cli import COMMANDS
+from support import LAUNCHER, launcher
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = REPO / "src" / "sonnx_mul"
@@ -352,13 +353,14 @@ def test_errors_are_one_line_or_one_json_object() -> None:
 def test_verify_install_errors_honour_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert v.main(["--format", "json", "verify-install", str(tmp_path / "none.json")]) == 2
+    main = launcher().main
+    assert main(["--format", "json", "verify-install", str(tmp_path / "none.json")], v) == 2
     out, err = capsys.readouterr()
     doc = json.loads(err)
     assert out == "" and doc["exit_code"] == 2 and "cannot read" in doc["error"]
-    assert v.main(["verify-install", "--format", "json"]) == 2  # no REPORT: a wrong call
+    assert main(["verify-install", "--format", "json"], v) == 2  # no REPORT: a wrong call
     assert json.loads(capsys.readouterr().err)["exit_code"] == 2
-    assert v.main(["verify-install", str(tmp_path / "none.json")]) == 2
+    assert main(["verify-install", str(tmp_path / "none.json")], v) == 2
     assert capsys.readouterr().err.startswith("sonnx-mul: error: cannot read")
 
 
@@ -1070,16 +1072,17 @@ def test_help_and_a_closed_stdout(
 def test_an_interrupt_at_start_up_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def interrupted(args: list[str]) -> int:
+    def interrupted(args: list[str], verifier: ModuleType) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(v, "_product_main", interrupted)
-    assert v.main(["check", "--format", "json", "m.onnx"]) == 130
+    launched = launcher()
+    monkeypatch.setattr(launched, "product", interrupted)
+    assert launched.main(["check", "--format", "json", "m.onnx"], v) == 130
     assert json.loads(capsys.readouterr().err) == {"error": "interrupted", "exit_code": 130}
 
 
 def test_other_subcommands_go_to_the_package(capsys: pytest.CaptureFixture[str]) -> None:
-    assert v.main(["--version"]) == 0
+    assert launcher().main(["--version"], v) == 0
     assert capsys.readouterr().out.startswith("sonnx-mul ")
 
 
@@ -1258,16 +1261,18 @@ def test_the_command_runs_the_self_test_in_a_child(
 def test_the_console_script_reads_its_arguments_and_keeps_its_exit_code(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``main()`` reads ``sys.argv[1:]`` and, as the process's last act, ignores SIGINT
-    (the decided code must not become a traceback); ``main(argv)`` leaves SIGINT alone."""
+    """``run()`` reads ``sys.argv[1:]`` and, as the process's last act, ignores SIGINT
+    (the decided code must not become a traceback); ``main(argv, v)`` leaves SIGINT alone."""
+    launched = launcher()
     handlers: list[object] = []
-    monkeypatch.setattr(v.signal, "signal", lambda sig, handler: handlers.append(handler))
+    monkeypatch.setattr(launched.signal, "signal", lambda sig, handler: handlers.append(handler))
+    monkeypatch.setattr(launched, "verifier", lambda: v)
     monkeypatch.setattr(sys, "argv", ["sonnx-mul", "--version"])
-    assert v.main() == 0
+    assert launched.run() == 0
     assert capsys.readouterr().out.startswith("sonnx-mul ")
-    assert handlers == [v.signal.SIG_IGN]
+    assert handlers == [launched.signal.SIG_IGN]
     handlers.clear()
-    assert v.main(["--version"]) == 0
+    assert launched.main(["--version"], v) == 0
     assert handlers == []
 
 
@@ -1278,3 +1283,15 @@ def test_the_file_runs_as_the_hardened_verifier() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("usage: python -m sonnx_mul_verify [-h]")
+
+
+def test_the_installed_command_is_the_launcher() -> None:
+    """The command the attack tests run (``bin/sonnx-mul``) is the launcher's source but
+    for the shebang pip writes: make install reinstalls when it changes."""
+    installed = Path(sys.executable).parent / "sonnx-mul"
+
+    def body(path: Path) -> str:
+        return path.read_text(encoding="utf-8").partition("\n")[2]
+
+    assert body(installed) == body(LAUNCHER)
+    assert body(installed) != body(LAUNCHER) + "\n"  # control: a change is seen

@@ -2,7 +2,7 @@
 
 The matrix is generated from the argparse parsers' own actions (product
 subcommands through ``sonnx_mul.cli.build_parser``; ``verify-install`` through
-the console script's dispatcher, ``sonnx_mul_verify``): for every option and
+the console script, the launcher ``scripts/sonnx-mul``): for every option and
 positional, the faults that fit its kind (value missing, a value outside its
 choices or range, a malformed spec, given twice or contradicting itself, a
 positional missing or extra) must give ONE line on stderr and exit 2. A new
@@ -38,6 +38,7 @@ from onnx import helper as h
 import sonnx_mul_verify
 from sonnx_mul.cli import COMMANDS, build_parser
 from sonnx_mul.models import ShapeBindingError, check_model
+from support import LAUNCHER, launcher
 
 # Valid values of every option, by (subcommand, dest): two different ones each,
 # so that a repeat can contradict itself. An option missing here fails
@@ -101,7 +102,7 @@ def baseline(command: str, f: Fixture) -> list[str]:
 
 
 def subparsers() -> dict[str, argparse.ArgumentParser]:
-    """Every product subcommand's parser, and verify-install's (the dispatcher's own)."""
+    """Every product subcommand's parser, and verify-install's (the verifier's own)."""
     parser = build_parser()
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     found = {c.name: action.choices[c.name] for c in COMMANDS}
@@ -166,14 +167,15 @@ def one_error_line(err: str) -> str:
 def test_every_wrong_call_is_one_line_exit_2(
     command: str, files: Fixture, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Through the console script's dispatcher (``sonnx_mul_verify.main``), in-process."""
+    """Through the console script's launcher (``scripts/sonnx-mul``), in-process."""
+    main = launcher().main
     if command != "verify-install":  # the baseline is a right call: exit 0
-        assert sonnx_mul_verify.main(baseline(command, files)) == 0, capsys.readouterr()
+        assert main(baseline(command, files), sonnx_mul_verify) == 0, capsys.readouterr()
     capsys.readouterr()
     generated = faults(command, subparsers()[command], files)
     assert len(generated) >= 3  # unknown options and an extra positional, at least
     for label, argv in generated:
-        code = sonnx_mul_verify.main(argv)
+        code = main(argv, sonnx_mul_verify)
         captured = capsys.readouterr()
         assert code == 2, (label, argv, captured)
         one_error_line(captured.err)
@@ -184,11 +186,9 @@ def test_negative_control_a_lenient_parser_fails_the_matrix(
 ) -> None:
     """With argparse's own store action (last value wins), a repeated ``--format``
     is accepted: the matrix above would fail."""
-    from sonnx_mul.cli import errors
-
-    monkeypatch.setattr(errors, "_StoreOnce", argparse._StoreAction)
+    monkeypatch.setattr(sonnx_mul_verify, "StoreOnce", argparse._StoreAction)
     argv = [*baseline("check", files), "--format", "text", "--format", "json"]
-    assert sonnx_mul_verify.main(argv) == 0
+    assert launcher().main(argv, sonnx_mul_verify) == 0
     capsys.readouterr()
 
 
@@ -207,8 +207,9 @@ def test_dim_bindings_out_of_range_raise_the_binding_error(files: Fixture) -> No
 
 # ---------------------------------------------------------------- child processes
 def console(argv: list[str], env: dict[str, str], prelude: str = "") -> subprocess.CompletedProcess:
-    """The console script's code path (``sonnx_mul_verify.main()``), after ``prelude``."""
-    code = f"import sys\n{prelude}\nfrom sonnx_mul_verify import main\nsys.exit(main())\n"
+    """The console script (the launcher, run from its source), after ``prelude``."""
+    launch = f"runpy.run_path({str(LAUNCHER)!r}, run_name='__main__')"
+    code = f"import sys\n{prelude}\nimport runpy\n{launch}\n"
     return subprocess.run(
         [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=300,
         env={**os.environ, **env},
@@ -271,7 +272,7 @@ def test_sigint_at_exit_keeps_the_exit_code(files: Fixture) -> None:
 
 
 def test_negative_control_sigint_outside_the_dispatcher_is_a_traceback(files: Fixture) -> None:
-    """The same interrupt before the dispatcher runs (Python's own handling): a
+    """The same interrupt before the launcher's dispatch runs (Python's own handling): a
     traceback and a signal exit, what the tests above would see without the fix."""
     prelude = INTERRUPT_AT.format(module="numpy") + "\nimport numpy"
     done = console(baseline("check", files), {}, prelude)

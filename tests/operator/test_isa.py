@@ -85,10 +85,9 @@ def test_F_the_variant_in_use_is_one_this_cpu_runs() -> None:
 
 
 def variant_features() -> tuple[set[str], set[str]]:
-    """The CPU features the avx2 and the avx512 variants need (native/flags.mk)."""
-    rows = native_flags.table(ROOT)
-    avx2 = {*rows["SONNX_CPU_AVX2"], *rows["SONNX_CPU_F16C"]}
-    return avx2, avx2 | set(rows["SONNX_CPU_AVX512"])
+    """The CPU features the two hardware variants need, with their loops' (native/isa.toml)."""
+    _, narrow, wide = native_flags.variants(ROOT)
+    return set(narrow.runs_on), set(wide.runs_on)
 
 
 def features_tested_in(text: str, variable: str) -> set[str]:
@@ -98,33 +97,43 @@ def features_tested_in(text: str, variable: str) -> set[str]:
     return set(re.findall(r'__builtin_cpu_supports\("([a-z0-9_]+)"\)', statement))
 
 
-@pytest.mark.parametrize(
-    ("source", "avx2_variable", "avx512_variable"),
-    [
-        ("src/sonnx_mul/_native_variants.c", "int avx2", "isa_supported[2]"),
-        ("native/verify/exhaustive.c", "const int avx2", "const int avx512"),
-    ],
-)
-def test_F_the_cpu_tests_name_the_features_flags_mk_gives(
-    source: str, avx2_variable: str, avx512_variable: str
-) -> None:
-    """The dispatch and the exhaustive harness run a variant only on a CPU with
-    every feature its compile flags may use: native/flags.mk's SONNX_CPU_* rows."""
+def test_F_the_exhaustive_harness_tests_the_features_isa_toml_gives() -> None:
+    """The exhaustive harness runs a variant only on a CPU with every feature its
+    compile flags may use: native/isa.toml's ``cpu`` of the variant and its loops."""
     avx2, avx512 = variant_features()
-    text = (ROOT / source).read_text(encoding="utf-8")
-    assert features_tested_in(text, avx2_variable) == avx2
+    text = (ROOT / "native/verify/exhaustive.c").read_text(encoding="utf-8")
+    assert features_tested_in(text, "const int avx2") == avx2
     # the avx512 statement tests the avx2 variable and the rest
-    assert features_tested_in(text, avx512_variable) | avx2 == avx512
-    # each row's instruction-set flags (-mavx2, -mavx512dq, -mf16c ...) are its features
-    rows = native_flags.table(ROOT)
-    for row in ("AVX2", "AVX512", "F16C"):
-        row_flags = rows[f"SONNX_CFLAGS_{row}"]
-        isa_flags = {f[2:] for f in row_flags if re.fullmatch(r"-m(avx|f16c)\w*", f)}
-        assert isa_flags == set(rows[f"SONNX_CPU_{row}"]), row
+    assert features_tested_in(text, "const int avx512") | avx2 == avx512
+    # each variant's and loop's instruction-set flags (-mavx2, -mavx512dq, -mf16c ...)
+    # are its features
+    for variant in native_flags.variants(ROOT):
+        for part in (variant, *variant.loops):
+            isa_flags = {f[2:] for f in part.cflags if re.fullmatch(r"-m(avx|f16c)\w*", f)}
+            assert isa_flags == set(part.cpu), part.name
     # negative control: the same statement without its last feature differs
     planted = re.sub(r' &&\s+__builtin_cpu_supports\("avx512dq"\)', "", text, count=1)
     assert planted != text
-    assert features_tested_in(planted, avx512_variable) | avx2 != avx512
+    assert features_tested_in(planted, "const int avx512") | avx2 != avx512
+
+
+def dispatch_features(header: str) -> dict[str, set[str]]:
+    """The __builtin_cpu_supports names of each ``ISA_<NAME>_CPU`` test of the glue's
+    generated table (src/sonnx_mul/_native_isas.h)."""
+    return {
+        name.lower(): set(re.findall(r'__builtin_cpu_supports\("([a-z0-9_]+)"\)', test))
+        for name, test in re.findall(r"^#define ISA_(\w+)_CPU (.*)$", header, re.M)
+    }
+
+
+def test_F_the_dispatch_tests_the_features_isa_toml_gives() -> None:
+    """The extension selects a hardware variant only on a CPU with its features and
+    its loops' (the generated table, which tables check keeps current)."""
+    header = (ROOT / "src/sonnx_mul/_native_isas.h").read_text(encoding="utf-8")
+    hardware = native_flags.variants(ROOT)[1:]
+    assert dispatch_features(header) == {v.name: set(v.runs_on) for v in hardware}
+    planted = header.replace(' && __builtin_cpu_supports("f16c")', "", 1)
+    assert dispatch_features(planted) != dispatch_features(header)  # negative control
 
 
 def test_F_the_hardware_path_is_selected_on_a_cpu_that_has_it() -> None:
@@ -328,10 +337,12 @@ def test_F_SONNX_MUL_ISA_portable_runs_the_portable_build() -> None:
 def test_F_SONNX_MUL_ISA_unknown_fails_the_import() -> None:
     proc = _python("import sonnx_mul", SONNX_MUL_ISA="sse9")
     assert proc.returncode != 0
-    assert (
-        "ConfigurationError: sonnx_mul: SONNX_MUL_ISA='sse9': expected one of auto, portable"
-        in (proc.stderr)
+    assert "ConfigurationError: sonnx_mul._native: SONNX_MUL_ISA=sse9: expected auto, portable" in (
+        proc.stderr
     )
+    # whichever kernel is asked for: numpy's loops do not hide a misspelt variant
+    proc = _python("import sonnx_mul", SONNX_MUL_ISA="sse9", SONNX_MUL_KERNEL="numpy")
+    assert proc.returncode != 0 and "SONNX_MUL_ISA=sse9: expected auto" in proc.stderr
 
 
 def test_F_mul_runs_the_selected_variant() -> None:

@@ -51,8 +51,11 @@ CLANG_SILENT = (
     "-fno-honor-nans",
     "-fdenormal-fp-math=preserve-sign",
 )
+CLANG = pytest.param("clang", marks=pytest.mark.needs_prover)  # make toolchains installs it
+COMPILERS = ["gcc", CLANG]
 CASES = [("gcc", flag, named) for flag, named in UNSAFE_GCC.items()] + [
-    ("clang", flag, named) for flag, named in UNSAFE_CLANG.items()
+    pytest.param("clang", flag, named, marks=pytest.mark.needs_prover)
+    for flag, named in UNSAFE_CLANG.items()
 ]
 
 
@@ -65,8 +68,15 @@ def _compile(
         semantics = {*rows["SONNX_CFLAGS"], *rows["SONNX_CFLAGS_GCC"], *rows["SONNX_CFLAGS_CLANG"]}
         cflags = ["-std=c99", "-O2", *(f for f in cflags if f not in semantics)]
     cflags += rows["SONNX_WARNFLAGS"]
-    if source.endswith("f16c.c"):
-        cflags += rows["SONNX_CFLAGS_F16C"]
+    # a hardware loop's source: the first of its builds' flags (native/isa.toml)
+    cflags += next(
+        (
+            list(v.loop_cflags(loop))
+            for v, loop in flags.hardware_loops(ROOT)
+            if loop.source == source
+        ),
+        [],
+    )
     command = [cc, *cflags, *extra, "-I", str(ROOT / "native/include"), "-fsyntax-only"]
     return subprocess.run([*command, str(ROOT / source)], capture_output=True, text=True)
 
@@ -81,7 +91,7 @@ def _macros(*flag: str) -> str:
     ).stdout
 
 
-@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("source", SOURCES)
 def test_pinned_flags_compile(cc: str, source: str) -> None:
     proc = _compile(cc, source, [])
@@ -97,7 +107,7 @@ def test_each_unsafe_flag_stops_the_compile(cc: str, flag: str, named: str, sour
     assert named in proc.stderr, proc.stderr
 
 
-@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("cc", COMPILERS)
 @pytest.mark.parametrize("source", SOURCES)
 def test_ofast_instead_of_the_pinned_flags_stops_the_compile(cc: str, source: str) -> None:
     proc = _compile(cc, source, ["-Ofast"], pinned=False)
@@ -105,6 +115,7 @@ def test_ofast_instead_of_the_pinned_flags_stops_the_compile(cc: str, source: st
     assert "sonnx_mul must not be built with -ffast-math or -Ofast" in proc.stderr, proc.stderr
 
 
+@pytest.mark.needs_prover  # clang
 @pytest.mark.parametrize("flag", CLANG_SILENT)
 def test_what_clang_keeps_to_itself(flag: str) -> None:
     """clang 14 defines no macro for these: the guard cannot see them (documented)."""

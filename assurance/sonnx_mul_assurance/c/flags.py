@@ -1,4 +1,5 @@
-"""The kernel's pinned flags, as every build takes them: native/flags.py over native/flags.mk.
+"""The kernel's pinned flags, as every build takes them: native/flags.py over native/flags.mk;
+and the ISA variants with their hardware loops, native/isa.toml's table.
 
 The tooling loads the checkout's own ``native/flags.py`` (standard library
 only; setup.py and the Makefile run the same file), so a harness built here
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 def selector(root: Path) -> ModuleType:
@@ -39,3 +41,15 @@ def target(root: Path, cc: str) -> str:
     """The architecture ``cc`` compiles for (the first word of ``cc -dumpmachine``)."""
     arch: str = selector(root).target(cc)
     return arch
+
+
+def variants(root: Path) -> tuple[Any, ...]:
+    """native/isa.toml's ISA variants, the reference first (native/flags.py's ``Variant``)."""
+    found: tuple[Any, ...] = selector(root).variants(root / "native" / "isa.toml")
+    return found
+
+
+def hardware_loops(root: Path) -> tuple[tuple[Any, Any], ...]:
+    """(variant, loop) of every hardware loop of native/isa.toml (``Variant``, ``Loop``)."""
+    found: tuple[tuple[Any, Any], ...] = selector(root).hardware_loops(root / "native" / "isa.toml")
+    return found

@@ -68,29 +68,23 @@ CHECKS = (
     "mul-bf16",
     *HW_CHECKS,
 )
-# The flag rows (native/flags.mk) each hardware check's code is compiled with;
-# the CPU features it needs are those rows' SONNX_CPU_* features.
-HW_BUILDS = {
-    "mul-f16-f16c": ("F16C",),
-    "mul-f16-f16c-layouts": ("F16C",),
-    "mul-f16-f16c512": ("F16C", "AVX512"),
-    "mul-f16-f16c512-layouts": ("F16C", "AVX512"),
-    "mul-bf16-avx2": ("AVX2",),
-    "mul-bf16-avx512": ("AVX512",),
-    "wrap8-stream8": ("AVX2",),
-    "wrap8-stream8-layouts": ("AVX2",),
-    "wrap8-stream8512": ("AVX512",),
-    "wrap8-stream8512-layouts": ("AVX512",),
-}
+
+
+def build_of(check: str) -> str:
+    """The hardware loop or ISA variant (native/isa.toml) a hardware check's code is
+    compiled as: the last word of its name (``mul-f16-f16c512-layouts``: ``f16c512``)."""
+    return check.removesuffix("-layouts").rsplit("-", 1)[1]
 
 
 def hw_needs(root: Path) -> dict[str, tuple[str, ...]]:
-    """The CPU features (/proc/cpuinfo flags) each hardware check needs, from native/flags.mk."""
-    rows = flags.table(root)
-    return {
-        check: tuple(dict.fromkeys(f for row in builds for f in rows[f"SONNX_CPU_{row}"]))
-        for check, builds in HW_BUILDS.items()
-    }
+    """The CPU features (/proc/cpuinfo flags) each hardware check needs, from native/isa.toml:
+    a variant's, or a loop's with its variant's."""
+    needs: dict[str, tuple[str, ...]] = {}
+    for variant in flags.variants(root)[1:]:
+        needs[variant.name] = tuple(variant.cpu)
+        for loop in variant.loops:
+            needs[loop.name] = tuple(dict.fromkeys([*variant.cpu, *loop.cpu]))
+    return {check: needs[build_of(check)] for check in HW_CHECKS}
 
 
 def compile_flags(root: Path) -> list[str]:
@@ -127,29 +121,18 @@ def hw_objects(root: Path) -> list[Path]:
     base = ["gcc", "-fPIC", *compile_flags(root), *rows["SONNX_WARNFLAGS"], "-I", "native/include"]
     out = root / BUILD / "hw"
     out.mkdir(parents=True, exist_ok=True)
-    hw = "native/hw/sonnx_mul_f16c.c"
-    f16c = rows["SONNX_CFLAGS_F16C"]
-    f16c512 = [*rows["SONNX_CFLAGS_AVX512"], *f16c]
-    planted = "-DSONNX_MUL_F16C_PLANTED_FAULTS"
-    commands = {
-        out / "sonnx_mul_f16c.o": [*f16c, hw],
-        out / "sonnx_mul_f16c_planted.o": [*f16c, planted, hw],
-        out / "sonnx_mul_f16c512.o": [*f16c512, hw],
-        out / "sonnx_mul_f16c512_planted.o": [*f16c512, planted, hw],
-    }
-    stream8 = "native/hw/sonnx_mul_stream8.c"
-    planted8 = "-DSONNX_MUL_STREAM8_PLANTED_FAULTS"
-    for stem, extra in (
-        ("stream8", rows["SONNX_CFLAGS_AVX2"]),
-        ("stream8512", rows["SONNX_CFLAGS_AVX512"]),
-    ):
-        commands[out / f"sonnx_mul_{stem}.o"] = [*extra, stream8]
-        commands[out / f"sonnx_mul_{stem}_planted.o"] = [*extra, planted8, stream8]
-    for variant in ("avx2", "avx512"):
+    commands: dict[Path, list[str]] = {}
+    for variant, loop in flags.hardware_loops(root):
+        stem = Path(loop.source).stem.removeprefix("sonnx_mul_").upper()  # F16C, STREAM8
+        planted = f"-DSONNX_MUL_{stem}_PLANTED_FAULTS"
+        extra = list(variant.loop_cflags(loop))
+        commands[out / f"sonnx_mul_{loop.name}.o"] = [*extra, loop.source]
+        commands[out / f"sonnx_mul_{loop.name}_planted.o"] = [*extra, planted, loop.source]
+    for variant in flags.variants(root)[1:]:
         for unit in ("float", "int"):  # the streaming loop calls the variant's int8 loop
-            commands[out / f"sonnx_mul_{unit}.{variant}.o"] = [
-                *rows[f"SONNX_CFLAGS_{variant.upper()}"],
-                f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant}",
+            commands[out / f"sonnx_mul_{unit}.{variant.name}.o"] = [
+                *variant.cflags,
+                f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant.name}",
                 "-include",
                 "sonnx_mul_rename.h",
                 f"native/src/sonnx_mul_{unit}.c",

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from sonnx_mul import dtypes
-from sonnx_mul_assurance.c import glue_kinds, spec_clients
+from sonnx_mul_assurance.c import glue_isas, glue_kinds, spec_clients
 from sonnx_mul_assurance.why3 import bits, instances, whyml
 from sonnx_mul_assurance.why3.check_order import check_order
 from sonnx_mul_assurance.why3.instances import tag
@@ -154,6 +154,7 @@ def generated_files() -> dict[Path, Callable[[], str]]:
         spec_clients.PATH: spec_clients.generate,
         spec_clients.FLOAT_TIE: spec_clients.generate_float_tie,
         glue_kinds.PATH: glue_kinds.generate,
+        **glue_isas.GENERATORS,
         bits.PATH: bits.generate,
     }
 

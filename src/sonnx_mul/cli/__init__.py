@@ -23,9 +23,7 @@ plugin subcommand that cannot be loaded; 130 interrupted; 141 the reader of stdo
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-# the verifier outside the package (stdlib only), and the error contract it shares with the CLI
-from sonnx_mul_verify import add_arguments, error_text, json_requested, verify
+# the verifier outside the package (stdlib only), and the error contract every command keeps
+from sonnx_mul_verify import add_arguments, guarded, verify
 
 from .. import __version__, kernel
 from ..errors import ProfileError
@@ -54,8 +52,9 @@ from ..models.executor import Backend
 from ..models.external import load_external_data
 from ..models.openvino import check_ir_report
 from .errors import (
-    EXIT_BROKEN_PIPE,
-    EXIT_INTERRUPTED,
+    EXIT_BROKEN_PIPE as EXIT_BROKEN_PIPE,
+)
+from .errors import (
     EXIT_OK,
     EXIT_USAGE,
     EXIT_VIOLATIONS,
@@ -426,62 +425,29 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse ``argv`` (default sys.argv[1:]), run the subcommand.
 
     Every failure becomes one line on stderr and an exit code (module
-    docstring); stdout is flushed here so that a closed pipe is seen here.
+    docstring; ``sonnx_mul_verify.guarded``, the contract verify-install keeps too).
     """
     argv = sys.argv[1:] if argv is None else list(argv)
-    as_json = json_requested(argv)
-    try:
-        if sys.stdout is None:  # started with fd 1 closed (`>&-`): nothing could be reported
-            raise UsageError(
-                "standard output is closed; nothing could be reported (redirect it to "
-                "/dev/null to discard the output)"
-            )
-        try:
-            args = build_parser(argv).parse_args(argv)
-        except SystemExit as exc:  # --help or --version (errors raise UsageError)
-            code = int(exc.code) if isinstance(exc.code, int) else EXIT_OK
-        else:
-            as_json = getattr(args, "format", None) == "json"
-            code = args._run(args)
-        sys.stdout.flush()
+
+    def run(args: argparse.Namespace) -> int:
+        code: int = args._run(args)
         return code
-    except BrokenPipeError:
-        _silence_stdout()
-        return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED, as_json)
-    except CliError as exc:
-        return _fail(str(exc), exc.exit_code, as_json)
-    except ProfileError as exc:
-        return _fail(str(exc), EXIT_VIOLATIONS, as_json)
-    except OSError as exc:  # unreadable input or unwritable output
-        return _fail(_describe_os_error(exc), EXIT_USAGE, as_json)
-    except MemoryError:
-        return _fail("not enough memory for this input", EXIT_USAGE, as_json)
-    except Exception as exc:  # a defect: still one line, and never 1 ("violates")
-        return _fail(f"internal error: {type(exc).__name__}: {exc}", EXIT_USAGE, as_json)
+
+    return guarded(argv, lambda words: build_parser(words).parse_args(words), run, _judge)
 
 
-def _fail(message: str, code: int, as_json: bool) -> int:
-    text = error_text(message, code, as_json)  # one line, whatever the exception said
-    if sys.stderr is not None:  # None: started with fd 2 closed; the exit code is all that is left
-        with contextlib.suppress(OSError, ValueError):
-            print(text, file=sys.stderr, flush=True)
-    if sys.stdout is not None:
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            _silence_stdout()
-    return code
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so that the interpreter's final flush cannot fail."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # not a real file (tests capture it)
-        pass
+def _judge(exc: Exception) -> tuple[str, int]:
+    """(message, exit code) of a failure of a subcommand."""
+    if isinstance(exc, CliError):
+        return str(exc), exc.exit_code
+    if isinstance(exc, ProfileError):
+        return str(exc), EXIT_VIOLATIONS
+    if isinstance(exc, OSError):  # unreadable input or unwritable output
+        return _describe_os_error(exc), EXIT_USAGE
+    if isinstance(exc, MemoryError):
+        return "not enough memory for this input", EXIT_USAGE
+    # a defect: still one line, and never 1 ("violates")
+    return f"internal error: {type(exc).__name__}: {exc}", EXIT_USAGE
 
 
 def _describe_os_error(exc: OSError) -> str:

@@ -3,7 +3,11 @@
 A subcommand is a :class:`Command`; the product's own are listed in
 :mod:`sonnx_mul.cli`, others (the assurance tooling's ``prove``, ``report``,
 ``conform``) are found through the ``sonnx_mul.commands`` entry-point group,
-so that the product never imports them.
+so that the product never imports them. The error contract (the raising
+parser, the one-line failure, the exit codes of an interrupt and a closed
+pipe) is the verifier's (``sonnx_mul_verify``, standard library only,
+outside the package), written once there: the verifier imports nothing of
+the package, the package imports the contract from it.
 """
 
 from __future__ import annotations
@@ -11,12 +15,19 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NoReturn
 
-from sonnx_mul_verify import StoreOnce
+import sonnx_mul_verify as contract
+from sonnx_mul_verify import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_OK
 
-EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE = 0, 1, 2
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+__all__ = [
+    "EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATIONS",
+    "CliError", "Command", "UsageError", "_Parser",
+]  # fmt: skip
+
+EXIT_VIOLATIONS = contract.EXIT_MISMATCH
+"""1: violations found, a profile error or a failed step."""
+EXIT_USAGE = contract.EXIT_UNREADABLE
+"""2: a wrong call, an unreadable input, an unwritable output."""
 
 
 @dataclass(frozen=True)
@@ -34,26 +45,14 @@ class CliError(Exception):
     exit_code = EXIT_VIOLATIONS
 
 
-class UsageError(CliError):
+class UsageError(CliError, contract.UsageError):
     """A wrong call, an unreadable input or an unwritable output (exit 2)."""
 
     exit_code = EXIT_USAGE
 
 
-_StoreOnce = StoreOnce
-"""A single-valued option given twice is a wrong call: the verifier's definition
-(``sonnx_mul_verify.StoreOnce``), shared so that every subcommand, verify-install
-included, judges a repeat alike."""
+class _Parser(contract.Parser):
+    """The verifier's parser (raises instead of printing usage and exiting, refuses a
+    single-valued option given twice), raising this package's :class:`UsageError`."""
 
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises UsageError instead of printing usage and exiting, and
-    refuses a single-valued option given twice (``_StoreOnce``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.register("action", None, _StoreOnce)
-        self.register("action", "store", _StoreOnce)
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+    usage_error = UsageError
