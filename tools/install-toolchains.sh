@@ -11,6 +11,9 @@ missing=""
 need() { # command package
     command -v "$1" >/dev/null 2>&1 || missing="$missing $2"
 }
+need_file() { # path package (what has no command of its own)
+    [ -e "$1" ] || missing="$missing $2"
+}
 need clang clang
 need aarch64-linux-gnu-gcc "gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 need arm-linux-gnueabihf-gcc "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
@@ -19,6 +22,9 @@ need i686-linux-gnu-gcc "gcc-i686-linux-gnu libc6-dev-i386-cross"
 need qemu-aarch64 qemu-user
 need clang-19 clang-19
 need llvm-cov-19 llvm-19
+# clang-19 links -fprofile-instr-generate against this runtime, a package
+# clang-19 only recommends (apt-install.sh installs no recommends)
+need_file /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.profile-x86_64.a libclang-rt-19-dev
 if [ -z "$missing" ]; then
     echo "clang, clang-19/llvm-19, the cross compilers and qemu-user are installed"
     exit 0
