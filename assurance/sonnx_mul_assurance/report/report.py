@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
-from sonnx_mul_assurance.report import alignment
+from sonnx_mul_assurance.report import alignment, coverage
 from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
 from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
 from sonnx_mul_assurance.report.markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
@@ -350,6 +350,13 @@ def build_report(
             "sonnx_alignment": _alignment_of(rid),
         }
     passed = not gate
+    coverage_entry = coverage.section(edir, root)
+    trusted = trusted_json()
+    # the A-7 structural coverage row says what this run measured
+    a7 = asdict(coverage.objective(coverage_entry))
+    trusted["objectives"] = [
+        a7 if o["standard"] == coverage.STANDARD else o for o in trusted["objectives"]
+    ]
     return {
         "schema": SCHEMA,
         "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
@@ -384,7 +391,8 @@ def build_report(
             else None,
         },
         "sonnx": _sonnx_alignment(),
-        **trusted_json(),
+        "coverage": coverage_entry,
+        **trusted,
         "rules": {
             "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
             "its own, none of its evidence failed, and every child passes",
