@@ -222,7 +222,13 @@ def _entry(problems: list[str], why: dict[str, int], mcdc: bool) -> dict[str, An
     count = {"covered": 2, "total": 2}
     return {
         "files": [
-            {"path": "a.c", "lines": count, "branches": count, "mcdc": count if mcdc else None}
+            {
+                "path": "a.c",
+                "language": "c" if mcdc else "python",
+                "lines": count,
+                "branches": count,
+                "mcdc": count if mcdc else None,
+            }
         ],
         "table": [["a.c", "2/2", "2/2", "2/2"]],
         "gaps": sum(why.values()),
@@ -245,6 +251,10 @@ def test_the_a7_row_is_met_only_when_nothing_is_missing() -> None:
     ):
         row = report_coverage.objective(entry)
         assert row.status == "partly met" and missing in row.note
+    python_only = report_coverage.objective(_entry([], {}, mcdc=False))
+    assert "the product's Python (1 modules): 2/2 st., 2/2 br., MC/DC not measured" in (
+        python_only.output
+    )
 
 
 def test_the_report_reads_each_gate_problem_as_failed_unmapped_evidence(tmp_path: Path) -> None:

@@ -110,9 +110,23 @@ def objective(entry: dict[str, Any] | None) -> Objective:
             "missing: the coverage run; the gate fails without it",
         )
     files = entry["files"]
+    # each C file, and the product's Python as one total (its files are in the section)
     figures = "; ".join(
-        f"{row[0]}: {row[1]} st., {row[2]} br., MC/DC {row[3]}" for row in entry["table"]
+        f"{row[0]}: {row[1]} st., {row[2]} br., MC/DC {row[3]}"
+        for row, f in zip(entry["table"], files, strict=True)
+        if f["language"] == "c"
     )
+    python = [f for f in files if f["language"] == "python"]
+    if python:
+        lines = sum(f["lines"]["covered"] for f in python), sum(f["lines"]["total"] for f in python)
+        arcs = (
+            sum(f["branches"]["covered"] for f in python),
+            sum(f["branches"]["total"] for f in python),
+        )
+        figures += (
+            f"; the product's Python ({len(python)} modules): {lines[0]}/{lines[1]} st., "
+            f"{arcs[0]}/{arcs[1]} br., MC/DC not measured"
+        )
     missing: list[str] = []
     if entry["problems"]:
         missing.append(
