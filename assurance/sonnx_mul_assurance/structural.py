@@ -80,6 +80,13 @@ TESTS: tuple[str, ...] = ("tests/operator", "tests/cli", "tests/checker")
 run each: tests/operator puts benchmarks/ on sys.path, whose checker_corpus.py
 would shadow the tests' own module of that name in a later checker file."""
 
+DESELECT: tuple[str, ...] = (
+    # the flags and the object code of the gcc build the venv installs, not of this one
+    "--deselect=tests/operator/test_native.py::test_F_FLOAT_the_build_flags_pin_ieee_semantics",
+    "--deselect=tests/operator/test_isa.py::"
+    "test_F_CHECKED_only_the_avx512_variant_scans_int64_by_the_binary64_test",
+)
+
 SELECTION: tuple[str, ...] = (
     "-m",
     "not slow and not provers and not external_provers",
@@ -89,10 +96,7 @@ SELECTION: tuple[str, ...] = (
     "2",
     "--dist",
     "loadfile",
-    # the flags and the object code of the gcc build the venv installs, not of this one
-    "--deselect=tests/operator/test_native.py::test_F_FLOAT_the_build_flags_pin_ieee_semantics",
-    "--deselect=tests/operator/test_isa.py::"
-    "test_F_CHECKED_only_the_avx512_variant_scans_int64_by_the_binary64_test",
+    *DESELECT,
     # a fresh pip install of the tree each: they test the gcc build the venv
     # installs, not the instrumented copy, and cost minutes
     "--ignore=tests/cli/test_verify_install.py",
@@ -529,7 +533,7 @@ def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
         runs.append(
             (
                 f"SONNX_MUL_ISA={variant}",
-                [*VARIANT_TESTS, f"--junitxml={junits[-1]}"],
+                [*VARIANT_TESTS, *DESELECT, f"--junitxml={junits[-1]}"],
                 {**env, "SONNX_MUL_ISA": variant},
             )
         )
