@@ -19,7 +19,12 @@ from typing import Any
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report.evidence import Item
 from sonnx_mul_assurance.report.trusted import Objective
-from sonnx_mul_assurance.structural import EXEMPTIONS, gate_problems, load_exemptions
+from sonnx_mul_assurance.structural import (
+    EXEMPTIONS,
+    gate_problems,
+    load_exemptions,
+    stale_baseline,
+)
 
 STANDARD = "DO-178C 6.4.4.2 / Table A-7 (structural coverage)"
 
@@ -79,6 +84,7 @@ def section(evidence_dir: Path, root: Path) -> dict[str, Any] | None:
         "gaps": len(evidence.gaps),
         "exempted_by_reason": dict(Counter(e.why for e in exemptions)),
         "problems": problems,
+        "covered_not_analysed": stale_baseline(evidence, exemptions),
         "tests": evidence.tests,
         "isa_variants": evidence.isa_variants,
         "variant_tests": evidence.variant_tests,
