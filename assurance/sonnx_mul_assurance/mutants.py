@@ -78,7 +78,8 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_render.py", "tests/report/test_trace_audit.py",
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
     "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
-    "tests/report/test_evidence_binding.py",
+    "tests/report/test_evidence_binding.py", "tests/report/test_coverage_gate.py",
+    "tests/report/test_wg_class_report.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -102,6 +103,14 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
         "tests/report/test_native_evidence.py", "tests/report/test_evidence_coverage.py",
     ),
     f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
+    f"{_PKG}/report/coverage.py": (
+        "tests/report/test_coverage_gate.py", "tests/report/test_render.py",
+        "tests/report/test_trace_report.py",
+    ),
+    f"{_PKG}/report/wg_classes.py": (
+        "tests/report/test_wg_class_report.py", "tests/operator/test_wg_classes.py",
+        "tests/report/test_render.py",
+    ),
     f"{_PKG}/report/alignment.py": (
         "tests/report/test_sonnx_newest.py", "tests/report/test_render.py",
         "tests/report/test_trace_audit.py",

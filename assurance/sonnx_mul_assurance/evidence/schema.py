@@ -388,6 +388,8 @@ class SuiteRun:
     finished: str  # UTC, ISO 8601
     seconds: float
     junit_sha256: str  # of the JUnit XML the run wrote beside this record
+    # the platform, compiler and floating-point mode the run recorded (its JUnit properties)
+    environment: TestEnvironment | None = None
 
 
 SUITE_ORIGIN = "pytest.origin.json"
@@ -517,6 +519,8 @@ class CoverageEvidence:
     # gcc's own gcov figures (statements, branches) of the kernel as gcc builds it
     # for the product, under the portable harness: a second measure
     gcov: dict[str, CoverageGcov] = field(default_factory=dict)
+    # the platform, compiler and floating-point mode of the instrumented run
+    environment: TestEnvironment | None = None
 
 
 @dataclass
@@ -654,6 +658,61 @@ def _scalar(tp: Any, value: object, where: str) -> Any:
         return value
     name = getattr(tp, "__name__", str(tp))
     raise SchemaError(f"{where}: expected {name}, got {type(value).__name__}")
+
+
+# --- the environment of a test run (JUnit properties, run.json, coverage.json) -----
+
+
+@dataclass
+class TestEnvironment:
+    """Where and how a test run ran (the working group's tests-part1): the
+    platform, the compiler of the native kernel that ran, and the
+    floating-point mode, the denormal policy included.  Written by
+    :func:`sonnx_mul_assurance.evidence.environment.probe` into the suite's
+    JUnit XML (testsuite properties ``sonnx_mul.<field>``), ``run.json`` and
+    ``coverage.json``."""
+
+    __test__ = False  # not a pytest test class
+
+    platform: str  # platform.platform()
+    machine: str
+    python: str
+    numpy: str
+    isa: str  # the kernel variant in use (SONNX_MUL_ISA or the CPU's best)
+    isas: str  # every variant this CPU runs
+    compiler: str  # of the native extension (sonnx_mul._native.COMPILER)
+    build_flags: str  # its pinned flags (sonnx_mul._native.BUILD_FLAGS)
+    flt_eval_method: int  # C's FLT_EVAL_METHOD of the build (0: each type in itself)
+    kernel_fp_mode: str  # what the glue establishes around every call
+    rounding: str  # the process's rounding mode, probed with binary64 sums
+    denormals: str  # the process's and the kernel's denormal policy, probed
+
+
+ENVIRONMENT_PREFIX = "sonnx_mul."
+"""The JUnit property names of a :class:`TestEnvironment`'s fields."""
+
+
+def junit_environment(path: Path) -> TestEnvironment | None:
+    """The test environment a JUnit file records (None: none recorded, or off
+    the schema: a field missing or not of its type)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return None
+    props = {
+        p.get("name", "")[len(ENVIRONMENT_PREFIX) :]: p.get("value", "")
+        for p in root.iter("property")
+        if p.get("name", "").startswith(ENVIRONMENT_PREFIX)
+    }
+    if not props:
+        return None
+    raw: dict[str, Any] = dict(props)
+    if raw.get("flt_eval_method", "").lstrip("-").isdigit():
+        raw["flt_eval_method"] = int(raw["flt_eval_method"])
+    try:
+        return from_json(TestEnvironment, raw, path.name)
+    except SchemaError:
+        return None
 
 
 # --- JUnit XML (pytest's format) ------------------------------------------------

@@ -240,6 +240,15 @@ def _coverage(report: Mapping[str, Any]) -> list[Block]:
     return blocks
 
 
+def _test_environment(report: Mapping[str, Any]) -> list[Block]:
+    """The platform, compiler and floating-point mode of the suite's run."""
+    env = report.get("test_environment")
+    head = Paragraph(line(Strong("The test run's environment (pytest.xml's properties):")))
+    if not env:
+        return [head, Paragraph(line("not recorded: pytest.xml holds no sonnx_mul.* property"))]
+    return [head, _table(["property", "value"], [[k, str(v)] for k, v in env.items()])]
+
+
 def _binaries_table(report: Mapping[str, Any]) -> TableRows:
     rows = [
         [", ".join(b["names"]), b["path"], b.get("resolved") or "ABSENT",
@@ -463,7 +472,30 @@ def _sonnx(report: Mapping[str, Any], links: _Links) -> list[Block]:
         _newest_table(report, links),
         Paragraph(line(Strong("Decisions where the SONNX text is silent or ambiguous:"))),
         Table(("topic", "the profile says", "decision", "why", "ids"), tuple(decisions)),
+        Paragraph(line(Strong("The working group's test classes (tests-part2), per E_MUL tag:"))),
+        _wg_table(report),
     ]
+
+
+def _wg_table(report: Mapping[str, Any]) -> Table:
+    """Per E_MUL tag and class: what a case checks, and its cases by outcome."""
+    rows = []
+    for tag, classes in report.get("wg_classes", {}).items():
+        for c in classes:
+            passed = [n for n, status in c["cases"] if status == "passed"]
+            other = [f"{n} ({status})" for n, status in c["cases"] if status != "passed"]
+            tests = sorted({n.split("::", 1)[-1].split("[", 1)[0] for n, _ in c["cases"]})
+            shown = (
+                f"{len(passed)}/{len(c['cases'])} passed: {', '.join(tests)} "
+                f"[{', '.join(n.rsplit('-', 1)[-1].rstrip(']') for n, _ in c['cases'])}]"
+                if c["cases"]
+                else "no test case in the results"
+            )
+            rows.append(
+                Row((cell(Code(tag)), cell(c["class"]), cell(c["holds"]),
+                     cell(shown, *(f"; {o}" for o in other))))
+            )  # fmt: skip
+    return Table(("E_MUL tag", "class", "a case checks", "cases (types)"), tuple(rows))
 
 
 def _newest(src: Mapping[str, Any]) -> str:
@@ -548,7 +580,10 @@ def build_document(report: Mapping[str, Any], copied: set[str] | None = None) ->
         "trusted-base": _trusted(report),
         "coverage": _coverage(report),
         "objectives": [_table(*_objectives_table(report))],
-        "tools": [_table(["tool", "version"], [list(r) for r in _flat(report.get("tools", {}))])],
+        "tools": [
+            _table(["tool", "version"], [list(r) for r in _flat(report.get("tools", {}))]),
+            *_test_environment(report),
+        ],
         "binaries": [_table(*_binaries_table(report)), _table(*_why3_library_table(report))],
         "semantics": [
             _table(["option", "values"], [list(r) for r in _flat(report.get("semantics", {}))])
