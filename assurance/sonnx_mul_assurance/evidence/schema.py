@@ -533,7 +533,7 @@ class CoverageExemption:
     kind: Literal["line", "branch", "mcdc"]
     line: int
     what: str
-    why: Literal["deactivated", "defensive", "other-cpu", "harness", "not-analysed"]
+    why: Literal["deactivated", "defensive", "other-cpu", "harness", "slow-test", "not-analysed"]
     reason: str
 
 
