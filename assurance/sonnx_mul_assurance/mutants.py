@@ -265,6 +265,11 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # process (the attack tests' child processes import the installed verifier,
     # not the mutated copy, and the test ordering would run their minutes first).
     "src/sonnx_mul_verify.py": ("tests/cli/test_verify_rules.py", "tests/cli/test_wrong_calls.py"),
+    # Structural coverage's measure and gate, and the probe of a test run's environment.
+    "assurance/sonnx_mul_assurance/structural.py": ("tests/report/test_coverage_gate.py",),
+    "assurance/sonnx_mul_assurance/evidence/environment.py": (
+        "tests/operator/test_fp_environment.py", "tests/report/test_wg_class_report.py",
+    ),
     # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
     # by tests/checker/test_rule_pins.py, tests/checker/test_checker_issue29.py and
     # tests/assurance/test_conform_compare.py.
