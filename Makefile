@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint check provers toolchains check-targets verify-targets prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint check provers toolchains check-targets verify-targets coverage prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -68,10 +68,19 @@ check: lint
 provers:
 	sh proofs/install-provers.sh
 
+# Structural coverage (statements, branches, MC/DC) of the kernel, its ISA
+# variants, hardware loops and glue (clang-19 instrumented, build/coverage/;
+# the venv's gcc build is not touched) and of the product's Python
+# (coverage.py) by the requirement-based tests; writes proofs/out/coverage.json,
+# then applies its gate (proofs/coverage-exemptions.json).  make prove runs it.
+coverage: toolchains $(NATIVE)
+	$(PY) -m sonnx_mul_assurance.structural run
+	$(PY) -m sonnx_mul_assurance.structural check
+
 # The main job: Why3 proofs, CrossHair contracts, Frama-C WP and the MISRA check
-# of the C kernel, tests and agreement checks, then the traceability report into
-# proofs/out/ with its gate.
-prove: provers $(NATIVE)
+# of the C kernel, tests and agreement checks, structural coverage, then the
+# traceability report into proofs/out/ with its gate.
+prove: provers toolchains $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.pipeline
 
 # Every pair of int8/uint8 (both modes) and of float16/bfloat16 (2**32 each)

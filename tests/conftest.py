@@ -27,6 +27,9 @@ settings.register_profile(
     phases=(Phase.explicit, Phase.generate),
     **NOT_TIMED,
 )
+# make coverage: the same examples on every run, so that the covered items do
+# not change between two runs of the same tree (the coverage gate compares them)
+settings.register_profile("coverage", max_examples=150, derandomize=True, **NOT_TIMED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The slowest files first, by their measured test time (make prove,
@@ -64,3 +67,37 @@ SLOW_FIRST = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run's environment (platform, compiler, floating-point mode, denormal
+    policy: evidence/environment.py) as testsuite properties of the JUnit XML,
+    written by the process that writes that file (not an xdist worker)."""
+    from _pytest.junitxml import xml_key
+
+    config = session.config
+    xml = config.stash.get(xml_key, None)
+    if xml is None or hasattr(config, "workerinput"):
+        return
+    from sonnx_mul_assurance.evidence import environment
+
+    for name, value in environment.junit_properties(environment.probe()):
+        xml.add_global_property(name, value)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """Under make coverage (coverage.py running in this process): the test's node
+    id as coverage.py's context, so that each covered line names the tests that
+    ran it, a Hypothesis test included (its body runs inside Hypothesis's own
+    frames, which a test_function dynamic context names instead)."""
+    current = None
+    if "coverage" in sys.modules:
+        import coverage
+
+        current = coverage.Coverage.current()
+    if current is not None:
+        current.switch_context(item.nodeid)
+    yield
+    if current is not None:
+        current.switch_context("")

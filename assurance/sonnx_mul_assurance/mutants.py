@@ -82,6 +82,7 @@ REPORT_TESTS: tuple[str, ...] = (
     "tests/report/test_sonnx_newest.py", "tests/report/test_evidence_coverage.py",
     "tests/report/test_native_evidence.py", "tests/report/test_screenshots.py",
     "tests/report/test_evidence_binding.py", "tests/report/test_prose.py",
+    "tests/report/test_coverage_gate.py", "tests/report/test_wg_class_report.py",
 )  # fmt: skip
 """The tests of the audit machinery (``sonnx_mul_assurance.report``), fastest first."""
 
@@ -106,6 +107,14 @@ REPORT_TARGETS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     ),
     f"{_PKG}/report/screenshots.py": ("tests/report/test_screenshots.py",),
     f"{_PKG}/report/prose.py": ("tests/report/test_prose.py", "tests/report/test_screenshots.py"),
+    f"{_PKG}/report/coverage.py": (
+        "tests/report/test_coverage_gate.py", "tests/report/test_render.py",
+        "tests/report/test_trace_report.py",
+    ),
+    f"{_PKG}/report/wg_classes.py": (
+        "tests/report/test_wg_class_report.py", "tests/operator/test_wg_classes.py",
+        "tests/report/test_render.py",
+    ),
     f"{_PKG}/report/alignment.py": (
         "tests/report/test_sonnx_newest.py", "tests/report/test_render.py",
         "tests/report/test_trace_audit.py",
@@ -275,6 +284,11 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # process (the attack tests' child processes import the installed verifier,
     # not the mutated copy, and the test ordering would run their minutes first).
     "src/sonnx_mul_verify.py": ("tests/cli/test_verify_rules.py", "tests/cli/test_wrong_calls.py"),
+    # Structural coverage's measure and gate, and the probe of a test run's environment.
+    "assurance/sonnx_mul_assurance/structural.py": ("tests/report/test_coverage_gate.py",),
+    "assurance/sonnx_mul_assurance/evidence/environment.py": (
+        "tests/operator/test_fp_environment.py", "tests/report/test_wg_class_report.py",
+    ),
     # The checker's trust rules and conform's comparison (issue 29): each rule is pinned
     # by tests/checker/test_rule_pins.py, tests/checker/test_checker_name_spellings.py and
     # tests/assurance/test_conform_compare.py.

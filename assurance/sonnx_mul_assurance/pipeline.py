@@ -4,7 +4,8 @@ Steps run as subprocesses of this Python: the agreement of the Why3 tables
 and check order with the Python registry, the Why3 proofs, the CrossHair
 contract checks, the test suite with its agreement checks (JUnit XML for
 the report: ``make test``'s, when it passed on this very tree,
-:mod:`.suite`), and the traceability report with its gate. A failing step
+:mod:`.suite`), the structural coverage run (:mod:`.structural`), and the
+traceability report with its gate. A failing step
 does not stop the later ones, so the report shows everything that failed;
 the pipeline fails when any step failed. Wall and CPU times (per step, and
 the wall time of the whole run) are printed and written to
@@ -83,6 +84,9 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
                     "tests",
                     (python, "-m", "sonnx_mul_assurance.suite", "prove", f"{out_dir}/pytest.xml"),
                 ),
+                # structural coverage: an instrumented clang build of its own
+                # (build/coverage) and the requirement-based tests against it
+                Step("coverage", (python, "-m", "sonnx_mul_assurance.structural", "run")),
             ),
             overlap=1,
         ),

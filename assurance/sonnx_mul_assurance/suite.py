@@ -191,6 +191,7 @@ def run_suite(root: Path, args: Sequence[str] = ()) -> int:
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
         seconds=round(seconds, 1),
         junit_sha256=sha256(root / JUNIT),
+        environment=schema.junit_environment(root / JUNIT),
     )
     schema.dump(run, record)
     return code

@@ -329,6 +329,7 @@ def test_every_registered_file_has_a_dataclass_schema() -> None:
         "wp.json",
         "misra.json",
         "mutants.json",
+        "coverage.json",
         "pipeline.json",
         "suite/run.json",
     }

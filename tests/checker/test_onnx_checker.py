@@ -282,3 +282,15 @@ def test_function_shadowing_a_standard_operator_is_refused() -> None:
     m = model([h.make_node("Add", ["x", "y"], ["z"])], inputs, functions=[f])
     with pytest.raises(ModelReadError, match="shadows the standard operator"):
         check_model(m)
+
+
+def test_the_specified_names_are_the_checker_s() -> None:
+    """sonnx_mul.onnx (the names docs/spec/product.md gives) re-exports the
+    checker and the executor: the same objects, every name of sonnx_mul.models."""
+    import importlib
+
+    import sonnx_mul.models
+
+    alias = importlib.import_module("sonnx_mul.onnx")
+    assert alias.check_model is check_model and alias.Backend is sonnx_mul.models.Backend
+    assert list(alias.__all__) == list(sonnx_mul.models.__all__)

@@ -64,3 +64,16 @@ def test_messages_name_types_as_onnx_with_the_numpy_name(call, said):
     with pytest.raises(ProfileError) as info:
         call()
     assert said in str(info.value)
+
+
+def test_a_profile_error_names_requirements_that_exist() -> None:
+    """Every refusal names registry ids: an error naming none, or an id the
+    registry lacks, is refused where it is made; the registry answers by id."""
+    from sonnx_mul import requirements
+
+    with pytest.raises(ValueError, match="at least one requirement"):
+        ProfileError("no id", ())
+    with pytest.raises(KeyError, match="unknown requirement id 'NOPE'"):
+        requirements.get("NOPE")
+    assert requirements.get("F-FLOAT").parent == "F"
+    assert "F-FLOAT" in requirements.children("F") and requirements.children("F-FLOAT") == ()

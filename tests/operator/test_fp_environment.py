@@ -249,3 +249,33 @@ def test_F_FLOAT_mul_restores_the_callers_environment_for_every_type_and_refusal
             finally:
                 mxcsr.sonnx_test_set_mxcsr(DEFAULT)
             assert after == caller, f"{name}: MXCSR {after:#x} after mul, caller's {caller:#x}"
+
+
+@pytest.mark.parametrize(
+    ("mode", "rounding", "process"),
+    [
+        ("default", "to nearest, ties to even", "subnormals kept (FTZ and DAZ off)"),
+        ("FTZ", "to nearest, ties to even", "subnormal results flushed to zero (FTZ)"),
+        ("DAZ", "to nearest, ties to even", "subnormal operands read as zero (DAZ)"),
+        ("round up", "upward", "subnormals kept (FTZ and DAZ off)"),
+        ("round down", "downward", "subnormals kept (FTZ and DAZ off)"),
+        ("round toward zero", "toward zero", "subnormals kept (FTZ and DAZ off)"),
+    ],
+)
+def test_F_FLOAT_the_recorded_environment_says_the_process_mode_and_the_kernel_s_policy(
+    mode: str, rounding: str, process: str, mxcsr: ctypes.CDLL
+) -> None:
+    """The test-run evidence's probe (evidence/environment.py) names the mode a
+    caller set (the negative controls: each foreign mode is seen), and the
+    kernel's denormal policy stays "kept" under every one of them."""
+    from sonnx_mul_assurance.evidence import environment
+
+    mxcsr.sonnx_test_set_mxcsr(MODES[mode])
+    try:
+        env = environment.probe()
+    finally:
+        mxcsr.sonnx_test_set_mxcsr(DEFAULT)
+    assert env.rounding == rounding
+    kernel = "kernel (sonnx_mul.mul): subnormals kept, never flushed"
+    assert env.denormals == f"process: {process}; {kernel}"
+    assert env.flt_eval_method == 0 and env.compiler == _native.COMPILER

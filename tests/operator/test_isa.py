@@ -334,6 +334,16 @@ def test_F_SONNX_MUL_ISA_portable_runs_the_portable_build() -> None:
     assert "[2.25, 0.0, inf]" in proc.stdout
 
 
+@pytest.mark.parametrize("value", ["", "auto"])
+def test_F_SONNX_MUL_ISA_empty_or_auto_chooses_the_cpu_s_best_variant(value: str) -> None:
+    """Set to "" or "auto", the variable leaves the choice to the CPU (as unset)."""
+    proc = _python("from sonnx_mul import _native; print(_native.isa(), *_native.isas())",
+                   SONNX_MUL_ISA=value)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    chosen, *supported = proc.stdout.split()
+    assert chosen == supported[-1]  # the last one this CPU runs is the best
+
+
 def test_F_SONNX_MUL_ISA_unknown_fails_the_import() -> None:
     proc = _python("import sonnx_mul", SONNX_MUL_ISA="sse9")
     assert proc.returncode != 0

@@ -419,9 +419,22 @@ def test_F_the_glue_names_the_kernel_kinds() -> None:
     assert names["bfloat16"] == "bfloat16" and names["float16"] == "float16"
     assert all(names[t.onnx_name] == t.onnx_name for t in INT_TYPES)
     assert _native.kind(np.dtype(np.longlong)) == "int64"
+    assert _native.kind(np.dtype(np.ulonglong)) == "uint64"  # numpy's other 8-byte unsigned
     assert _native.kind(np.dtype(">u2")) == "uint16"
     for other in (bool, np.complex64, np.longdouble, "M8[s]", ml_dtypes.float8_e4m3fn, object):
         assert _native.kind(np.dtype(other)) is None
+    with pytest.raises(TypeError, match=r"numpy\.dtype"):
+        _native.kind(np.float32)  # a scalar type, not a dtype
+
+
+def test_F_the_glue_refuses_an_isa_that_is_no_variant_name() -> None:
+    """multiply's optional isa: a str naming a variant; anything else raises, and
+    a str that is not UTF-8 keeps Python's own error."""
+    a = np.arange(1, 5, dtype=np.int16)
+    assert _native.multiply(a, a, None, False, _native.isa()).tolist() == [1, 4, 9, 16]
+    for isa, error in ((3, TypeError), ("sse9", ValueError), ("\ud800", UnicodeEncodeError)):
+        with pytest.raises(error):
+            _native.multiply(a, a, None, False, isa)
 
 
 # ---------------------------------------------------------------- build and selection

@@ -199,7 +199,9 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     assert report_main([*args, "--require", "exhaustive"]) == 1
     assert "exhaustive.json is missing" in capsys.readouterr().err
     data, md, _ = _formats(tmp_path / "rel")
-    assert data["required_evidence"] == ["crosshair", "exhaustive", "misra", "pytest", "why3", "wp"]
+    assert data["required_evidence"] == [
+        "coverage", "crosshair", "exhaustive", "misra", "pytest", "why3", "wp",
+    ]  # fmt: skip
     assert "| exhaustive | proofs/out/exhaustive.json | ABSENT | yes |" in md
     with pytest.raises(ValueError, match="unknown evidence kinds"):
         build_report(root, registry=registry, probe_tools=False, require=["nonsense"])

@@ -101,6 +101,17 @@ def misra_evidence(*rules: str) -> schema.MisraEvidence:
     return schema.MisraEvidence("Cppcheck 2.10", [C_SOURCE], findings, [DEVIATION], "pass", [])
 
 
+def coverage_evidence(*gaps: schema.CoverageGap) -> schema.CoverageEvidence:
+    """A coverage.json as sonnx_mul_assurance.structural writes it: the fixture's
+    C file, every item covered but ``gaps``."""
+    full = schema.CoverageCount(4, 4)
+    function = schema.CoverageFunction("k", 6, full, full, full)
+    c_file = schema.CoverageFile(C_SOURCE, "c", full, full, full, [function])
+    return schema.CoverageEvidence(
+        {}, "clang", "tests", ["portable"], "", [], [c_file], list(gaps), {}, 1.0, {}, []
+    )
+
+
 def result(
     etype: str, requirements: list[str], mismatches: int = 0, pairs: int = 65536
 ) -> schema.ExhaustiveResult:
@@ -201,6 +212,7 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
     ev.mkdir(parents=True)
     schema.dump(wp_evidence(typed_k_assigns=wp_goal(), typed_k_ensures=wp_goal()), ev / "wp.json")
     schema.dump(misra_evidence("8.7"), ev / "misra.json")
+    schema.dump(coverage_evidence(), ev / "coverage.json")
     (ev / "why3.json").write_text(why3_json(goal("why3/a.mlw", "M", "l", goal_status)))
     (ev / "crosshair.json").write_text(crosshair_json(function("sonnx_mul.a.f")))
     (ev / "pytest.xml").write_text(

@@ -12,6 +12,7 @@ file (``proofs/out/``)  written by                    class
 ``suite/run.json``      :mod:`..suite` (make test)    :class:`SuiteRun`
 ``pytest.origin.json``  :mod:`..suite` (make prove)   :class:`SuiteRun` (the run taken)
 ``mutants.json``        :mod:`..mutants`              :class:`MutantsRecord`
+``coverage.json``       :mod:`..structural`           :class:`CoverageEvidence`
 ``pytest.xml``          pytest ``--junitxml``         :func:`read_junit` -> :class:`JUnitCase`
 ======================  ============================  ======================
 
@@ -387,6 +388,8 @@ class SuiteRun:
     finished: str  # UTC, ISO 8601
     seconds: float
     junit_sha256: str  # of the JUnit XML the run wrote beside this record
+    # the platform, compiler and floating-point mode the run recorded (its JUnit properties)
+    environment: TestEnvironment | None = None
 
 
 SUITE_ORIGIN = "pytest.origin.json"
@@ -430,6 +433,116 @@ class MutantsRecord:
     invalid: int = 0  # mutants that did not compile (C): not in kill_rate
 
 
+# --- coverage.json (make coverage: statements, branches, MC/DC) ------------------
+
+
+@dataclass
+class CoverageCount:
+    """Items covered out of the items there are (statements, branch outcomes or
+    MC/DC conditions)."""
+
+    covered: int
+    total: int
+
+    @property
+    def complete(self) -> bool:
+        return self.covered == self.total
+
+
+@dataclass
+class CoverageFunction:
+    """One function (its builds for every ISA variant merged): ``mcdc`` is None
+    where the tool measures none (coverage.py)."""
+
+    name: str
+    line: int
+    lines: CoverageCount
+    branches: CoverageCount
+    mcdc: CoverageCount | None
+
+
+@dataclass
+class CoverageFile:
+    path: str  # from the repository root
+    language: Literal["c", "python"]
+    lines: CoverageCount
+    branches: CoverageCount
+    mcdc: CoverageCount | None
+    functions: list[CoverageFunction]
+
+
+@dataclass
+class CoverageGap:
+    """One uncovered item: a statement (``line``), a branch outcome or an MC/DC
+    condition; ``what`` tells which one on the line."""
+
+    file: str
+    function: str
+    kind: Literal["line", "branch", "mcdc"]
+    line: int
+    what: str
+
+
+@dataclass
+class CoverageRequirement:
+    """The product's Python covered by the tests carrying one id."""
+
+    tests: int
+    lines: CoverageCount
+    branches: CoverageCount
+
+
+@dataclass
+class CoverageGcov:
+    """gcov's figures for one file: ``lines`` executed, ``branches`` taken at least once."""
+
+    lines: CoverageCount
+    branches: CoverageCount
+    run: str  # what ran
+
+
+@dataclass
+class CoverageEvidence:
+    tools: dict[str, str]
+    build: str
+    tests: str  # the pytest selection run against the instrumented build
+    isa_variants: list[str]  # the variants this CPU ran, the default first
+    variant_tests: str
+    harnesses: list[str]
+    files: list[CoverageFile]
+    gaps: list[CoverageGap]
+    requirements: dict[str, CoverageRequirement]
+    seconds: float
+    timings: dict[str, float]  # wall seconds per part of the run
+    errors: list[str]
+    cpu_seconds: float = 0.0  # user + system of every child (wall time is the machine's load)
+    # gcc's own gcov figures (statements, branches) of the kernel as gcc builds it
+    # for the product, under the portable harness: a second measure
+    gcov: dict[str, CoverageGcov] = field(default_factory=dict)
+    # the platform, compiler and floating-point mode of the instrumented run
+    environment: TestEnvironment | None = None
+
+
+@dataclass
+class CoverageExemption:
+    """A gap accepted with its reason (proofs/coverage-exemptions.json): ``why``
+    is the class of reason, ``reason`` the argument for this item."""
+
+    file: str
+    function: str
+    kind: Literal["line", "branch", "mcdc"]
+    line: int
+    what: str
+    why: Literal["deactivated", "defensive", "other-cpu", "harness", "slow-test", "not-analysed"]
+    reason: str
+
+
+@dataclass
+class CoverageExemptions:
+    version: int
+    exemptions: list[CoverageExemption]
+
+
 EVIDENCE: dict[str, type] = {
     "why3.json": Why3Evidence,
     "crosshair.json": CrossHairEvidence,
@@ -439,6 +552,7 @@ EVIDENCE: dict[str, type] = {
     "pipeline.json": PipelineRecord,
     "suite/run.json": SuiteRun,
     "mutants.json": MutantsRecord,
+    "coverage.json": CoverageEvidence,
 }
 """File name in ``proofs/out/`` -> its schema."""
 
@@ -544,6 +658,61 @@ def _scalar(tp: Any, value: object, where: str) -> Any:
         return value
     name = getattr(tp, "__name__", str(tp))
     raise SchemaError(f"{where}: expected {name}, got {type(value).__name__}")
+
+
+# --- the environment of a test run (JUnit properties, run.json, coverage.json) -----
+
+
+@dataclass
+class TestEnvironment:
+    """Where and how a test run ran (the working group's tests-part1): the
+    platform, the compiler of the native kernel that ran, and the
+    floating-point mode, the denormal policy included.  Written by
+    :func:`sonnx_mul_assurance.evidence.environment.probe` into the suite's
+    JUnit XML (testsuite properties ``sonnx_mul.<field>``), ``run.json`` and
+    ``coverage.json``."""
+
+    __test__ = False  # not a pytest test class
+
+    platform: str  # platform.platform()
+    machine: str
+    python: str
+    numpy: str
+    isa: str  # the kernel variant in use (SONNX_MUL_ISA or the CPU's best)
+    isas: str  # every variant this CPU runs
+    compiler: str  # of the native extension (sonnx_mul._native.COMPILER)
+    build_flags: str  # its pinned flags (sonnx_mul._native.BUILD_FLAGS)
+    flt_eval_method: int  # C's FLT_EVAL_METHOD of the build (0: each type in itself)
+    kernel_fp_mode: str  # what the glue establishes around every call
+    rounding: str  # the process's rounding mode, probed with binary64 sums
+    denormals: str  # the process's and the kernel's denormal policy, probed
+
+
+ENVIRONMENT_PREFIX = "sonnx_mul."
+"""The JUnit property names of a :class:`TestEnvironment`'s fields."""
+
+
+def junit_environment(path: Path) -> TestEnvironment | None:
+    """The test environment a JUnit file records (None: none recorded, or off
+    the schema: a field missing or not of its type)."""
+    try:
+        root = ET.parse(path).getroot()
+    except (ET.ParseError, OSError):
+        return None
+    props = {
+        p.get("name", "")[len(ENVIRONMENT_PREFIX) :]: p.get("value", "")
+        for p in root.iter("property")
+        if p.get("name", "").startswith(ENVIRONMENT_PREFIX)
+    }
+    if not props:
+        return None
+    raw: dict[str, Any] = dict(props)
+    if raw.get("flt_eval_method", "").lstrip("-").isdigit():
+        raw["flt_eval_method"] = int(raw["flt_eval_method"])
+    try:
+        return from_json(TestEnvironment, raw, path.name)
+    except SchemaError:
+        return None
 
 
 # --- JUnit XML (pytest's format) ------------------------------------------------

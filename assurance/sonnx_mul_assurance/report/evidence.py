@@ -174,7 +174,7 @@ def ids_in_test_name(name: str, ids: Collection[str]) -> tuple[str, ...]:
 
 def _test_file(classname: str, root: Path) -> tuple[str | None, str | None]:
     """(test file relative to root, class name) of a JUnit classname."""
-    parts = classname.split(".")
+    parts = [p for p in classname.split(".") if p]  # "" for a collection error
     for cut in range(len(parts), 0, -1):
         candidate = root / Path(*parts[:cut]).with_suffix(".py")
         if candidate.is_file():

@@ -21,6 +21,7 @@ from typing import Any
 from sonnx_mul_assurance.c import misra, wp
 from sonnx_mul_assurance.evidence import binding, schema
 from sonnx_mul_assurance.python import crosshair
+from sonnx_mul_assurance.report import coverage
 from sonnx_mul_assurance.report.evidence import (
     Item,
     crosshair_items,
@@ -257,6 +258,10 @@ def _misra_versions(root: Path) -> dict[str, str]:
     return {"cppcheck": misra.tool_version()}
 
 
+def _coverage(path: Path, ctx: Context) -> Reading:
+    return Reading(*coverage.read(path, ctx.root))
+
+
 _NATIVE_IDS = ("F-FLOAT", "F-WRAP", "F-CHECKED")
 
 SOURCES: tuple[Source, ...] = (
@@ -362,6 +367,24 @@ SOURCES: tuple[Source, ...] = (
         claims=("native/verify/portable.c", "native/flags.py"),
         expected_by=_NATIVE_IDS,
         subject="native-tested",
+    ),
+    Source(
+        "coverage",
+        "coverage.json",
+        schema.CoverageEvidence,
+        _coverage,
+        "every statement, branch outcome and MC/DC condition of the running C files and "
+        "the product's modules covered by the requirement-based tests, or listed in "
+        "proofs/coverage-exemptions.json with its reason; no exemption without its gap",
+        required=True,
+        absent="no structural coverage was measured (make coverage): Table A-7's "
+        "structural coverage objective has no evidence; the gate fails",
+        claims=(
+            "proofs/coverage-exemptions.json",
+            "tests",
+            "native/verify/portable.c",
+            "native/example/example.c",
+        ),
     ),
     Source(
         "pytest",

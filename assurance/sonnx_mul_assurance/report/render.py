@@ -52,6 +52,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("proof-subjects", "What the proofs are about"),
     ("sonnx", "SONNX alignment"),
     ("trusted-base", "Trusted base and tool qualification data"),
+    ("coverage", "Structural coverage"),
     ("objectives", "Objectives: DO-178C / DO-330 / ISO 26262-8"),
     ("tools", "Tool versions"),
     ("binaries", "Tool binaries and Why3 library (SHA-256)"),
@@ -199,6 +200,51 @@ def _objectives_table(report: Mapping[str, Any]) -> TableRows:
         for o in report.get("objectives", [])
     ]
     return ["standard / objective", "what is asked", "project output", "status", "note"], rows
+
+
+def _coverage(report: Mapping[str, Any]) -> list[Block]:
+    """Per file, per requirement and how it was measured (coverage.json)."""
+    entry = report.get("coverage")
+    if not entry:
+        return [Paragraph(line("no coverage.json: structural coverage was not measured"))]
+    head = ["file", "statements", "branches (decision outcomes)", "MC/DC conditions"]
+    per_req = [[rid, str(r[0]), r[1], r[2]] for rid, r in entry["requirements"].items()]
+    exempted = ", ".join(f"{v} {k}" for k, v in sorted(entry["exempted_by_reason"].items()))
+    blocks: list[Block] = [
+        _table(head, [list(r) for r in entry["table"]]),
+        Paragraph(
+            line(
+                f"{entry['gaps']} uncovered items, exempted by reason: {exempted or 'none'}; "
+                f"{len(entry['problems'])} gate problem(s)."
+            )
+        ),
+        _table(["requirement", "tests", "product Python statements", "branches"], per_req),
+        Paragraph(
+            line(
+                f"Tests: pytest {entry['tests']}; again under SONNX_MUL_ISA="
+                f"{', '.join(entry['isa_variants'][1:]) or '(none)'}: {entry['variant_tests']}; "
+                f"C harnesses: {'; '.join(entry['harnesses'])}. Build: {entry['build']}. "
+                f"Time: {entry['seconds']} s wall, {entry.get('cpu_seconds', 0)} CPU-s "
+                f"({entry['timings']})."
+            )
+        ),
+        Paragraph(line(entry["object_code"])),
+        Paragraph(line("A second measure, gcc's own gcov on the kernel as gcc builds it:")),
+        _table(
+            ["file", "statements (gcov lines)", "branches taken", "run"],
+            [list(r) for r in entry.get("gcov", [])],
+        ),
+    ]
+    return blocks
+
+
+def _test_environment(report: Mapping[str, Any]) -> list[Block]:
+    """The platform, compiler and floating-point mode of the suite's run."""
+    env = report.get("test_environment")
+    head = Paragraph(line(Strong("The test run's environment (pytest.xml's properties):")))
+    if not env:
+        return [head, Paragraph(line("not recorded: pytest.xml holds no sonnx_mul.* property"))]
+    return [head, _table(["property", "value"], [[k, str(v)] for k, v in env.items()])]
 
 
 def _binaries_table(report: Mapping[str, Any]) -> TableRows:
@@ -424,7 +470,30 @@ def _sonnx(report: Mapping[str, Any], links: _Links) -> list[Block]:
         _newest_table(report, links),
         Paragraph(line(Strong("Decisions where the SONNX text is silent or ambiguous:"))),
         Table(("topic", "the profile says", "decision", "why", "ids"), tuple(decisions)),
+        Paragraph(line(Strong("The working group's test classes (tests-part2), per E_MUL tag:"))),
+        _wg_table(report),
     ]
+
+
+def _wg_table(report: Mapping[str, Any]) -> Table:
+    """Per E_MUL tag and class: what a case checks, and its cases by outcome."""
+    rows = []
+    for tag, classes in report.get("wg_classes", {}).items():
+        for c in classes:
+            passed = [n for n, status in c["cases"] if status == "passed"]
+            other = [f"{n} ({status})" for n, status in c["cases"] if status != "passed"]
+            tests = sorted({n.split("::", 1)[-1].split("[", 1)[0] for n, _ in c["cases"]})
+            shown = (
+                f"{len(passed)}/{len(c['cases'])} passed: {', '.join(tests)} "
+                f"[{', '.join(n.rsplit('-', 1)[-1].rstrip(']') for n, _ in c['cases'])}]"
+                if c["cases"]
+                else "no test case in the results"
+            )
+            rows.append(
+                Row((cell(Code(tag)), cell(c["class"]), cell(c["holds"]),
+                     cell(shown, *(f"; {o}" for o in other))))
+            )  # fmt: skip
+    return Table(("E_MUL tag", "class", "a case checks", "cases (types)"), tuple(rows))
 
 
 def _newest(src: Mapping[str, Any]) -> str:
@@ -507,8 +576,12 @@ def build_document(report: Mapping[str, Any], copied: set[str] | None = None) ->
         ],
         "sonnx": _sonnx(report, links),
         "trusted-base": _trusted(report),
+        "coverage": _coverage(report),
         "objectives": [_table(*_objectives_table(report))],
-        "tools": [_table(["tool", "version"], [list(r) for r in _flat(report.get("tools", {}))])],
+        "tools": [
+            _table(["tool", "version"], [list(r) for r in _flat(report.get("tools", {}))]),
+            *_test_environment(report),
+        ],
         "binaries": [_table(*_binaries_table(report)), _table(*_why3_library_table(report))],
         "semantics": [
             _table(["option", "values"], [list(r) for r in _flat(report.get("semantics", {}))])

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
-from sonnx_mul_assurance.report import alignment
+from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.report import alignment, coverage, wg_classes
 from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
 from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
 from sonnx_mul_assurance.report.markers import C_SUFFIXES, SCAN_DIRS, Marker, scan
@@ -330,6 +331,9 @@ def build_report(
     ]
     gate += [f["problem"] for f in evidence_files.values() if "problem" in f]
     gate += [line for f in evidence_files.values() for line in f.get("refused", [])]
+    # the SONNX working group's classes per E_MUL tag, from the suite's results
+    wg_entry = wg_classes.section(wg_classes.junit_cases(edir))
+    gate += wg_classes.gate_problems(wg_entry)
 
     files: set[str] = {f for i in items + unmapped for f in i.files}
     files |= {_display(spec_path, root), _display(registry_path, root)}
@@ -363,6 +367,13 @@ def build_report(
             "sonnx_alignment": _alignment_of(rid),
         }
     passed = not gate
+    coverage_entry = coverage.section(edir, root)
+    trusted = trusted_json(wp_units)
+    # the A-7 structural coverage row says what this run measured
+    a7 = asdict(coverage.objective(coverage_entry))
+    trusted["objectives"] = [
+        a7 if o["standard"] == coverage.STANDARD else o for o in trusted["objectives"]
+    ]
     return {
         "schema": SCHEMA,
         "date": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat(),
@@ -397,7 +408,11 @@ def build_report(
             else None,
         },
         "sonnx": _sonnx_alignment(),
-        **trusted_json(wp_units),
+        "wg_classes": wg_entry,
+        # the platform, compiler and floating-point mode the suite's run recorded
+        "test_environment": _test_environment(edir),
+        "coverage": coverage_entry,
+        **trusted,
         "rules": {
             "verdict": "pass iff the id has passing spec, code, test and proof evidence of "
             "its own, none of its evidence failed, and every child passes",
@@ -487,6 +502,11 @@ def _sonnx_alignment() -> dict[str, Any]:
         "tags": dict(alignment.SONNX_TAGS),
         "decisions": [asdict(d) for d in alignment.SONNX_DECISIONS],
     }
+
+
+def _test_environment(edir: Path) -> dict[str, Any] | None:
+    env = schema.junit_environment(edir / "pytest.xml")
+    return asdict(env) if env is not None else None
 
 
 def _display(path: Path, root: Path) -> str:
