@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "sonnx_mul_fpenv.h"
 #include "sonnx_mul_kernel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -79,6 +80,33 @@ int sonnx_bench_run(int kind, int checked, const void *a, const void *b, void *c
         tsc[r] = k1 - k0;
     }
     return 0;
+}
+
+/* The fixed cost of a call (benchmarks/call_cost.py): the wall time of
+ * `calls` calls in a row of the kernel named by `kind` on n elements,
+ * bracketed by the glue's floating-point environment (sonnx_mul_fpenv.h:
+ * the caller's saved, the default set, the caller's restored) when
+ * `bracket` is 1; with n == 0 the bracket alone.  ns, or 0 for an unknown
+ * kind. */
+uint64_t sonnx_bench_batch_ns(int kind, int bracket, const void *a, const void *b, void *c,
+                              size_t n, int calls)
+{
+    if (n > 0U && call(kind, 0, a, b, c, n) != 0) {
+        return 0U;
+    }
+    const uint64_t t0 = now_ns();
+    for (int r = 0; r < calls; r++) {
+        if (bracket) {
+            sonnx_mul_fpenv saved = sonnx_mul_fpenv_enter();
+            if (n > 0U) {
+                (void)call(kind, 0, a, b, c, n);
+            }
+            sonnx_mul_fpenv_leave(&saved);
+        } else if (n > 0U) {
+            (void)call(kind, 0, a, b, c, n);
+        }
+    }
+    return now_ns() - t0;
 }
 
 /* The x86 MXCSR, for the FP-environment check of `make bench`

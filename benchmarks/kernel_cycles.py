@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import ctypes
 import functools
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +52,11 @@ def build(cc: str = "gcc") -> ctypes.CDLL:
     lib = BUILD / "libsonnx_mul_cycles.so"
     sources = [*sorted((ROOT / "native/src").glob("*.c")), ROOT / "benchmarks/kernel_cycles.c"]
     argv = [cc, *flags.cflags(cc), "-fPIC", "-shared", f"-I{ROOT / 'native/include'}"]
-    subprocess.run([*argv, *map(str, sources), "-o", str(lib)], check=True)
+    # written whole under a temporary name first: another test worker may load it
+    with tempfile.TemporaryDirectory(dir=BUILD) as scratch:
+        built = Path(scratch) / lib.name
+        subprocess.run([*argv, *map(str, sources), "-o", str(built)], check=True)
+        os.replace(built, lib)
     dll = ctypes.CDLL(str(lib))
     dll.sonnx_bench_run.restype = ctypes.c_int
     dll.sonnx_bench_run.argtypes = [

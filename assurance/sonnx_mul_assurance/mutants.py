@@ -319,7 +319,8 @@ GLUE_FUNCTIONS: tuple[str, ...] = (
     # the checked path: the first overflow in C order for any layout, nothing written
     "scan_blocks",  # a scan over blocks in a given order: the flat index of the first overflow
     "first_overflow",  # memory order says whether, C order says which
-    "multiply_in_env",  # the dispatch: one-call vs blocks, checked for Fortran, error returns
+    "run",  # the dispatch: one-call vs blocks, checked for Fortran, error returns
+    "plain_lane",  # mul's plain lane: which calls skip the full checks, refusals as None
 )
 """The functions of ``GLUE`` the glue's mutants are planted in: its strided paths and
 its checked path (issue 28). The rest of the file is argument checking (``check_operand``,
@@ -330,11 +331,11 @@ GLUE_TESTS: tuple[str, ...] = (
     "tests/operator/test_glue_boundaries.py", "tests/operator/test_out.py",
     "tests/operator/test_isa.py", "tests/operator/test_native.py",
     "tests/operator/test_layout.py", "tests/operator/test_overflow_boundaries.py",
-    "tests/operator/test_memory.py",
+    "tests/operator/test_memory.py", "tests/operator/test_plain_lane.py",
 )  # fmt: skip
 """The tests that face the glue's strided and checked paths (the glue's own boundaries,
 out= and its aliasing, the ISA argument, every layout with and without out=, checked
-mode on every layout and its memory), fastest first."""
+mode on every layout and its memory, the plain lane against the full checks), fastest first."""
 
 MAX_C = 100
 """Glue mutants by default (``--max-c``), shared evenly among ``GLUE_FUNCTIONS``."""

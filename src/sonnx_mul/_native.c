@@ -365,27 +365,11 @@ PyDoc_STRVAR(multiply_doc,
 "isa ('portable', 'avx2', 'avx512') runs that variant of the kernel instead of\n"
 "the one selected at import (ValueError if this CPU cannot run it).");
 
-static PyObject *multiply_in_env(PyObject *const *args, Py_ssize_t nargs)
+/* The product of the arrays a and b (out NULL: a new result) on the variant
+ * isa, in the environment the kernel assumes (the caller brackets it). */
+static PyObject *run(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int checked,
+                     const struct isa *isa)
 {
-    if (nargs != 4 && nargs != 5) {
-        PyErr_SetString(PyExc_TypeError,
-                        "multiply(a, b, out, checked[, isa]) takes 4 or 5 arguments");
-        return NULL;
-    }
-    const struct isa *isa = nargs == 5 ? sonnx_glue_isa_named(args[4]) : sonnx_glue_isa_current;
-    if (isa == NULL) {
-        return NULL;
-    }
-    if (check_operand(args[0], "a") < 0 || check_operand(args[1], "b") < 0 ||
-        (args[2] != Py_None && check_operand(args[2], "out") < 0)) {
-        return NULL;
-    }
-    int checked = PyObject_IsTrue(args[3]);
-    if (checked < 0) {
-        return NULL;
-    }
-    PyArrayObject *a = (PyArrayObject *)args[0], *b = (PyArrayObject *)args[1];
-    PyArrayObject *out = args[2] == Py_None ? NULL : (PyArrayObject *)args[2];
     enum kind k = preconditions(a, b, out);
     if (k == K_NONE) {
         return NULL;
@@ -459,12 +443,96 @@ static PyObject *multiply_in_env(PyObject *const *args, Py_ssize_t nargs)
  * to nearest even, no FTZ/DAZ), whatever another library in the process
  * left in MXCSR; the caller's is restored, status flags included.  Two
  * register writes per call, cheaper than integer-exact float loops. */
+static PyObject *run_in_env(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int checked,
+                            const struct isa *isa)
+{
+    sonnx_mul_fpenv saved = sonnx_mul_fpenv_enter();
+    PyObject *result = run(a, b, out, checked, isa);
+    sonnx_mul_fpenv_leave(&saved);
+    return result;
+}
+
 static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    sonnx_mul_fpenv saved = sonnx_mul_fpenv_enter();
-    PyObject *result = multiply_in_env(args, nargs);
-    sonnx_mul_fpenv_leave(&saved);
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "multiply(a, b, out, checked[, isa]) takes 4 or 5 arguments");
+        return NULL;
+    }
+    const struct isa *isa = nargs == 5 ? sonnx_glue_isa_named(args[4]) : sonnx_glue_isa_current;
+    if (isa == NULL) {
+        return NULL;
+    }
+    if (check_operand(args[0], "a") < 0 || check_operand(args[1], "b") < 0 ||
+        (args[2] != Py_None && check_operand(args[2], "out") < 0)) {
+        return NULL;
+    }
+    int checked = PyObject_IsTrue(args[3]);
+    if (checked < 0) {
+        return NULL;
+    }
+    return run_in_env((PyArrayObject *)args[0], (PyArrayObject *)args[1],
+                      args[2] == Py_None ? NULL : (PyArrayObject *)args[2], checked, isa);
+}
+
+/* The mode strings of the plain lane, interned at import (read-only after). */
+static PyObject *mode_wrap, *mode_error;
+
+/* 1 when x is exactly an int (not a bool or another subclass) equal to the
+ * int y, 0 when not, -1 on error. */
+static int exact_int_equal(PyObject *x, PyObject *y)
+{
+    return PyLong_CheckExact(x) ? PyObject_RichCompareBool(x, y, Py_EQ) : 0;
+}
+
+/* 1 when x is exactly a str (not a subclass) equal to the str y, 0 when not, -1 on error. */
+static int exact_str_equal(PyObject *x, PyObject *y)
+{
+    return PyUnicode_CheckExact(x) ? PyObject_RichCompareBool(x, y, Py_EQ) : 0;
+}
+
+PyDoc_STRVAR(plain_doc,
+"plain(a, b, out, opset, overflow, default_opset, /)\n--\n\n"
+"mul's plain lane in one native call: when a, b (and out, unless None) are\n"
+"exactly numpy.ndarray, out C-contiguous, opset exactly an int equal to\n"
+"default_opset and overflow exactly the str 'wrap' or 'error' (compared by\n"
+"value), multiply(a, b, out, overflow == 'error') on the variant in use and\n"
+"return what it returns; None, having written nothing, when any of these does\n"
+"not hold or when multiply refuses the arrays (TypeError/ValueError): the\n"
+"caller then runs the full checks.");
+
+static PyObject *plain_lane(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "plain(a, b, out, opset, overflow, default_opset) takes 6 arguments");
+        return NULL;
+    }
+    PyObject *out = args[2];
+    if (!PyArray_CheckExact(args[0]) || !PyArray_CheckExact(args[1]) ||
+        (out != Py_None &&
+         (!PyArray_CheckExact(out) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)out)))) {
+        Py_RETURN_NONE;
+    }
+    int lane = exact_int_equal(args[3], args[5]);
+    int wrap = lane > 0 ? exact_str_equal(args[4], mode_wrap) : 0;
+    int error = lane > 0 && wrap == 0 ? exact_str_equal(args[4], mode_error) : 0;
+    if (lane < 0 || wrap < 0 || error < 0) {
+        return NULL;
+    }
+    if (lane == 0 || (wrap == 0 && error == 0)) {
+        Py_RETURN_NONE;
+    }
+    PyObject *result = run_in_env((PyArrayObject *)args[0], (PyArrayObject *)args[1],
+                                  out == Py_None ? NULL : (PyArrayObject *)out, error,
+                                  sonnx_glue_isa_current);
+    if (result == NULL &&
+        (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError))) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
     return result;
 }
 
@@ -513,6 +581,7 @@ static PyObject *isas(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
+    {"plain", (PyCFunction)(void (*)(void))plain_lane, METH_FASTCALL, plain_doc},
     {"kind", kind, METH_O, kind_doc},
     {"isa", isa_name, METH_NOARGS, isa_doc},
     {"isas", isas, METH_NOARGS, isas_doc},
@@ -569,6 +638,11 @@ PyMODINIT_FUNC PyInit__native(void)
 {
     import_array();
     if (init_descrs() < 0 || sonnx_glue_select_isa() < 0) {
+        return NULL;
+    }
+    mode_wrap = PyUnicode_InternFromString("wrap");
+    mode_error = PyUnicode_InternFromString("error");
+    if (mode_wrap == NULL || mode_error == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module);

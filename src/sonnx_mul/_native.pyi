@@ -32,6 +32,16 @@ def multiply(
     cannot run it).
     """
 
+def plain(
+    a: object, b: object, out: object, opset: object, overflow: object, default_opset: int, /
+) -> np.ndarray | int | None:
+    """``mul``'s plain lane in one call: when ``a``, ``b`` (and ``out`` unless None)
+    are exactly ``numpy.ndarray``, ``out`` C-contiguous, ``opset`` exactly an int
+    equal to ``default_opset`` and ``overflow`` exactly the str ``"wrap"`` or
+    ``"error"`` (by value), ``multiply(a, b, out, overflow == "error")`` on the
+    variant in use, and what it returns; None, nothing written, when one of these
+    does not hold or ``multiply`` refuses the arrays (TypeError/ValueError)."""
+
 def isa() -> str:
     """The variant ``multiply`` runs: ``portable`` (SSE2), ``avx2`` or ``avx512``
     (the proved sources built for those ISAs, float16 by the F16C hardware loop);

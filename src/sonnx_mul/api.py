@@ -13,9 +13,9 @@ _NDARRAY = np.ndarray
 _MULTIPLY = kernel.multiply
 _PLAIN_LANE = kernel.NAME == "native"
 """numpy_loops (diagnosis) does not re-check the kernel's preconditions: full checks only."""
-_WRAP, _ERROR = "wrap", "error"
+_PLAIN = kernel.plain
+_WRAP = "wrap"
 _DEFAULT_OPSET = DEFAULT_OPSET
-_INT, _STR = int, str
 # The plain lane compares values of exact types (``type(x) is int and x == 14``), never
 # object identity (issue 29): an equal int or str built at run time (``int("14")``,
 # ``"".join(["w", "rap"])``) takes the same lane as a literal, and a bool, an int
@@ -47,33 +47,22 @@ def mul(
     (everything written).
     """
     # The plain lane: the per-call overhead of every small Mul of a network.
-    # Python checks what the kernel's glue does not (exact ndarray types, the
-    # default opset and a mode, compared by value, an out that cannot overlap itself);
-    # the glue refuses, writing nothing, whatever else the full checks would
-    # refuse (element types, shapes, zero dims, out's dtype, shape,
-    # writeability and overlap with A or B): TypeError or ValueError, and
-    # the full checks below then raise the precise ProfileError.
-    # tests/operator/test_plain_lane.py and test_lane_agreement.py (a property over
-    # layouts, byte orders, views, opsets and equal-but-not-identical arguments)
-    # show both lanes give one answer.
-    if (
-        _PLAIN_LANE
-        and type(a) is _NDARRAY
-        and type(b) is _NDARRAY
-        and type(opset) is _INT
-        and opset == _DEFAULT_OPSET
-        and type(overflow) is _STR
-        and overflow in (_WRAP, _ERROR)
-        and (out is None or (type(out) is _NDARRAY and out.flags.c_contiguous))
-    ):
-        try:
-            result = _MULTIPLY(a, b, out, overflow == _ERROR)
-        except (TypeError, ValueError):
-            pass
-        else:
-            if type(result) is not int:
-                return result  # type: ignore[return-value]
-            raise _overflow_error(a, b, result)
+    # One native call (sonnx_mul._native.plain) checks what the kernel's glue
+    # does not (exact ndarray types, the default opset and a mode, compared
+    # by value as exact int and str, an out that is C-contiguous and so
+    # cannot overlap itself) and runs the glue, which refuses, writing
+    # nothing, whatever else the full checks would refuse (element types,
+    # shapes, zero dims, out's dtype, shape, writeability and overlap with A
+    # or B); it then returns None, and the full checks below raise the
+    # precise ProfileError. tests/operator/test_plain_lane.py and
+    # test_lane_agreement.py (a property over layouts, byte orders, views,
+    # opsets and equal-but-not-identical arguments) show both lanes give one answer.
+    if _PLAIN is not None:
+        result = _PLAIN(a, b, out, opset, overflow, _DEFAULT_OPSET)
+        if type(result) is _NDARRAY:
+            return result
+        if result is not None:  # the first overflow's flat index
+            raise _overflow_error(a, b, int(result))
     return checked_mul(a, b, out, opset, overflow)
 
 

@@ -58,6 +58,7 @@ try:  # the compiled extension; its absence becomes the clear ImportError of _se
     from ._native import isa as native_isa
     from ._native import isas as native_isas
     from ._native import multiply as native_multiply
+    from ._native import plain as native_plain
 
     NATIVE_ERROR: ImportError | None = None
 except ImportError as error:
@@ -84,6 +85,11 @@ def _select(choice: str) -> tuple[str, Multiply, str]:
 
 NAME, multiply, BUILD = _select(os.environ.get(ENV, "native"))
 """The kernel in use, its multiply, and its compiler with the compile command."""
+
+Plain = Callable[[object, object, object, object, object, int], "np.ndarray | int | None"]
+plain: Plain | None = native_plain if NAME == "native" else None
+"""``mul``'s plain lane in one native call (``sonnx_mul._native.plain``), or None
+when numpy's loops run (they do not re-check the kernel's preconditions)."""
 
 
 def reference_isa() -> str:

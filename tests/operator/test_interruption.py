@@ -123,6 +123,7 @@ def test_negative_control_a_mul_written_in_two_native_calls_is_caught(monkeypatc
         _native.multiply(a[half:], b[half:], out[half:], checked)
         return out
 
+    monkeypatch.setattr(api, "_PLAIN", None)  # the checked path, which calls _MULTIPLY
     monkeypatch.setattr(api, "_MULTIPLY", two_calls)
     states = states_under_interrupts({}, "C", (PACKAGE, __file__))
     assert "MIXED" in states

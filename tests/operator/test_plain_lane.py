@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sonnx_mul import ProfileError, api, mul
+from sonnx_mul import ProfileError, _native, api, mul
 from sonnx_mul.dtypes import ALL_TYPES
 from support import assert_same_bits
 
@@ -149,3 +149,54 @@ def test_F_plain_lane_handles_every_profile_type(etype, monkeypatch):
     assert_same_bits(mul(a, a), (a.astype(np.float64) ** 2).astype(etype.dtype))
     out = np.zeros_like(a)
     assert mul(a, a, out=out, overflow="error") is out
+
+
+class StrMode(str):
+    """A str subclass equal to "wrap": not exactly a str."""
+
+
+def test_C1_RESULT_the_native_plain_lane_takes_only_exact_plain_calls():
+    """``_native.plain`` returns None, writing nothing and raising nothing, for
+    every argument the lane does not take (the full checks then decide), and
+    the glue's product for the others; a mode or opset equal by value is taken."""
+    a = np.arange(1, 7, dtype=np.int16).reshape(2, 3)
+    want = a.astype(np.int16) * a
+    out = np.zeros((2, 3), np.int16)
+    taken = [
+        (a, a, None, 14, "wrap"),
+        (a, a, out, int("14"), "".join(["w", "rap"])),
+        (a, a, None, 14, "error"),
+    ]
+    for args in taken:
+        result = _native.plain(*args, 14)
+        assert isinstance(result, np.ndarray) and result.tolist() == want.tolist()
+    assert _native.plain(a, a, out, 14, "wrap", 14) is out
+    big = np.full(3, 300, np.int16)
+    assert _native.plain(big, big, None, 14, "error", 14) == 0  # the first overflow
+    fortran = np.zeros((2, 3), np.int16, order="F")
+    refused = [
+        (a.view(Subclass), a, None, 14, "wrap"),
+        (a, [1, 2, 3], None, 14, "wrap"),
+        (a, a, fortran, 14, "wrap"),
+        (a, a, np.zeros((2, 3), np.int16).view(Subclass), 14, "wrap"),
+        (a, a, [0] * 6, 14, "wrap"),
+        (a, a, None, 13, "wrap"),
+        (a, a, None, True, "wrap"),
+        (a, a, None, 14.0, "wrap"),
+        (a, a, None, np.int64(14), "wrap"),
+        (a, a, None, 14, "Wrap"),
+        (a, a, None, 14, StrMode("wrap")),
+        (a, a, None, 14, b"wrap"),
+        (a, a, None, 14, None),
+        # the glue's refusals (TypeError/ValueError) become None too
+        (a, a.astype(np.int32), None, 14, "wrap"),
+        (a, a.T, None, 14, "wrap"),
+        (a, a, np.zeros((2, 3), np.int32), 14, "wrap"),
+        (a, a, a[:, :0].copy(), 14, "wrap"),
+    ]
+    for args in refused:
+        before = fortran.copy()
+        assert _native.plain(*args, 14) is None, args
+        assert_same_bits(fortran, before)
+    with pytest.raises(TypeError):
+        _native.plain(a, a, None, 14, "wrap")  # five arguments
