@@ -108,14 +108,14 @@ report-screenshot:
 # Mutation testing of the checks (Python, WhyML and C mutants, each against its
 # file's fast checks; the C ones in the glue's strided and checked paths, each
 # rebuilt glue-only in its copy; see docs/lab/mutation-testing.md for the kill rate and the
-# equivalent survivors); writes proofs/out/mutants.json, fails on an
-# unexplained survivor.
+# equivalent survivors); the targets and their tests are tests/mutation-targets.toml;
+# writes proofs/out/mutants.json, fails on an unexplained survivor.
 mutants: provers $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.mutants
 
-# The glue's mutants only (src/sonnx_mul/_native.c, GLUE_FUNCTIONS
-# in mutants.py, 100 by default, against GLUE_TESTS), one job; writes
-# proofs/out/mutants-glue.json.
+# The glue's mutants only (src/sonnx_mul/_native.c, in the functions of [glue]
+# in tests/mutation-targets.toml, 100 by default, against its tests), one job;
+# writes proofs/out/mutants-glue.json.
 mutants-glue: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul/_native.c --jobs 1 \
 	  --out proofs/out/mutants-glue.json
@@ -144,11 +144,11 @@ mutants-verify: $(STAMP)
 	  --out proofs/out/mutants-verify.json
 
 # The code that faces hostile input, together: the verifier of verify-install, the
-# wire pre-pass (against WIRE_TESTS: test_wire.py and the hostile-file tests that
-# read through it) and the evidence schema, 25 mutants each, hypothesis
+# wire pre-pass (against the set wire of tests/mutation-targets.toml: test_wire.py and
+# the hostile-file tests that read through it) and the evidence schema, 25 mutants each, hypothesis
 # derandomized (the same examples in every run); writes
 # proofs/out/mutants-hostile.json. A check whose unmutated run takes more than
-# half its time limit refuses the run (mutants.TIMEOUT_MARGIN).
+# half its time limit refuses the run (TIMEOUT_MARGIN in sonnx_mul_assurance.mutants.runner).
 mutants-hostile: $(NATIVE)
 	HYPOTHESIS_PROFILE=mutants $(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py \
 	  --file src/sonnx_mul/models/wire.py --file assurance/sonnx_mul_assurance/evidence/schema.py \

@@ -17,7 +17,7 @@ settings.register_profile("long", max_examples=5000, **NOT_TIMED)
 # Mutation runs (make mutants-hostile): the same examples every run and no saved
 # failures, so a mutant's verdict is the same whenever and however loaded it runs;
 # 60 examples (not 150): a check's unmutated run must stay within half its time limit
-# on the shared machine (mutants.TIMEOUT_MARGIN); no shrinking: the first failing
+# on the shared machine (mutants.runner.TIMEOUT_MARGIN); no shrinking: the first failing
 # example kills the mutant (shrinking it ran a killed mutant past the limit).
 settings.register_profile(
     "mutants",

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance import mutants
 from sonnx_mul_assurance.c import glue_build
-from sonnx_mul_assurance.mutants import Outcome, mlw_mutants, python_mutants, report
+from sonnx_mul_assurance.mutants import cli, runner, targets
+from sonnx_mul_assurance.mutants.mutant import Mutant, Outcome, spread
+from sonnx_mul_assurance.mutants.mutators import generate
+from sonnx_mul_assurance.mutants.mutators.c import (
+    c_code_mask,
+    c_functions,
+    c_mutants,
+    spread_functions,
+)
+from sonnx_mul_assurance.mutants.mutators.python import python_mutants
+from sonnx_mul_assurance.mutants.mutators.whyml import mlw_mutants
+from sonnx_mul_assurance.mutants.report import OUT, report
 
 PY = '''
 from __future__ import annotations
@@ -38,7 +46,7 @@ end
 """
 
 
-def _changes(found: list[mutants.Mutant]) -> set[tuple[str, str]]:
+def _changes(found: list[Mutant]) -> set[tuple[str, str]]:
     return {(m.original, m.replacement) for m in found}
 
 
@@ -67,12 +75,10 @@ def test_mlw_mutants_weaken_contracts_and_skip_comments_and_formats() -> None:
 
 
 def test_keys_are_stable_and_distinct() -> None:
-    found = mutants.spread(mlw_mutants("m.mlw", MLW + MLW.replace("module M", "module N")), 100)
+    found = spread(mlw_mutants("m.mlw", MLW + MLW.replace("module M", "module N")), 100)
     keys = [m.key for m in found]
     assert len(keys) == len(set(keys))
-    again = mutants.spread(
-        mlw_mutants("m.mlw", "\n\n" + MLW + MLW.replace("module M", "module N")), 100
-    )
+    again = spread(mlw_mutants("m.mlw", "\n\n" + MLW + MLW.replace("module M", "module N")), 100)
     assert [m.key for m in again] == keys  # lines moved, keys kept
 
 
@@ -82,7 +88,7 @@ def _outcome(status: str) -> Outcome:
 
 def test_an_unexplained_survivor_fails_the_run(tmp_path: Path) -> None:
     assert report(tmp_path, [_outcome("killed"), _outcome("survived")], 1.0) == 1
-    data = json.loads((tmp_path / mutants.OUT).read_text())
+    data = json.loads((tmp_path / OUT).read_text())
     assert data["kill_rate"] == 0.5 and data["survived"] == 1
 
 
@@ -91,51 +97,14 @@ def test_equivalent_survivors_do_not_count(tmp_path: Path) -> None:
         report(tmp_path, [_outcome("killed"), _outcome("equivalent"), _outcome("timeout")], 1.0)
         == 0
     )
-    data = json.loads((tmp_path / mutants.OUT).read_text())
+    data = json.loads((tmp_path / OUT).read_text())
     assert data["kill_rate"] == 1.0 and data["equivalent"] == 1
 
 
 REPO = Path(__file__).resolve().parents[2]
 
-
-def test_report_targets_are_the_audit_modules_that_exist_with_existing_tests() -> None:
-    """Every module of report/ (``__main__`` only calls ``main``) and the three it reads
-    through are mutation targets; every target and every test named exists."""
-    package = "assurance/sonnx_mul_assurance"
-    modules = {
-        f"{package}/report/{p.name}"
-        for p in (REPO / package / "report").glob("*.py")
-        if p.name != "__main__.py"
-    }
-    expected = modules | {
-        f"{package}/evidence/schema.py",
-        f"{package}/evidence/binding.py",
-        f"{package}/why3/whyml.py",
-    }
-    assert set(mutants.REPORT_TARGETS) == expected
-    for target, tests in mutants.REPORT_TARGETS.items():
-        assert tests and mutants.PY_TESTS[target] == tests, target
-        assert (REPO / target).is_file(), target
-        missing = [t for t in tests if not (REPO / t).is_file()]
-        assert missing == [], (target, missing)
-    assert set(mutants.REPORT_TESTS) == {
-        p.relative_to(REPO).as_posix() for p in (REPO / "tests/report").glob("test_*.py")
-    }
-
-
-def test_models_and_conform_targets_are_every_module_with_existing_tests() -> None:
-    """Issue 29: every module of models/ and conform/ is a mutation target (each
-    ``__init__.py`` holds only re-exports: no mutant can be generated in it), with
-    tests that exist; a module added later must be added to the table."""
-    for folder in ("src/sonnx_mul/models", "assurance/sonnx_mul_assurance/conform"):
-        modules = {p.relative_to(REPO).as_posix() for p in (REPO / folder).glob("*.py")}
-        init = f"{folder}/__init__.py"
-        assert python_mutants(init, (REPO / init).read_text()) == []
-        assert {t for t in mutants.PY_TESTS if t.startswith(folder + "/")} == modules - {init}
-    for target in (*mutants.MODELS_TARGETS, *mutants.CONFORM_TARGETS):
-        tests = mutants.PY_TESTS[target]
-        assert tests and all((REPO / t).is_file() for t in tests), target
-        assert mutants.MAX_PY_OF[target] == 12
+TARGETS = targets.load(REPO)
+GLUE = TARGETS.glue.file
 
 
 # ---------------------------------------------------------------- the C glue's mutants
@@ -169,17 +138,17 @@ static int other(int x)
 
 
 def test_c_mask_blanks_comments_strings_and_preprocessor_lines_keeping_offsets() -> None:
-    code = mutants.c_code_mask(C)
+    code = c_code_mask(C)
     assert len(code) == len(C) and code.count("\n") == C.count("\n")
     assert "comment" not in code and "LIMIT" not in code and "2)" not in code  # continued
     assert "stdio" not in code and "a < b" not in code and "'<'" not in code
     assert "counted" not in code and "never" not in code
     assert "static int clamp(const int *v, int n)" in code
-    assert set(mutants.c_functions(code)) == {"clamp", "other"}
+    assert set(c_functions(code)) == {"clamp", "other"}
 
 
 def test_c_mutants_cover_the_operators_in_the_named_functions_only() -> None:
-    found = mutants.c_mutants("g.c", C, ("clamp",))
+    found = c_mutants("g.c", C, ("clamp",))
     changes = _changes(found)
     assert {("<", "<="), (">=", ">"), ("==", "!="), ("&&", "||"), ("+=", "-=")} <= changes
     assert {("+", "-"), ("-", "+"), ("0", "1"), ("4", "5")} <= changes  # `-1`'s sign too
@@ -195,14 +164,14 @@ def test_c_mutants_cover_the_operators_in_the_named_functions_only() -> None:
         assert m.line != 10 or m.original == "0", m  # `int total = 0;`: its 0, not deleted
         assert lines[m.line - 1].strip() == m.context
         mutated = m.apply(C)
-        assert mutated != C and mutants.c_code_mask(mutated).count("'") == 0
+        assert mutated != C and c_code_mask(mutated).count("'") == 0
     with pytest.raises(ValueError, match="no definition of missing"):
-        mutants.c_mutants("g.c", C, ("clamp", "missing"))
+        c_mutants("g.c", C, ("clamp", "missing"))
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc")
 def test_every_c_mutant_of_the_snippet_compiles(tmp_path: Path) -> None:
-    for i, m in enumerate(mutants.c_mutants("g.c", C, ("clamp",))):
+    for i, m in enumerate(c_mutants("g.c", C, ("clamp",))):
         source = tmp_path / f"m{i}.c"
         source.write_text(m.apply(C) + "int use(void) { return clamp(0, 0) + other(0); }\n")
         proc = subprocess.run(
@@ -214,10 +183,10 @@ def test_every_c_mutant_of_the_snippet_compiles(tmp_path: Path) -> None:
 
 def test_c_mutants_are_shared_evenly_among_the_functions() -> None:
     text = C + "static int many(int x)\n{\n" + "    x = x + 1 - 2;\n" * 10 + "    return x;\n}\n"
-    found = mutants.c_mutants("g.c", text, ("other", "many"))
+    found = c_mutants("g.c", text, ("other", "many"))
     per = {f: sum(m.function == f for m in found) for f in ("other", "many")}
     assert per == {"other": 2, "many": 50}  # `+`, `1`; per line `+`, `1`, `-`, `2`, deletion
-    chosen = mutants.spread_functions(found, 10)
+    chosen = spread_functions(found, 10)
     assert [m.function for m in chosen].count("other") == 2  # all it has; the rest to many
     assert len(chosen) == 10 and len({m.key for m in chosen}) == 10
     lines = {m.line for m in chosen if m.function == "many"}
@@ -225,16 +194,15 @@ def test_c_mutants_are_shared_evenly_among_the_functions() -> None:
 
 
 def test_the_glue_functions_exist_and_have_mutants_and_the_tests_exist() -> None:
-    text = (REPO / mutants.GLUE).read_text()
-    found = mutants.c_mutants(mutants.GLUE, text, mutants.GLUE_FUNCTIONS)
-    assert {m.function for m in found} == set(mutants.GLUE_FUNCTIONS)
-    assert all((REPO / t).is_file() for t in mutants.GLUE_TESTS)
-    assert "tests/operator/test_glue_boundaries.py" in mutants.GLUE_TESTS
-    generated = mutants.generate(REPO, 0, 0, [mutants.GLUE])
-    assert len(generated) == mutants.MAX_C < len(found)
-    assert mutants.checks_for(mutants.GLUE, None)[0][0][-len(mutants.GLUE_TESTS) :] == list(
-        mutants.GLUE_TESTS
-    )
+    glue = TARGETS.glue
+    found = c_mutants(GLUE, (REPO / GLUE).read_text(), glue.functions)
+    assert {m.function for m in found} == set(glue.functions)
+    assert all((REPO / t).is_file() for t in glue.tests)
+    assert "tests/operator/test_glue_boundaries.py" in glue.tests
+    generated = generate(REPO, TARGETS, 0, 0, [GLUE])
+    assert len(generated) == glue.max < len(found)
+    check = runner.checks_for(GLUE, None, TARGETS)[0][0]
+    assert check[-len(glue.tests) :] == list(glue.tests)
 
 
 def test_the_glue_build_finds_the_glue_compile_and_the_link() -> None:
@@ -271,15 +239,27 @@ def test_a_glue_mutant_that_does_not_compile_is_invalid_and_the_copy_restored(
     glue.parent.mkdir(parents=True)
     glue.write_text(C)
     build = FakeGlueBuild(tmp_path)
-    m = mutants.Mutant(glue_build.GLUE, 9, C.index("4,"), C.index("4,") + 1, "4", "broken", "", 0)
-    outcome = mutants.run_mutant(tmp_path, m, {}, build)  # type: ignore[arg-type]
+    m = Mutant(glue_build.GLUE, 9, C.index("4,"), C.index("4,") + 1, "4", "broken", "", 0)
+    outcome = runner.run_mutant(tmp_path, m, {}, TARGETS, build)  # type: ignore[arg-type]
     assert (outcome.status, outcome.detail) == ("invalid", "error: broken")
     assert glue.read_text() == C and (build.rebuilt, build.restored) == (1, 1)
 
 
+FAKE_TARGETS = f"""
+[python]
+
+[glue]
+file = "{glue_build.GLUE}"
+functions = ["clamp"]
+tests = ["tests/test_glue.py"]
+max = 1
+"""
+
+
 def _fake_repository(root: Path, test_body: str) -> None:
     """A tree the driver can run on: the glue, stand-ins for the packages its copy probe
-    imports (the extension as a plain module), and one test for the glue."""
+    imports (the extension as a plain module), one test for the glue and the targets:
+    the glue's function ``clamp``, against that test."""
     files = {
         glue_build.GLUE: C,
         "src/sonnx_mul/__init__.py": "",
@@ -287,6 +267,7 @@ def _fake_repository(root: Path, test_body: str) -> None:
         "assurance/sonnx_mul_assurance/__init__.py": "",
         "assurance/sonnx_mul_assurance/report/__init__.py": "",
         "tests/test_glue.py": test_body,
+        str(targets.TARGETS): FAKE_TARGETS,
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
@@ -299,42 +280,40 @@ def test_negative_control_a_surviving_glue_mutant_not_listed_fails_the_run(
     """The driver end to end on a planted survivor (the glue's test checks nothing):
     the run fails until the mutant is listed as equivalent; a test that sees the
     change kills it. No extension is built (the build is a stand-in)."""
-    monkeypatch.setattr(mutants, "GLUE_FUNCTIONS", ("clamp",))
-    monkeypatch.setattr(mutants, "GLUE_TESTS", ("tests/test_glue.py",))
     monkeypatch.setattr(glue_build, "prepare", FakeGlueBuild)
     root = tmp_path / "repo"
     _fake_repository(root, "def test_nothing():\n    pass\n")
     args = ["--root", str(root), "--file", glue_build.GLUE, "--max-c", "1", "--jobs", "1"]
     args += ["--out", "out.json"]
-    assert mutants.main(args) == 1
+    assert cli.main(args) == 1
     data = json.loads((root / "out.json").read_text())
     assert (data["mutants"], data["survived"], data["killed"], data["invalid"]) == (1, 1, 0, 0)
     key = data["outcomes"][0]["key"]
-    (root / mutants.EQUIVALENT).parent.mkdir(parents=True)
-    (root / mutants.EQUIVALENT).write_text(json.dumps({key: {"reason": "planted"}}))
-    assert mutants.main(args) == 0
+    (root / cli.EQUIVALENT).parent.mkdir(parents=True)
+    (root / cli.EQUIVALENT).write_text(json.dumps({key: {"reason": "planted"}}))
+    assert cli.main(args) == 0
     assert json.loads((root / "out.json").read_text())["equivalent"] == 1
-    (root / mutants.EQUIVALENT).unlink()
+    (root / cli.EQUIVALENT).unlink()
     _fake_repository(  # the test now compares the glue with the original: the mutant dies
         root,
         "from pathlib import Path\n\ndef test_glue():\n"
         f"    assert Path({glue_build.GLUE!r}).read_text() == {C!r}\n",
     )
-    assert mutants.main(args) == 0
+    assert cli.main(args) == 0
     assert json.loads((root / "out.json").read_text())["killed"] == 1
 
 
-# ---------------------------------------------------------------- timeouts and test selections
+# ---------------------------------------------------------------- timeouts
 def test_a_timeout_counts_only_against_a_baseline_within_half_the_limit() -> None:
     """A mutant's timeout is a kill only when the unmutated check took at most half the
     limit: a slower baseline, a failing one or one that timed out refuses the run."""
-    limit = mutants.PY_TIMEOUT
-    assert mutants.baseline_refusal("pass", "", limit / 2, limit) is None
-    slow = mutants.baseline_refusal("pass", "", limit / 2 + 1, limit)
+    limit = runner.PY_TIMEOUT
+    assert runner.baseline_refusal("pass", "", limit / 2, limit) is None
+    slow = runner.baseline_refusal("pass", "", limit / 2 + 1, limit)
     assert slow is not None and "would not show a hang" in slow
-    timed_out = mutants.baseline_refusal("timeout", "", limit, limit)
+    timed_out = runner.baseline_refusal("timeout", "", limit, limit)
     assert timed_out is not None and "timed out" in timed_out
-    failed = mutants.baseline_refusal("fail", "1 failed", 1.0, limit)
+    failed = runner.baseline_refusal("fail", "1 failed", 1.0, limit)
     assert failed is not None and "1 failed" in failed
 
 
@@ -345,67 +324,15 @@ def test_the_summary_counts_timeouts_apart(
     assert "killed 2 (1 by timeout)" in capsys.readouterr().out
 
 
-def _test_names(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text())
-    return {
-        node.name
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
-    }
-
-
-def missing_selections(tests: tuple[str, ...], root: Path = REPO) -> list[str]:
-    """The entries of a target's tests that name no test file, or no test in it
-    (``file::name``, read with ast: nothing is run)."""
-    missing = []
-    for entry in tests:
-        file, _, name = entry.partition("::")
-        path = root / file
-        if not path.is_file() or (name and name not in _test_names(path)):
-            missing.append(entry)
-    return missing
-
-
-def test_every_test_selection_of_every_target_exists() -> None:
-    """Every file and every ``file::test`` a target lists exists (a renamed test would
-    make pytest fail the baseline with "not found", or worse, select nothing)."""
-    for target, tests in mutants.PY_TESTS.items():
-        assert tests and missing_selections(tests) == [], target
-
-
-def test_negative_control_a_test_selection_that_names_no_test_is_found() -> None:
-    wire_tests = mutants.PY_TESTS["src/sonnx_mul/models/wire.py"]
-    assert any("::" in t for t in wire_tests)  # the wire pre-pass runs a selection
-    planted = (*wire_tests, "tests/checker/test_wire.py::test_that_does_not_exist")
-    assert missing_selections(planted) == ["tests/checker/test_wire.py::test_that_does_not_exist"]
-    assert missing_selections(("tests/checker/no_such_file.py",)) == [
-        "tests/checker/no_such_file.py"
-    ]
-
-
-def test_the_hostile_target_runs_the_three_files() -> None:
-    """make mutants-hostile: the verifier, the wire pre-pass and the evidence schema."""
-    makefile = (REPO / "Makefile").read_text()
-    recipe = makefile.split("\nmutants-hostile:", 1)[1].split("\n\n", 1)[0]
-    files = set(re.findall(r"--file (\S+)", recipe))
-    assert files == {
-        "src/sonnx_mul_verify.py",
-        "src/sonnx_mul/models/wire.py",
-        "assurance/sonnx_mul_assurance/evidence/schema.py",
-    }
-    assert all(file in mutants.PY_TESTS for file in files)
-    assert "HYPOTHESIS_PROFILE=mutants" in recipe
-
-
 def test_a_timeout_is_a_kill_only_if_the_unmutated_check_is_still_fast() -> None:
     """After a mutant's timeout the unmutated check runs again: within half the limit,
     the timeout stands (the mutant was more than twice as slow); slower, the load grew
     and the mutant is a survivor, never a kill."""
-    limit = mutants.PY_TIMEOUT
-    assert mutants.timeout_verdict("pass", "", limit / 4, limit)[0] == "timeout"
-    status, detail = mutants.timeout_verdict("pass", "", limit * 0.9, limit)
+    limit = runner.PY_TIMEOUT
+    assert runner.timeout_verdict("pass", "", limit / 4, limit)[0] == "timeout"
+    status, detail = runner.timeout_verdict("pass", "", limit * 0.9, limit)
     assert status == "survived" and "not a kill" in detail
-    assert mutants.timeout_verdict("timeout", "", limit, limit)[0] == "survived"
+    assert runner.timeout_verdict("timeout", "", limit, limit)[0] == "survived"
 
 
 def test_run_mutant_judges_a_timeout_on_the_restored_copy(
@@ -422,10 +349,10 @@ def test_run_mutant_judges_a_timeout_on_the_restored_copy(
         seen.append((cwd / target).read_text())
         return ("timeout", "") if len(seen) == 1 else ("pass", "")
 
-    monkeypatch.setattr(mutants, "_run", fake_run)
+    monkeypatch.setattr(runner, "_run", fake_run)
     clock = iter([0.0, 0.0, 400.0])  # the mutant's start, the re-run's start and end
-    monkeypatch.setattr(mutants.time, "monotonic", lambda: next(clock, 400.0))
-    outcome = mutants.run_mutant(tmp_path, mutant, {})
+    monkeypatch.setattr(runner.time, "monotonic", lambda: next(clock, 400.0))
+    outcome = runner.run_mutant(tmp_path, mutant, {}, TARGETS)
     assert seen == ["LIMIT = 1 >> 16\n", "LIMIT = 1 << 16\n"]
     assert outcome.status == "survived" and "not a kill" in outcome.detail
 

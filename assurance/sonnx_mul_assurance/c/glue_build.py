@@ -1,5 +1,5 @@
 """The extension ``sonnx_mul._native`` built in a copy of the repository, then
-rebuilt there glue only, for the glue's mutants (:mod:`..mutants`).
+rebuilt there glue only, for the glue's mutants (:mod:`..mutants.runner`).
 
 :func:`prepare` runs the copy's own ``setup.py`` build (its ``BuildExt``: the
 kernel, its ISA variants and hardware loops, the glue, the link) once, with
