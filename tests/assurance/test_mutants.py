@@ -147,6 +147,23 @@ def test_c_mask_blanks_comments_strings_and_preprocessor_lines_keeping_offsets()
     assert set(c_functions(code)) == {"clamp", "other"}
 
 
+def test_c_mask_reads_literals_and_comments_as_the_compiler_does() -> None:
+    """What the lexer must get right: an escaped quote inside a string, comment
+    markers inside a string or a character, a string inside a comment, a directive
+    after a comment, a multi-line comment."""
+    text = (
+        "int a = f(\"x \\\" /* y\", '\"', '\\'');  // \"z\n"
+        '/* "w" */ # define N 1\n'
+        "/* v\n   u */ int b = c < d;\n"
+    )
+    code = c_code_mask(text)
+    lines = code.split("\n")
+    assert len(code) == len(text) and len(lines) == len(text.split("\n")) == 5
+    assert lines[0].split() == ["int", "a", "=", "f(", ",", ",", ");"]
+    assert lines[1].strip() == lines[2].strip() == ""  # a directive after a comment
+    assert lines[3].split() == ["int", "b", "=", "c", "<", "d;"]
+
+
 def test_c_mutants_cover_the_operators_in_the_named_functions_only() -> None:
     found = c_mutants("g.c", C, ("clamp",))
     changes = _changes(found)
