@@ -139,7 +139,7 @@ def test_negative_control_a_renamed_test_or_file_is_caught(tmp_path: Path) -> No
         (("max = 3", "limit = 3"), "unknown keys"),
         (('tests = ["@a"]', 'tests = ["@b"]'), "@b names no set"),
         (('tests = ["@a"]', "tests = []"), "no test"),
-        (('tests = ["tests/test_a.py::test_old"]', 'tests = ["@a"]'), "@a names no set"),
+        (('tests = ["tests/test_a.py::test_old"]', 'tests = ["@a"]'), "@a names itself"),
         (('functions = ["g"]', "functions = [1]"), "a list of strings"),
         (('file = "src', 'file = "native'), "the glue the build knows"),
         (("[glue]", "[glue]\nextra = 1"), "unknown keys"),

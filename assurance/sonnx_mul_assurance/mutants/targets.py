@@ -53,17 +53,19 @@ def _strings(value: object, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _table(value: object, keys: set[str], required: set[str], where: str) -> dict[str, Any]:
+def _table(value: object, keys: set[str] | None, required: set[str], where: str) -> dict[str, Any]:
+    """``value``, a table with the ``required`` keys and no other than ``keys`` (None:
+    any key)."""
     if not isinstance(value, dict):
         raise TargetsError(f"{where}: a table expected")
-    if unknown := set(value) - keys:
+    if keys is not None and (unknown := set(value) - keys):
         raise TargetsError(f"{where}: unknown keys {sorted(unknown)}")
     if absent := required - set(value):
         raise TargetsError(f"{where}: missing keys {sorted(absent)}")
     return value
 
 
-def _positive(value: object, where: str) -> int:
+def _count(value: object, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise TargetsError(f"{where}: max must be a non-negative integer, got {value!r}")
     return value
@@ -73,7 +75,7 @@ def parse(data: Mapping[str, object]) -> Targets:
     """The targets from the TOML's tables; "@NAME" in a list of tests is expanded to
     the set's tests, in place."""
     top = _table(dict(data), {"sets", "python", "glue"}, {"python", "glue"}, "targets")
-    raw_sets = _table(top.get("sets", {}), set(top.get("sets", {})), set(), "sets")  # any name
+    raw_sets = _table(top.get("sets", {}), None, set(), "sets")
     sets: dict[str, tuple[str, ...]] = {}
 
     def expand(tests: tuple[str, ...], where: str, seen: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -83,11 +85,14 @@ def parse(data: Mapping[str, object]) -> Targets:
                 out.append(test)
                 continue
             name = test[1:]
-            if name not in raw_sets or name in seen:
-                raise TargetsError(f"{where}: {test} names no set (or itself)")
+            if name not in raw_sets:
+                raise TargetsError(f"{where}: {test} names no set")
+            if name in seen:
+                raise TargetsError(f"{where}: {test} names itself, through {seen}")
             if name not in sets:
-                body = _table(raw_sets[name], {"tests"}, {"tests"}, f"sets.{name}")
-                sets[name] = expand(_strings(body["tests"], f"sets.{name}"), name, (*seen, name))
+                at = f"sets.{name}"
+                body = _table(raw_sets[name], {"tests"}, {"tests"}, at)
+                sets[name] = expand(_strings(body["tests"], at), at, (*seen, name))
             out += sets[name]
         if not out:
             raise TargetsError(f"{where}: no test")
@@ -96,11 +101,11 @@ def parse(data: Mapping[str, object]) -> Targets:
     for name in raw_sets:
         expand((f"@{name}",), "sets")
     python: dict[str, PythonTarget] = {}
-    for file, entry in _table(top["python"], set(top["python"]), set(), "python").items():
+    for file, entry in _table(top["python"], None, set(), "python").items():
         where = f"python.{file!r}"
         entry = _table(entry, {"tests", "max"}, {"tests"}, where)
         tests = expand(_strings(entry["tests"], where), where)
-        python[file] = PythonTarget(tests, _positive(entry.get("max", DEFAULT_MAX_PY), where))
+        python[file] = PythonTarget(tests, _count(entry.get("max", DEFAULT_MAX_PY), where))
     glue_keys = {"file", "functions", "tests", "max"}
     glue = _table(top["glue"], glue_keys, glue_keys, "glue")
     if glue["file"] != glue_build.GLUE:
@@ -112,7 +117,7 @@ def parse(data: Mapping[str, object]) -> Targets:
             glue_build.GLUE,
             _strings(glue["functions"], "glue.functions"),
             expand(_strings(glue["tests"], "glue.tests"), "glue.tests"),
-            _positive(glue["max"], "glue"),
+            _count(glue["max"], "glue"),
         ),
     )
 
