@@ -324,7 +324,7 @@ def test_negative_control_a_surviving_glue_mutant_not_listed_fails_the_run(
 def test_a_timeout_counts_only_against_a_baseline_within_half_the_limit() -> None:
     """A mutant's timeout is a kill only when the unmutated check took at most half the
     limit: a slower baseline, a failing one or one that timed out refuses the run."""
-    limit = runner.PY_TIMEOUT
+    limit = targets.DEFAULT_PY_TIMEOUT
     assert runner.baseline_refusal("pass", "", limit / 2, limit) is None
     slow = runner.baseline_refusal("pass", "", limit / 2 + 1, limit)
     assert slow is not None and "would not show a hang" in slow
@@ -345,7 +345,7 @@ def test_a_timeout_is_a_kill_only_if_the_unmutated_check_is_still_fast() -> None
     """After a mutant's timeout the unmutated check runs again: within half the limit,
     the timeout stands (the mutant was more than twice as slow); slower, the load grew
     and the mutant is a survivor, never a kill."""
-    limit = runner.PY_TIMEOUT
+    limit = targets.DEFAULT_PY_TIMEOUT
     assert runner.timeout_verdict("pass", "", limit / 4, limit)[0] == "timeout"
     status, detail = runner.timeout_verdict("pass", "", limit * 0.9, limit)
     assert status == "survived" and "not a kill" in detail
@@ -367,8 +367,9 @@ def test_run_mutant_judges_a_timeout_on_the_restored_copy(
         return ("timeout", "") if len(seen) == 1 else ("pass", "")
 
     monkeypatch.setattr(runner, "_run", fake_run)
-    clock = iter([0.0, 0.0, 400.0])  # the mutant's start, the re-run's start and end
-    monkeypatch.setattr(runner.time, "monotonic", lambda: next(clock, 400.0))
+    slow = 0.9 * TARGETS.python[target].timeout  # past half the file's limit
+    clock = iter([0.0, 0.0, slow])  # the mutant's start, the re-run's start and end
+    monkeypatch.setattr(runner.time, "monotonic", lambda: next(clock, slow))
     outcome = runner.run_mutant(tmp_path, mutant, {}, TARGETS)
     assert seen == ["LIMIT = 1 >> 16\n", "LIMIT = 1 << 16\n"]
     assert outcome.status == "survived" and "not a kill" in outcome.detail

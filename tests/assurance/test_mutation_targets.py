@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sonnx_mul_assurance.c import glue_build
-from sonnx_mul_assurance.mutants import cli, targets
+from sonnx_mul_assurance.mutants import cli, runner, targets
 from sonnx_mul_assurance.mutants.mutators.python import python_mutants
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,6 +86,14 @@ def test_the_sets_expand_in_place() -> None:
     assert any("::" in t for t in TARGETS.python["src/sonnx_mul/models/wire.py"].tests)
 
 
+def test_a_file_s_timeout_is_its_checks_limit() -> None:
+    """A file's ``timeout`` is the limit its check runs under; without one, the default."""
+    wire, dtypes = "src/sonnx_mul/models/wire.py", "src/sonnx_mul/dtypes.py"
+    assert TARGETS.python[wire].timeout == 900
+    assert runner.checks_for(wire, None, TARGETS)[0][1] == 900
+    assert runner.checks_for(dtypes, None, TARGETS)[0][1] == targets.DEFAULT_PY_TIMEOUT
+
+
 # ---------------------------------------------------------------- negative controls
 TREE = {
     "src/a.py": "def f(x: int) -> bool:\n    return x < 2\n",
@@ -135,7 +143,8 @@ def test_negative_control_a_renamed_test_or_file_is_caught(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("change", "error"),
     [
-        (("max = 3", "max = -1"), "non-negative"),
+        (("max = 3", "max = -1"), "max must be an integer of at least 0"),
+        (("max = 3", "max = 3\ntimeout = 0"), "timeout must be an integer of at least 1"),
         (("max = 3", "limit = 3"), "unknown keys"),
         (('tests = ["@a"]', 'tests = ["@b"]'), "@b names no set"),
         (('tests = ["@a"]', "tests = []"), "no test"),

@@ -31,12 +31,11 @@ from sonnx_mul_assurance.c import glue_build
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.mutants.mutant import Mutant, Outcome
 from sonnx_mul_assurance.mutants.mutators.whyml import module_of
-from sonnx_mul_assurance.mutants.targets import Targets
+from sonnx_mul_assurance.mutants.targets import DEFAULT_PY_TIMEOUT, Targets
 
 COPY_IGNORE = shutil.ignore_patterns(
     ".venv", ".git", "build", "proofs/out", "__pycache__", ".*_cache", "*.egg-info"
 )
-PY_TIMEOUT = 300
 MLW_TIMEOUT = 600
 C_TIMEOUT = 300
 
@@ -102,7 +101,8 @@ def checks_for(mutant_file: str, module: str | None, targets: Targets) -> list[C
     python = sys.executable
     pytest = [python, "-m", "pytest", "-x", "-q", "-n", "0", "-p", "no:cacheprovider"]
     if mutant_file.endswith(".py"):
-        return [([*pytest, *targets.python[mutant_file].tests], PY_TIMEOUT)]
+        target = targets.python[mutant_file]
+        return [([*pytest, *target.tests], target.timeout)]
     if mutant_file == targets.glue.file:  # run on the module rebuilt from the mutated glue
         return [([*pytest, *targets.glue.tests], C_TIMEOUT)]
     modules = [module] if module else None
@@ -112,7 +112,7 @@ def checks_for(mutant_file: str, module: str | None, targets: Targets) -> list[C
         f"sys.exit(run_check(Path('.'), [{mutant_file!r}], modules={modules!r}))"
     )
     return [
-        ([python, "-m", "sonnx_mul_assurance.why3.tables", "check"], PY_TIMEOUT),
+        ([python, "-m", "sonnx_mul_assurance.why3.tables", "check"], DEFAULT_PY_TIMEOUT),
         ([python, "-c", prove], MLW_TIMEOUT),
     ]
 

@@ -21,6 +21,10 @@ TARGETS = Path("tests/mutation-targets.toml")
 DEFAULT_MAX_PY = 25
 """Mutants per Python file when neither its ``max`` nor ``--max-py`` says."""
 
+DEFAULT_PY_TIMEOUT = 300
+"""Seconds a Python file's check may run when its ``timeout`` does not say: a mutant
+whose check runs longer is a hang (if the unmutated check stays within half of it)."""
+
 
 class TargetsError(ValueError):
     """The targets' file is not in its format."""
@@ -30,6 +34,7 @@ class TargetsError(ValueError):
 class PythonTarget:
     tests: tuple[str, ...]  # test files and ``file::test`` selections, sets expanded
     max: int = DEFAULT_MAX_PY
+    timeout: int = DEFAULT_PY_TIMEOUT  # seconds
 
 
 @dataclass(frozen=True)
@@ -65,9 +70,9 @@ def _table(value: object, keys: set[str] | None, required: set[str], where: str)
     return value
 
 
-def _count(value: object, where: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise TargetsError(f"{where}: max must be a non-negative integer, got {value!r}")
+def _count(value: object, where: str, key: str = "max", least: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise TargetsError(f"{where}: {key} must be an integer of at least {least}, got {value!r}")
     return value
 
 
@@ -103,9 +108,13 @@ def parse(data: Mapping[str, object]) -> Targets:
     python: dict[str, PythonTarget] = {}
     for file, entry in _table(top["python"], None, set(), "python").items():
         where = f"python.{file!r}"
-        entry = _table(entry, {"tests", "max"}, {"tests"}, where)
+        entry = _table(entry, {"tests", "max", "timeout"}, {"tests"}, where)
         tests = expand(_strings(entry["tests"], where), where)
-        python[file] = PythonTarget(tests, _count(entry.get("max", DEFAULT_MAX_PY), where))
+        python[file] = PythonTarget(
+            tests,
+            _count(entry.get("max", DEFAULT_MAX_PY), where),
+            _count(entry.get("timeout", DEFAULT_PY_TIMEOUT), where, "timeout", 1),
+        )
     glue_keys = {"file", "functions", "tests", "max"}
     glue = _table(top["glue"], glue_keys, glue_keys, "glue")
     if glue["file"] != glue_build.GLUE:
