@@ -284,6 +284,22 @@ PY_TESTS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     # process (the attack tests' child processes import the installed verifier,
     # not the mutated copy, and the test ordering would run their minutes first).
     "src/sonnx_mul_verify.py": ("tests/cli/test_verify_rules.py", "tests/cli/test_wrong_calls.py"),
+    # The pinned proofs' core and the pure parts of the Why3 and WP checks built on it
+    # (limits, pins, manifests, answers read, statements cut), without a prover.
+    "assurance/sonnx_mul_assurance/pinned.py": (
+        "tests/assurance/test_pinned.py", "tests/assurance/test_why3_limits.py",
+        "tests/assurance/test_wp_passes.py",
+    ),
+    "assurance/sonnx_mul_assurance/why3/plan.py": (
+        "tests/assurance/test_why3_limits.py", "tests/assurance/test_pinned.py",
+    ),
+    "assurance/sonnx_mul_assurance/why3/runner.py": ("tests/assurance/test_pinned.py",),
+    "assurance/sonnx_mul_assurance/c/wp_statements.py": (
+        "tests/assurance/test_pinned.py", "tests/assurance/test_wp_passes.py",
+    ),
+    "assurance/sonnx_mul_assurance/evidence/files.py": (
+        "tests/assurance/test_single_definitions.py", "tests/assurance/test_pinned.py",
+    ),
     # Structural coverage's measure and gate, and the probe of a test run's environment.
     "assurance/sonnx_mul_assurance/structural.py": ("tests/report/test_coverage_gate.py",),
     "assurance/sonnx_mul_assurance/evidence/environment.py": (

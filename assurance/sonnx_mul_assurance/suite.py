@@ -39,11 +39,11 @@ from importlib import metadata
 from pathlib import Path
 
 from sonnx_mul.digest import sha256, walk
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.hashes import binaries
 
 RUN_DIR = Path("proofs/out/suite")
-JUNIT = RUN_DIR / "pytest.xml"
+JUNIT = RUN_DIR / files.PYTEST
 RECORD = RUN_DIR / "run.json"
 ORIGIN = schema.SUITE_ORIGIN
 
