@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - start
     print(summary(outcomes, total))
     record = schema.PipelineRecord(steps=outcomes, total_seconds=total)
-    schema.dump(record, args.root / "proofs" / "out" / "pipeline.json")
+    schema.dump(record, args.root / files.evidence_path(files.PIPELINE))
     return 0 if all(o.exit_code == 0 for o in outcomes) else 1
 
 

@@ -42,9 +42,9 @@ from sonnx_mul.digest import sha256, walk
 from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.hashes import binaries
 
-RUN_DIR = Path("proofs/out/suite")
+RECORD = files.evidence_path(files.SUITE_RUN)
+RUN_DIR = RECORD.parent
 JUNIT = RUN_DIR / files.PYTEST
-RECORD = RUN_DIR / "run.json"
 ORIGIN = schema.SUITE_ORIGIN
 
 PYTEST_ARGS: tuple[str, ...] = ("-m", "pytest", "-n", "2", "--dist", "loadfile", "-q")

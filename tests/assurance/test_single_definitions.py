@@ -68,10 +68,11 @@ def _assigned(tree: ast.AST) -> set[str]:
 
 def definitions(root: Path) -> dict[str, list[str]]:
     """Where each limit of :data:`LIMITS` is assigned and each evidence file
-    name of the protocol is written as a value (the name alone, or a path or
-    pattern ending in it), in every module of the assurance package under
-    ``root``: name -> the files, relative to ``root``."""
-    names = [source.file for source in protocol.SOURCES]
+    name of the protocol and record of the pipeline is written as a value (the
+    name alone, its last part, or a path or pattern ending in it), in every
+    module of the assurance package under ``root``: name -> the files,
+    relative to ``root``."""
+    names = [source.file for source in protocol.SOURCES] + list(files.RECORDS)
     found: dict[str, list[str]] = defaultdict(list)
     for path in sorted((root / PACKAGE).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -80,7 +81,7 @@ def definitions(root: Path) -> dict[str, list[str]]:
             found[limit].append(shown)
         for text in _strings(tree):
             for name in names:
-                if text == name or text.endswith("/" + name):
+                if text in (name, name.rsplit("/", 1)[-1]) or text.endswith("/" + name):
                     found[name].append(shown)
     return dict(found)
 
@@ -96,6 +97,7 @@ def test_each_evidence_file_of_the_protocol_is_named_once() -> None:
     names = [source.file for source in protocol.SOURCES]
     assert names == list(files.NAMES)  # the protocol declares every file of the registry
     found = definitions(REPO)
+    names += files.RECORDS  # the pipeline's records beside them
     assert {name: found.get(name) for name in names} == {name: [FILES.as_posix()] for name in names}
 
 
@@ -129,12 +131,15 @@ def test_negative_control_a_second_definition_is_found(tmp_path: Path) -> None:
     driver.write_text(driver.read_text() + "\nCHECK_NET_FACTOR = 6\n")
     misra = root / PACKAGE / "c/misra.py"
     misra.write_text(misra.read_text() + '\nREPORT = Path("proofs/out/misra.json")\n')
+    suite = root / PACKAGE / "suite.py"
+    suite.write_text(suite.read_text() + '\nRUN = RUN_DIR / "run.json"\n')
     wp = root / PACKAGE / "c/wp.py"
     wp.write_text(wp.read_text() + '\nLOG = f"{OUT}/pytest.xml"\n')
     found = definitions(root)
     assert found["CHECK_NET_FACTOR"] == [CORE.as_posix(), (PACKAGE / "why3/driver.py").as_posix()]
     assert found["misra.json"] == [(PACKAGE / "c/misra.py").as_posix(), FILES.as_posix()]
     assert found["pytest.xml"] == [(PACKAGE / "c/wp.py").as_posix(), FILES.as_posix()]
+    assert found["suite/run.json"] == [FILES.as_posix(), (PACKAGE / "suite.py").as_posix()]
 
 
 def test_negative_control_prose_is_not_a_definition(tmp_path: Path) -> None:

@@ -41,10 +41,19 @@ NAMES: tuple[str, ...] = (
 )
 """Every evidence file the report reads (``protocol.SOURCES``, in its order)."""
 
+PIPELINE = "pipeline.json"
+"""``make prove``'s record of its steps (:mod:`..pipeline`)."""
+SUITE_RUN = "suite/run.json"
+"""``make test``'s record of a passing run of the whole suite (:mod:`..suite`)."""
+RECORDS: tuple[str, ...] = (PIPELINE, SUITE_RUN)
+"""The pipeline's own records beside the evidence (the mutation runs' record is
+:mod:`..mutants`')."""
+
 
 def evidence_path(name: str) -> Path:
-    """Where a producer writes the evidence file ``name`` (one of :data:`NAMES`),
-    relative to the repository: ``proofs/out/<name>``."""
-    if name not in NAMES:
+    """Where a producer writes the evidence file or record ``name`` (one of
+    :data:`NAMES` or :data:`RECORDS`), relative to the repository:
+    ``proofs/out/<name>``."""
+    if name not in NAMES + RECORDS:
         raise ValueError(f"not an evidence file of the protocol: {name}")
     return OUT_DIR / name

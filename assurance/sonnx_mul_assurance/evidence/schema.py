@@ -551,8 +551,8 @@ EVIDENCE: dict[str, type] = {
     files.EXHAUSTIVE: ExhaustiveEvidence,
     files.WP: WpEvidence,
     files.MISRA: MisraEvidence,
-    "pipeline.json": PipelineRecord,
-    "suite/run.json": SuiteRun,
+    files.PIPELINE: PipelineRecord,
+    files.SUITE_RUN: SuiteRun,
     "mutants.json": MutantsRecord,
     files.COVERAGE: CoverageEvidence,
 }
