@@ -1,6 +1,6 @@
 """Why3 proves the kernel file CPython runs; planted faults leave goals unproved.
 
-Uses the project's Why3 configuration (``sonnx_mul_assurance.why3.render_config``)
+Uses the project's Why3 configuration (``why3.driver.PROOFS.render_config``)
 and Why3's Python frontend directly: ``why3 prove -a split_vc -a
 eliminate_definition --json`` (the transformations kernel.py is proved with)
 on pieces of ``src/sonnx_mul/oracle/integers.py`` cut out verbatim, so that the tests

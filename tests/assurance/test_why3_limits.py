@@ -1,7 +1,7 @@
-"""The Why3 driver's limits: steps decide, and the wall-clock safety net of a
-slow goal is wide enough never to be what stops it (issue 28: the bfloat16
-product lemma takes about 160 s of cvc5 on an idle machine, beyond the
-default 60 s net)."""
+"""The Why3 check's limits (``why3.plan`` on the pinned proofs' core): steps
+decide, and the wall-clock safety net of a slow goal is wide enough never to
+be what stops it (the bfloat16 product lemma takes about 160 s of cvc5 on an
+idle machine, beyond the default 60 s net)."""
 
 from __future__ import annotations
 
