@@ -490,7 +490,7 @@ def _block_fn(t: IntType, binary64: bool = False) -> str:
 def _block_choice(t: IntType) -> str:
     """int64's block scan by build: the avx512 build (AVX-512DQ: vcvtqq2pd,
     vpmullq) calls the binary64 test's block function, whose contract is the
-    halves one's word for word (wp.STANDS_IN checks it), so the caller's
+    halves one's word for word (wp_statements.STANDS_IN checks it), so the caller's
     proof, which uses only that contract, holds for both.  Frama-C's
     preprocessor defines no __AVX512DQ__: WP proves the caller as it calls
     block_overflows_i64.  A macro outside the function, so that the

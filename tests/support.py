@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from sonnx_mul.dtypes import ALL_TYPES, ElementType
+from sonnx_mul_assurance import pinned as core
 from sonnx_mul_assurance.c import wp, wp_plan
 from sonnx_mul_assurance.python import contracts
 from sonnx_mul_assurance.python.crosshair import conditions
@@ -177,7 +178,7 @@ def holds(fn, *args):
 
 def wp_unit(root: Path, source: str | Path) -> tuple[wp.Unit, dict[str, Any]]:
     """The WP manifest's unit for ``source`` and its pinned entry."""
-    manifest = wp.load_manifest(root)
+    manifest = wp.PROOFS.load_manifest(root)
     index = [u["source"] for u in manifest["units"]].index(str(source))
     return wp.units(manifest)[index], manifest["units"][index]
 
@@ -192,13 +193,13 @@ def narrowed(pinned: dict[str, Any], properties: tuple[str, ...]) -> dict[str, A
 
 def wp_refused(goal: wp.Goal) -> bool:
     """Not proved, and not for want of time (the step limit, or the prover's own answer)."""
-    return goal.status != wp.VALID and "timeout" not in goal.prover.lower()
+    return goal.status != core.VALID and "timeout" not in goal.prover.lower()
 
 
 def wp_failed(run: wp.Run, goal: str) -> bool:
     """The goal is in the run and refused (:func:`wp_refused`) by the prover
     the manifest pins it to, among the verdicts: not merely by a prover that
-    only passes it on (``wp_plan.UNHELD_STEPS``)."""
+    only passes it on (``pinned.UNHELD_STEPS``)."""
     if goal not in run.goals or not wp_refused(run.goals[goal]):
         return False
     _, unit = wp_unit(Path(__file__).resolve().parents[1], run.unit.source)

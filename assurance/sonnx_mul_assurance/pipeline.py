@@ -34,7 +34,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,13 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
                 # make test's JUnit when it ran on this very tree, else a run
                 Step(
                     "tests",
-                    (python, "-m", "sonnx_mul_assurance.suite", "prove", f"{out_dir}/pytest.xml"),
+                    (
+                        python,
+                        "-m",
+                        "sonnx_mul_assurance.suite",
+                        "prove",
+                        f"{out_dir}/{files.PYTEST}",
+                    ),
                 ),
                 # structural coverage: an instrumented clang build of its own
                 # (build/coverage) and the requirement-based tests against it
@@ -198,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - start
     print(summary(outcomes, total))
     record = schema.PipelineRecord(steps=outcomes, total_seconds=total)
-    schema.dump(record, args.root / "proofs" / "out" / "pipeline.json")
+    schema.dump(record, args.root / files.evidence_path(files.PIPELINE))
     return 0 if all(o.exit_code == 0 for o in outcomes) else 1
 
 

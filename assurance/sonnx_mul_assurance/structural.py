@@ -52,9 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 
-OUT = Path("proofs/out/coverage.json")
+OUT = files.evidence_path(files.COVERAGE)
 EXEMPTIONS = Path("proofs/coverage-exemptions.json")
 BUILD = Path("build/coverage")
 CLANG = "clang-19"

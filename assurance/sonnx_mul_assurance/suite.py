@@ -39,12 +39,12 @@ from importlib import metadata
 from pathlib import Path
 
 from sonnx_mul.digest import sha256, walk
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.hashes import binaries
 
-RUN_DIR = Path("proofs/out/suite")
-JUNIT = RUN_DIR / "pytest.xml"
-RECORD = RUN_DIR / "run.json"
+RECORD = files.evidence_path(files.SUITE_RUN)
+RUN_DIR = RECORD.parent
+JUNIT = RUN_DIR / files.PYTEST
 ORIGIN = schema.SUITE_ORIGIN
 
 PYTEST_ARGS: tuple[str, ...] = ("-m", "pytest", "-n", "2", "--dist", "loadfile", "-q")

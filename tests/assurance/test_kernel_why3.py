@@ -1,6 +1,6 @@
 """Why3 proves the kernel file CPython runs; planted faults leave goals unproved.
 
-Uses the project's Why3 configuration (``sonnx_mul_assurance.why3.render_config``)
+Uses the project's Why3 configuration (``why3.driver.PROOFS.render_config``)
 and Why3's Python frontend directly: ``why3 prove -a split_vc -a
 eliminate_definition --json`` (the transformations kernel.py is proved with)
 on pieces of ``src/sonnx_mul/oracle/integers.py`` cut out verbatim, so that the tests
@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from sonnx_mul_assurance import pinned as core
 from sonnx_mul_assurance.why3 import driver as why3_driver
+from sonnx_mul_assurance.why3 import runner
 
 # runs Why3 and the provers
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
@@ -30,7 +32,7 @@ TRANSFORMS = ("split_vc", "eliminate_definition")
 def kernel_steps() -> int:
     """The widest step limit the manifest pins to a goal of the kernel file:
     every piece's goal is one of them (the same text, cut out)."""
-    manifest = why3_driver.load_manifest(ROOT)
+    manifest = why3_driver.PROOFS.load_manifest(ROOT)
     (entry,) = [e for e in manifest["files"] if e["path"] == "src/sonnx_mul/oracle/integers.py"]
     return max(int(g["steplimit"]) for g in entry["goals"] if g["prover"] == PROVER)
 
@@ -40,9 +42,9 @@ def prove(path: Path, prover: str = PROVER) -> list[tuple[int, str, str]]:
     widest pinned step limit (deterministic; the time limit is only the
     safety net); zero goals is an error."""
     assert shutil.which("why3"), "why3 is not installed (apt-get install why3)"
-    conf = why3_driver.render_config(ROOT)
+    conf = why3_driver.PROOFS.render_config(ROOT)
     cmd = ["why3", "-C", str(conf), "prove", "-L", str(ROOT / "why3"), "--json"]
-    cmd += ["-P", prover, "-s", str(kernel_steps()), "-t", str(why3_driver.SAFETY_NET)]
+    cmd += ["-P", prover, "-s", str(kernel_steps()), "-t", str(core.SAFETY_NET)]
     cmd += [arg for t in TRANSFORMS for arg in ("-a", t)]
     cmd.append(str(path))
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=path.parent, check=False)
@@ -53,7 +55,7 @@ def prove(path: Path, prover: str = PROVER) -> list[tuple[int, str, str]]:
             ",".join(obj["term"].get("explanations", [])),
             str(obj["prover-result"]["answer"]),
         )
-        for obj in why3_driver.parse_json_stream(proc.stdout)
+        for obj in runner.parse_json_stream(proc.stdout)
     ]
     assert goals, f"{path.name} yielded no goal: {proc.stderr}"
     return goals

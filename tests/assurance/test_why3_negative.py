@@ -21,12 +21,8 @@ from typing import Any
 import pytest
 
 from sonnx_mul_assurance.why3 import bits, statements
-from sonnx_mul_assurance.why3.driver import (
-    file_statements,
-    load_manifest,
-    run_check,
-    update_manifest,
-)
+from sonnx_mul_assurance.why3.driver import PROOFS, run_check, update_manifest
+from sonnx_mul_assurance.why3.runner import file_statements
 
 # runs Why3 and the provers
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
@@ -324,7 +320,7 @@ def test_kernel_invariant_weakened_fails(copy: Path) -> None:
     )
     # The statement comparison of the check, without the 65 proofs (they
     # still go through: the weaker invariant is still inductive).
-    files = load_manifest(copy)["files"]
+    files = PROOFS.load_manifest(copy)["files"]
     entry = next(e for e in files if e["path"].endswith("oracle/integers.py"))
     pinned = {(g["module"], g["goal"]): g for g in entry["goals"]}
     now = file_statements(copy, entry, list(pinned))

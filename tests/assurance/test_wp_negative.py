@@ -25,7 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance.c import wp
+from sonnx_mul_assurance import pinned as core
+from sonnx_mul_assurance.c import wp, wp_statements
 from support import narrowed, wp_failed, wp_refused, wp_unit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "native"))
@@ -106,7 +107,7 @@ def assert_unmodified_copy_passes(
     run, errors = planted(tmp_path, source, "", "", functions, properties=properties)
     assert errors == [], errors
     assert {g.function for g in run.goals.values()} == set(functions)
-    assert run.goals and all(g.status == wp.VALID for g in run.goals.values())
+    assert run.goals and all(g.status == core.VALID for g in run.goals.values())
 
 
 def fault(
@@ -331,12 +332,12 @@ def test_F_CHECKED_int64_binary64_block_with_a_weaker_contract_fails() -> None:
     # the avx512 build calls block_overflows_f64_i64 where WP proved a call to
     # block_overflows_i64: a weaker contract of the stand-in is refused
     include = ROOT / "native" / "include"
-    contracts = wp.printed_functions(ROOT / INT_C, include)[1]
+    contracts = wp_statements.printed_functions(ROOT / INT_C, include)[1]
     assert contracts["block_overflows_f64_i64"] == contracts["block_overflows_i64"]
     clear = contracts["block_overflows_f64_i64"]
     weakened = clear.replace("<= k < \\old(to) ==>", "<= k < \\old(to) - 1 ==>")
     assert weakened != clear
-    errors = wp.stand_in_errors({**contracts, "block_overflows_f64_i64": weakened})
+    errors = wp_statements.stand_in_errors({**contracts, "block_overflows_f64_i64": weakened})
     assert any("block_overflows_f64_i64" in e for e in errors), errors
 
 
@@ -408,8 +409,8 @@ def test_F_FLOAT_hardware_loop_with_a_weaker_contract_than_the_proved_loop_fails
     include = ROOT / "native" / "include"
     contracts: dict[str, str] = {}
     for source in (INT_C, FLOAT_C, STREAM8_C, F16C_C):
-        contracts.update(wp.printed_functions(ROOT / source, include)[1])
-    assert wp.stand_in_errors(contracts) == []  # the positive control
+        contracts.update(wp_statements.printed_functions(ROOT / source, include)[1])
+    assert wp_statements.stand_in_errors(contracts) == []  # the positive control
 
     copy = tmp_path / "native"
     shutil.copytree(ROOT / "native", copy)
@@ -422,6 +423,6 @@ def test_F_FLOAT_hardware_loop_with_a_weaker_contract_than_the_proved_loop_fails
     text = hw.read_text()
     assert text.count(entry) == 1
     hw.write_text(text.replace(entry, "*/\n#if !defined(__AVX512F__)"))
-    weakened = {**contracts, **wp.printed_functions(hw, copy / "include")[1]}
-    errors = wp.stand_in_errors(weakened)
+    weakened = {**contracts, **wp_statements.printed_functions(hw, copy / "include")[1]}
+    errors = wp_statements.stand_in_errors(weakened)
     assert len(errors) == 1 and "sonnx_mul_f16c_f16" in errors[0], errors

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sonnx_mul_assurance.c import wp, wp_plan
+from sonnx_mul_assurance import pinned as core
+from sonnx_mul_assurance.c import wp, wp_plan, wp_statements
 from sonnx_mul_assurance.evidence import schema
 
 SOURCE = """
@@ -148,7 +149,7 @@ def test_each_pass_gets_the_widest_step_limit_of_its_prover() -> None:
     assert wp_plan.step_budget(pins, "CVC4 1.8") == 7000
     assert wp_plan.step_budget(pins, "Z3 4.8.12") == 900
     # nothing pinned to a prover: it decides nothing, only passes goals on
-    assert wp_plan.step_budget(pins, "CVC5 1.0.3") == wp_plan.UNHELD_STEPS
+    assert wp_plan.step_budget(pins, "CVC5 1.0.3") == core.UNHELD_STEPS
 
 
 def _run(goals: dict[str, wp.Goal]) -> wp.Run:
@@ -242,7 +243,7 @@ def test_a_unit_caps_a_provers_search_and_keeps_the_cap_on_a_re_pin() -> None:
     assert plain.measure_steps == {}
     assert capped.measure_steps == {"cvc5-opaque": 7}
     assert capped.search_steps("cvc5-opaque") == 7
-    assert capped.search_steps("cvc4") == plain.search_steps("cvc5-opaque") == wp_plan.MEASURE_STEPS
+    assert capped.search_steps("cvc4") == plain.search_steps("cvc5-opaque") == core.MEASURE_STEPS
     run = wp.Run(capped, 0, 1.0, 0, {}, {}, {}, "")
     assert wp.manifest_entry(run)["measure_steps"] == {"cvc5-opaque": 7}
     # negative control: a unit without a cap writes none (update-manifest keeps the file as is)
@@ -272,8 +273,8 @@ def test_a_check_gives_every_frama_c_run_the_wide_net_and_a_re_pin_the_unit_time
         wp.prove(Path.cwd(), unit, source=source, measure=measure)
         assert argvs
         nets[measure] = {argv[argv.index("-wp-timeout") + 1] for argv in argvs}
-    assert nets == {False: {str(300 * wp.CHECK_NET_FACTOR)}, True: {"300"}}
-    assert wp.CHECK_NET_FACTOR >= 6  # 50 s of the largest goal, six times slower
+    assert nets == {False: {str(300 * core.CHECK_NET_FACTOR)}, True: {"300"}}
+    assert core.CHECK_NET_FACTOR >= 6  # 50 s of the largest goal, six times slower
 
 
 GHOST_PRINTED = """/*@ ghost
@@ -300,10 +301,12 @@ def test_a_ghost_function_is_a_function_with_its_contract_pinned() -> None:
     # WP proves ghost functions (int64's binary64 test has three): each is
     # pinned by its own hash and contract, not folded into the globals, and
     # so an edited clause shows as a changed statement of that function
-    hashes, contracts = wp.split_functions(GHOST_PRINTED)
-    assert set(hashes) == {"u64_of_i64", "f", wp.GLOBALS}
+    hashes, contracts = wp_statements.split_functions(GHOST_PRINTED)
+    assert set(hashes) == {"u64_of_i64", "f", wp_plan.GLOBALS}
     assert contracts["u64_of_i64"].startswith("/*@ admit ensures modular:")
     assert contracts["u64_of_i64"].endswith("assigns \\nothing; */")
-    weakened, _ = wp.split_functions(GHOST_PRINTED.replace("% 18446744073709551616", "% 2"))
+    weakened, _ = wp_statements.split_functions(
+        GHOST_PRINTED.replace("% 18446744073709551616", "% 2")
+    )
     assert weakened["u64_of_i64"] != hashes["u64_of_i64"]
-    assert weakened[wp.GLOBALS] == hashes[wp.GLOBALS] and weakened["f"] == hashes["f"]
+    assert weakened[wp_plan.GLOBALS] == hashes[wp_plan.GLOBALS] and weakened["f"] == hashes["f"]

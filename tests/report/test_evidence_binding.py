@@ -41,7 +41,7 @@ ONE_FUNCTION = "sonnx_mul_f32"
 
 def wp_run(root: Path = ROOT) -> schema.WpEvidence:
     """The wp.json of a complete, passing ``wp check`` of ``root``."""
-    manifest = wp.load_manifest(root)
+    manifest = wp.PROOFS.load_manifest(root)
     units = [
         schema.WpUnit(
             u["source"], "", "", 1.0,
@@ -66,7 +66,7 @@ def wp_run(root: Path = ROOT) -> schema.WpEvidence:
 
 def why3_run(root: Path = ROOT) -> schema.Why3Evidence:
     """The why3.json of a complete, passing ``why3.driver check`` of ``root``."""
-    manifest = driver.load_manifest(root)
+    manifest = driver.PROOFS.load_manifest(root)
     goals = [
         schema.Why3Goal(e["path"], g["module"], g["goal"], str(g["prover"]), 0.1, "Valid", "",
                         int(g.get("steps", -1)), int(g.get("steplimit", 0)))
@@ -150,7 +150,7 @@ def test_a_complete_run_of_this_tree_is_taken(
 
 def manifest_goals(root: Path = ROOT) -> int:
     """The number of goals ``proofs/wp-manifest.json`` pins, counted from the file."""
-    return sum(len(u["goals"]) for u in wp.load_manifest(root)["units"])
+    return sum(len(u["goals"]) for u in wp.PROOFS.load_manifest(root)["units"])
 
 
 def one_function_goals() -> int:
@@ -160,7 +160,7 @@ def one_function_goals() -> int:
 def test_the_real_manifest_has_the_goal_counts_the_refusals_name() -> None:
     whole = wp_run()
     assert whole.goals == manifest_goals() and len(whole.units) == len(
-        wp.load_manifest(ROOT)["units"]
+        wp.PROOFS.load_manifest(ROOT)["units"]
     )
     # the one-function run is a real part of the manifest, not all of it
     assert 0 < one_function_goals() < whole.goals

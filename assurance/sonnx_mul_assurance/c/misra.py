@@ -26,10 +26,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sonnx_mul_assurance.evidence import binding, schema
+from sonnx_mul_assurance.evidence import binding, files, schema
 
 DEVIATIONS = Path("proofs/misra-deviations.json")
-OUT = Path("proofs/out/misra.json")
+OUT = files.evidence_path(files.MISRA)
 SOURCES = Path("native/src")
 HARDWARE = Path("native/hw")
 # the hardware loops' configuration: native/flags.mk's SONNX_CFLAGS_F16C, which
@@ -166,8 +166,7 @@ def check(root: Path, sources: list[Path] | None = None) -> int:
     deviations = json.loads((root / DEVIATIONS).read_text())["deviations"]
     errors = compare(findings, deviations)
     # the record says what was analysed: files edited while cppcheck ran are not
-    changed = binding.stale("misra.json", bound, binding.digest(root, inputs(root, sources)))
-    errors += [f"inputs changed during the run: {line}" for line in changed]
+    errors += binding.changed_during(OUT.name, root, bound, inputs(root, sources))
     record = schema.MisraEvidence(
         tool=tool_version(),
         files=[str(Path(f).resolve().relative_to(root.resolve())) for f in files],

@@ -40,11 +40,11 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul_assurance.c import flags
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 
 HARNESS = Path("native/verify/exhaustive.c")
 BUILD = Path("build/c-kernel/gcc")
-OUT = Path("proofs/out/native-exhaustive.json")
+OUT = files.evidence_path(files.NATIVE_EXHAUSTIVE)
 HW_CHECKS = (
     "mul-f16-f16c",
     "mul-f16-f16c-layouts",

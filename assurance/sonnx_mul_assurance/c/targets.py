@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 
-OUT = Path("proofs/out/targets.json")
+OUT = files.evidence_path(files.TARGETS)
 BUILD = Path("build/targets")
 
 

@@ -19,7 +19,10 @@ changes the hash even when every goal name stays the same.
 Every goal is decided by its pinned prover within its pinned step limit
 (``wp_plan``: the prover's deterministic resource count, ``-wp-steps``), so
 the verdict does not depend on the machine's load; ``timeout`` is only a
-safety net, and a check's is ``CHECK_NET_FACTOR`` times wider.  The provers
+safety net, and a check's is ``CHECK_NET_FACTOR`` times wider (the limits,
+the manifest's reading and writing and the comparison rule are the pinned
+proofs' core's, :mod:`sonnx_mul_assurance.pinned`; the printed functions
+and their hashes are :mod:`.wp_statements`').  The provers
 take turns; racing them cost twice the CPU.
 
 ``update-manifest`` rewrites the manifest from what the provers prove now
@@ -34,11 +37,8 @@ configuration ``proofs/wp-why3.conf.in``, rendered into
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -49,38 +49,29 @@ from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
+from sonnx_mul_assurance import pinned as core
 from sonnx_mul_assurance.c import wp_plan
-from sonnx_mul_assurance.evidence import binding, schema
-from sonnx_mul_assurance.why3 import config as prover_config
-
-
-def _text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
+from sonnx_mul_assurance.c.wp_statements import (
+    frama_c_argv,
+    printed_functions,
+    stand_in_errors,
+)
+from sonnx_mul_assurance.evidence import binding, files, schema
 
 MANIFEST = Path("proofs/wp-manifest.json")
+CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
+PROOFS = core.Proofs(MANIFEST, CONF_TEMPLATE, files.WP)
 UNIT_JOBS = 2
 """Units ``check`` proves at once."""
-CHECK_NET_FACTOR = 6
-"""A check's wall-clock net over a unit's ``timeout`` (300 s: 1800 s). The
-largest goal, ``mul1_bf16``'s ``value`` (1.52M CVC4 steps, about 50 s
-idle), reached 300 s in a check that had four busy loops and a second unit
-beside it (2026-11-29), and the true goal was reported unknown."""
-CONF_TEMPLATE = Path("proofs/wp-why3.conf.in")
-DRIVERS = prover_config.DRIVERS
-OUT_DIR = prover_config.OUT_DIR
 INCLUDE = Path("native/include")
 HEADER = INCLUDE / "sonnx_mul_kernel.h"
 WHY3_SPEC = Path("why3")
 """The Why3 theories the configuration's load path (``@WHY3_SPEC@``) reaches."""
-VALID = "Valid"
 
 # "[wp] [CVC4 1.8] Goal typed_f_x : Valid (Qed:12ms) (50ms)" and
 # "[wp] [Failed] Goal typed_f_x" (verdict on the next line, per prover).
 _GOAL_RE = re.compile(r"^\[wp\] \[(?P<prover>[^\]]+)\] Goal (?P<goal>\S+)(?: : (?P<status>\w+))?")
 _SCHEDULED_RE = re.compile(r"^\[wp\] (\d+) goals? scheduled", re.M)
-_PROVED_RE = re.compile(r"^\[wp\] Proved goals:\s+(\d+) / (\d+)", re.M)
-_LOG_RE = re.compile(r"^\[[\w:-]+\] ")
 _TIME_RE = re.compile(r"\((?:Qed:[0-9.]+m?s\) \()?(?P<t>[0-9.]+)(?P<u>m?s)\)")
 _QED_ONLY_RE = re.compile(r": Valid(?: \(Qed:[0-9.]+m?s\))?\s*$")
 _STEPS_RE = re.compile(r"\((?P<steps>\d+)\)\s*$")  # "... (50ms) (16734)"
@@ -103,7 +94,7 @@ class Goal:
 class Unit:
     """One C file proved in Frama-C runs: ``provers`` in turn, ``timeout`` the
     safety net in seconds (the step limits decide); ``measure_steps`` caps a
-    prover's search in ``update-manifest`` (default ``wp_plan.MEASURE_STEPS``):
+    prover's search in ``update-manifest`` (default ``pinned.MEASURE_STEPS``):
     a quick prover that cannot prove some goals then passes them on after
     that many steps, instead of burning the timeout on each."""
 
@@ -119,11 +110,11 @@ class Unit:
         there), ``CHECK_NET_FACTOR`` times that in a check, where the pinned
         step limit decides and the net is never to be reached, however busy
         the machine."""
-        return self.timeout if measure else self.timeout * CHECK_NET_FACTOR
+        return self.timeout if measure else core.check_net(self.timeout)
 
     def search_steps(self, prover: str) -> int:
         """The step limit of ``prover`` (a shortcut) in ``update-manifest``."""
-        return self.measure_steps.get(prover, wp_plan.MEASURE_STEPS)
+        return self.measure_steps.get(prover, core.MEASURE_STEPS)
 
 
 @dataclass
@@ -138,22 +129,6 @@ class Run:
     functions: dict[str, str]  # function -> SHA-256 of its printed text
     contracts: dict[str, str]  # function -> its printed ACSL contract
     output: str
-
-
-def render_config(root: Path) -> Path:
-    """Write proofs/out/wp-why3.conf from the committed template (absolute paths)."""
-    return prover_config.render(root, CONF_TEMPLATE, "wp-why3.conf")
-
-
-def _frama_c() -> str:
-    exe = shutil.which("frama-c")
-    if exe is None:
-        raise FileNotFoundError("frama-c not found: run sh proofs/install-provers.sh")
-    return exe
-
-
-def _base_argv(source: Path, include: Path) -> list[str]:
-    return [_frama_c(), f"-cpp-extra-args=-I{include}", str(source)]
 
 
 def driver_infix(extra: Sequence[str]) -> str:
@@ -194,7 +169,7 @@ def parse_goals(output: str, functions: Sequence[str], infix: str = "") -> dict[
             seconds = float(timing["t"]) / (1000.0 if timing["u"] == "ms" else 1.0)
         counted = _STEPS_RE.search(line) if match["status"] is not None else None
         steps = int(counted["steps"]) if counted is not None else -1
-        if status == VALID and timing is None and _QED_ONLY_RE.search(line):
+        if status == core.VALID and timing is None and _QED_ONLY_RE.search(line):
             # "Valid" or "Valid (Qed:11ms)" under a prover's name: Why3's
             # transformations reduced the goal to true before any prover ran
             # (e.g. x = x, or a lemma whose sides unfold to one term)
@@ -202,7 +177,7 @@ def parse_goals(output: str, functions: Sequence[str], infix: str = "") -> dict[
         bare = name.removeprefix("typed_")
         function = next((f for f in names if bare.startswith(f + "_")), "?")
         if bare.startswith("lemma_"):  # an ACSL lemma: a global, like the logic it uses
-            function = GLOBALS
+            function = wp_plan.GLOBALS
         goals[name] = Goal(function, _prover_key(prover), status, seconds, steps)
     return goals
 
@@ -211,128 +186,6 @@ def _prover_key(prover: str) -> str:
     """A stable prover name: 'Qed', 'CVC4 1.8', 'CVC4 1.8 (axioms)' (timings
     and step counts dropped, a Why3 alternative kept)."""
     return re.sub(r"\s*\((?:Qed|[0-9])[^)]*\).*$", "", prover).strip()
-
-
-def printed_functions(source: Path, include: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """(function -> SHA-256, function -> contract) of every function defined in
-    ``source``, as Frama-C prints it after ``-wp-rte``'s RTE annotation."""
-    argv = [*_base_argv(source, include), "-rte", "-then", "-print", "-no-unicode"]
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"frama-c -print failed on {source}:\n{proc.stdout}{proc.stderr}")
-    # Frama-C's log lines ("[kernel] Parsing FILE ...") name paths: not part of the program
-    program = "\n".join(line for line in proc.stdout.splitlines() if not _LOG_RE.match(line))
-    return split_functions(program)
-
-
-GLOBALS = wp_plan.GLOBALS
-"""The pseudo-function holding the logic definitions and the declarations'
-contracts (every function's goals depend on them)."""
-
-STANDS_IN = {
-    "sonnx_mul_f16c_f16": "sonnx_mul_f16",
-    "sonnx_mul_stream8_wrap8": "sonnx_mul_wrap_u8",
-    "block_overflows_f64_i64": "block_overflows_i64",
-}
-"""Each function that one build calls in place of a proved one, and that
-proved one: the hardware loops on the default path (``native/hw/``), and
-int64's binary64 block scan, which the avx512 build's
-``sonnx_mul_first_overflow_i64`` calls (``native/generate.py``,
-``_block_choice``; WP proves the caller with the #else branch).  WP proves
-each against a contract written beside it, which must be the proved one's,
-word for word: the callers' proofs use nothing else of it."""
-
-
-def stand_in_errors(contracts: Mapping[str, str]) -> list[str]:
-    """Every hardware loop of :data:`STANDS_IN` whose contract, as Frama-C
-    prints it (``contracts``: function -> contract, of every unit), is not
-    the one of the proved loop it stands in for."""
-    errors: list[str] = []
-    for hardware, proved in sorted(STANDS_IN.items()):
-        mine, theirs = contracts.get(hardware), contracts.get(proved)
-        if not mine or not theirs:
-            errors.append(f"stand-in: no contract printed for {hardware} or {proved}")
-        elif mine != theirs:
-            errors.append(
-                f"stand-in: {hardware} is not proved against {proved}'s contract:"
-                f" {mine} differs from {theirs}"
-            )
-    return errors
-
-
-_GHOST_DEF_RE = re.compile(r"^\s+\w[\w\s*]*?\b(\w+)\s*\([^;]*\)\s*$")
-
-
-def _ghost_function(block: Sequence[str]) -> tuple[str, str] | None:
-    """(name, contract) of the ghost function a printed ``/*@ ghost ... */``
-    block defines (its contract the ``/@ ... @/`` block inside), else None."""
-    if not block or block[0].strip() != "/*@ ghost":
-        return None
-    for index, line in enumerate(block[1:-1], start=1):
-        match = _GHOST_DEF_RE.match(line)
-        if match and block[index + 1].strip() == "{":
-            inner = [x.strip() for x in block[1:index]]
-            text = " ".join(" ".join(inner).split())
-            contract = text.replace("/@", "/*@", 1).replace("@/", "*/", 1) if text else ""
-            return match.group(1), contract
-    return None
-
-
-def split_functions(printed: str) -> tuple[dict[str, str], dict[str, str]]:
-    """Cut Frama-C's printed program into function definitions, each with the
-    ACSL block just before it, and hash each one; the other ACSL blocks and
-    declarations (logic definitions, prototypes) go to ``GLOBALS``."""
-    lines = printed.splitlines()
-    hashes: dict[str, str] = {}
-    contracts: dict[str, str] = {}
-    globals_: list[str] = []
-    pending: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("/*@"):
-            globals_ += pending
-            pending = [line]
-            while not lines[i].rstrip().endswith("*/") and i + 1 < len(lines):
-                i += 1
-                pending.append(lines[i])
-            i += 1
-            ghost = _ghost_function(pending)
-            if ghost is not None:  # a ghost function: WP proves it as any other
-                name, contract = ghost
-                hashes[name] = _text_sha256("\n".join(pending) + "\n")
-                contracts[name] = contract
-                pending = []
-            continue
-        if line and not line[0].isspace() and not line.startswith(("#", "/*", "}")):
-            signature = [line]
-            while not signature[-1].rstrip().endswith(";") and i + 1 < len(lines):
-                if lines[i + 1] == "{":
-                    break
-                i += 1
-                signature.append(lines[i])
-            if signature[-1].rstrip().endswith(";"):
-                globals_ += pending + signature
-                pending = []
-                i += 1
-                continue
-            body = []
-            i += 1
-            while i < len(lines) and lines[i] != "}":
-                body.append(lines[i])
-                i += 1
-            body.append("}")
-            name_match = re.search(r"(\w+)\s*\(", " ".join(signature))
-            name = name_match.group(1) if name_match else f"?{i}"
-            text = "\n".join(pending + signature + body) + "\n"
-            hashes[name] = _text_sha256(text)
-            contracts[name] = " ".join(" ".join(pending).split())
-            pending = []
-        i += 1
-    globals_ += pending
-    hashes[GLOBALS] = _text_sha256("\n".join(globals_) + "\n")
-    contracts[GLOBALS] = ""
-    return hashes, contracts
 
 
 def prove(
@@ -354,15 +207,15 @@ def prove(
     ``pins`` (the unit's goals) is tried by its pinned prover within the
     widest step limit of that prover's goals (``compare`` then holds it to
     its own).  With ``measure`` (``update-manifest``), the limits are the
-    unit's ``search_steps`` (``wp_plan.MEASURE_STEPS`` unless capped) and every
+    unit's ``search_steps`` (``pinned.MEASURE_STEPS`` unless capped) and every
     open goal goes to the next prover; the pins only say which named
     properties the first prover need not try.
     ``properties`` (names or categories, as ``-wp-prop`` takes them) narrow
     the goals further, in every pass; the first prover then tries every
     selected goal, within the widest limit of the selected goals pinned to it
-    (none: ``wp_plan.UNHELD_STEPS``, it passes them on to their own provers).
+    (none: ``pinned.UNHELD_STEPS``, it passes them on to their own provers).
     """
-    conf = render_config(root)
+    conf = PROOFS.render_config(root)
     src = source if source is not None else root / unit.source
     inc = include if include is not None else root / INCLUDE
     hashes, contracts = printed_functions(src, inc)
@@ -402,7 +255,7 @@ def prove(
 
     def run(invocation: wp_plan.Invocation) -> dict[str, Goal]:
         nonlocal exit_code, lost
-        argv = [*_base_argv(src, inc), *_wp_options(invocation, parallel, extra)]
+        argv = [*frama_c_argv(src, inc), *_wp_options(invocation, parallel, extra)]
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
         output = proc.stdout + proc.stderr
         outputs.append(output)
@@ -422,10 +275,10 @@ def prove(
         todo = {
             g: p["function"]
             for g, p in pinned.items()
-            if p.get("prover") == name and (g not in goals or goals[g].status != VALID)
+            if p.get("prover") == name and (g not in goals or goals[g].status != core.VALID)
         }
         if measure:
-            todo.update({g: v.function for g, v in goals.items() if v.status != VALID})
+            todo.update({g: v.function for g, v in goals.items() if v.status != core.VALID})
         if properties:  # only the selected goals
             todo = {g: f for g, f in todo.items() if g in goals or wp_plan.selects(g, properties)}
         leave_out = wp_plan.elsewhere(pinned, name, todo, known)
@@ -461,12 +314,8 @@ def _wp_options(invocation: wp_plan.Invocation, parallel: int, extra: Sequence[s
     ]
 
 
-def load_manifest(root: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((root / MANIFEST).read_text())
-    return data
-
-
 def units(manifest: dict[str, Any]) -> list[Unit]:
+    """The units of a manifest, in its order."""
     return [
         Unit(
             u["source"],
@@ -493,15 +342,15 @@ def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> 
     selected = set(functions) if functions else None
 
     def chosen(function: str) -> bool:
-        return selected is None or function in selected or function == GLOBALS
+        return selected is None or function in selected or function == wp_plan.GLOBALS
 
     for name, goal in sorted(run.goals.items()):
         pin = pinned["goals"].get(name, {})
-        if goal.status != VALID:
+        if goal.status != core.VALID:
             limit = f", limit {pin['steplimit']} steps" if "steplimit" in pin else ""
             errors.append(f"{src}: goal {name} not proved: {goal.status} ({goal.prover}{limit})")
         # a run's limit is the widest of its goals': each is held to its own
-        elif goal.prover == pin.get("prover") and not _within(goal, pin):
+        elif goal.prover == pin.get("prover") and not core.within(goal.steps, pin):
             errors.append(
                 f"{src}: goal {name} proved by {goal.prover} in {goal.steps} steps,"
                 f" over its limit of {pin['steplimit']}"
@@ -529,11 +378,6 @@ def compare(run: Run, pinned: dict[str, Any], functions: Sequence[str] = ()) -> 
     return errors
 
 
-def _within(goal: Goal, pin: Mapping[str, Any]) -> bool:
-    """The goal's steps are within its pinned limit (Qed's goals have none)."""
-    return "steplimit" not in pin or 0 <= goal.steps <= int(pin["steplimit"])
-
-
 def inputs(root: Path) -> list[Path]:
     """Every file a check's verdict depends on, from the manifest: the
     manifest, each unit's source and the files its options name (a WP
@@ -541,14 +385,14 @@ def inputs(root: Path) -> list[Path]:
     template and the drivers and theories it reaches, and this checker's own
     code.  ``wp.json`` records their SHA-256; the gate compares them with the
     tree's (:mod:`..evidence.binding`)."""
-    files: set[Path] = {MANIFEST, CONF_TEMPLATE}
-    for unit in units(load_manifest(root)):
-        files.add(Path(unit.source))
-        files |= {Path(arg) for arg in unit.extra if (root / arg).is_file()}
-    for folder, pattern in ((INCLUDE, "*.h"), (DRIVERS, "*"), (WHY3_SPEC, "*.mlw")):
-        files |= {p.relative_to(root) for p in (root / folder).glob(pattern) if p.is_file()}
-    files |= set(binding.own_code(__spec__, __name__))
-    return sorted(files)
+    listed = PROOFS.config_inputs(root)
+    for unit in units(PROOFS.load_manifest(root)):
+        listed.add(Path(unit.source))
+        listed |= {Path(arg) for arg in unit.extra if (root / arg).is_file()}
+    for folder, pattern in ((INCLUDE, "*.h"), (WHY3_SPEC, "*.mlw")):
+        listed |= {p.relative_to(root) for p in (root / folder).glob(pattern) if p.is_file()}
+    listed |= set(binding.own_code(__spec__, __name__))
+    return sorted(listed)
 
 
 def goal_names(manifest: Mapping[str, Any]) -> dict[str, set[str]]:
@@ -558,20 +402,16 @@ def goal_names(manifest: Mapping[str, Any]) -> dict[str, set[str]]:
 
 def tool_versions() -> dict[str, str]:
     """Frama-C, Why3 and prover versions, as the tools print them."""
-    versions: dict[str, str] = {}
-    for name, argv in {
-        "frama-c": ["frama-c", "-version"],
-        "why3": ["why3", "--version"],
-        "cvc4": ["cvc4", "--version"],
-        "z3-debian": ["/usr/bin/z3", "--version"],
-        "cvc5": ["cvc5", "--version"],
-    }.items():
-        try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
-            versions[name] = (out.stdout or out.stderr).strip().splitlines()[0]
-        except (OSError, IndexError, subprocess.TimeoutExpired):
-            versions[name] = "not found"
-    return versions
+    return {
+        name: core.version_line(argv, timeout=30, absent="not found", empty="not found")
+        for name, argv in {
+            "frama-c": ["frama-c", "-version"],
+            "why3": ["why3", "--version"],
+            "cvc4": ["cvc4", "--version"],
+            "z3-debian": ["/usr/bin/z3", "--version"],
+            "cvc5": ["cvc5", "--version"],
+        }.items()
+    }
 
 
 def manifest_entry(run: Run) -> dict[str, Any]:
@@ -596,16 +436,14 @@ def _goal_pin(goal: Goal) -> dict[str, Any]:
     the steps their proof took and the limit they are held to."""
     pin: dict[str, Any] = {"function": goal.function, "prover": goal.prover}
     if goal.prover != wp_plan.QED:
-        if goal.steps < 0:
-            raise RuntimeError(f"{goal.prover} reported no step count for a WP goal")
-        pin.update(steps=goal.steps, steplimit=prover_config.step_limit(goal.steps))
+        pin.update(core.step_pin(goal.prover, goal.steps, "a WP goal"))
     return pin
 
 
 def check(root: Path, functions: Sequence[str] = ()) -> int:
     """Prove every unit, compare with the manifest, write proofs/out/wp.json
     (:class:`~sonnx_mul_assurance.evidence.schema.WpEvidence`, through ``schema.dump``)."""
-    manifest = load_manifest(root)
+    manifest = PROOFS.load_manifest(root)
     bound = binding.digest(root, inputs(root))
     errors: list[str] = []
     records: list[schema.WpUnit] = []
@@ -629,7 +467,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
             by_prover[goal.prover] = by_prover.get(goal.prover, 0) + 1
         total_goals += len(run.goals)
         print(
-            f"wp: {unit.source}: {sum(g.status == VALID for g in run.goals.values())}"
+            f"wp: {unit.source}: {sum(g.status == core.VALID for g in run.goals.values())}"
             f"/{len(run.goals)} goals proved in {run.seconds:.1f} s"
             f" ({', '.join(f'{p} {n}' for p, n in sorted(by_prover.items()))})",
             flush=True,
@@ -638,8 +476,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
     stand_in = stand_in_errors(contracts)
     errors += stand_in
     # the record says what was proved: files edited while the provers ran are not
-    changed = binding.stale("wp.json", bound, binding.digest(root, inputs(root)))
-    errors += [f"inputs changed during the run: {line}" for line in changed]
+    errors += binding.changed_during(PROOFS.evidence, root, bound, inputs(root))
     verdict = "yes" if not stand_in else "NO"
     print(f"wp: hardware loops under the proved loops' contracts: {verdict}")
     record = schema.WpEvidence(
@@ -650,7 +487,7 @@ def check(root: Path, functions: Sequence[str] = ()) -> int:
         errors=errors,
         inputs=bound,
     )
-    schema.dump(record, root / OUT_DIR / "wp.json")
+    schema.dump(record, PROOFS.evidence_path(root))
     ratio, worst = largest_ratio(manifest, records)
     print(f"wp: largest steps/limit of a goal: {ratio:.3f} ({worst})")
     for error in errors:
@@ -663,14 +500,14 @@ def largest_ratio(manifest: Mapping[str, Any], units: Sequence[schema.WpUnit]) -
     """The largest steps / pinned limit of a goal proved by its pinned prover
     (goals are named per unit: two files may both have a function ``loop``)."""
     pins = {(u["source"], g): p for u in manifest["units"] for g, p in u["goals"].items()}
-    ratios = [
-        (goal.steps / pin["steplimit"], f"{unit.source}: {name}")
+    ratio, worst = core.largest_ratio(
+        (goal.steps, int(pin["steplimit"]), f"{unit.source}: {name}")
         for unit in units
         for name, goal in unit.goals.items()
         if "steplimit" in (pin := pins.get((unit.source, name), {}))
         and goal.prover == pin["prover"]
-    ]
-    return max(ratios, default=(0.0, "-"))
+    )
+    return ratio, worst or "-"
 
 
 def evidence_unit(root: Path, run: Run, errors: list[str]) -> schema.WpUnit:
@@ -689,7 +526,7 @@ def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
     """Rewrite the manifest from a fresh run (of the units whose source is in
     ``only``, when given; the others keep their entries); refuses while a
     goal is unproved."""
-    manifest = load_manifest(root)
+    manifest = PROOFS.load_manifest(root)
     entries = []
     failed = False
     for unit, pinned in zip(units(manifest), manifest["units"], strict=True):
@@ -697,7 +534,7 @@ def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
             entries.append(pinned)
             continue
         run = prove(root, unit, pins=pinned["goals"], measure=True)
-        bad = [g for g, v in run.goals.items() if v.status != VALID]
+        bad = [g for g, v in run.goals.items() if v.status != core.VALID]
         print(f"wp: {unit.source}: {len(run.goals)} goals in {run.seconds:.1f} s, unproved: {bad}")
         if run.exit_code != 0 or not run.goals or bad:
             print(run.output[-3000:])
@@ -707,7 +544,7 @@ def update_manifest(root: Path, only: Sequence[str] = ()) -> int:
     if failed:
         return 1
     manifest["units"] = entries
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    PROOFS.write_manifest(root, manifest)
     return 0
 
 

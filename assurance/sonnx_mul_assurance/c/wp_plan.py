@@ -27,18 +27,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from sonnx_mul_assurance import pinned
 from sonnx_mul_assurance.why3.config import prover_sections
 
 QED = "Qed"
 GLOBALS = "<globals>"
-"""The function WP's goals of lemmas (and the manifest's pin of the logic) belong to."""
-MEASURE_STEPS = 2_000_000_000
-"""The step limit of ``update-manifest``'s search, when no goal is pinned yet."""
-
-UNHELD_STEPS = 1
-"""The step limit of a prover the selected goals' pins never name: it passes
-them on to their own provers at once instead of burning a limit meant for
-other goals (up to the safety net, when the selection holds none of its)."""
+"""The function WP's goals of lemmas (and the manifest's pin of the logic) belong to:
+the logic definitions and the declarations' contracts (every function's goals
+depend on them)."""
 
 _LABELLED = "assert|check|ensures|requires"
 _KINDS = f"{_LABELLED}|invariant|rte"
@@ -212,11 +208,11 @@ def skipped_properties(
 
 def step_budget(pins: Mapping[str, Mapping[str, object]], prover: str) -> int:
     """The widest step limit the manifest pins to a goal of ``prover`` (its WP
-    name, "CVC4 1.8"); ``UNHELD_STEPS`` when it pins none: every goal that
+    name, "CVC4 1.8"); ``pinned.UNHELD_STEPS`` when it pins none: every goal that
     prover sees is another's (or unpinned, which the check refuses anyway)."""
     limits = [
         int(str(p["steplimit"]))
         for p in pins.values()
         if p.get("prover") == prover and "steplimit" in p
     ]
-    return max(limits, default=UNHELD_STEPS)
+    return max(limits, default=pinned.UNHELD_STEPS)

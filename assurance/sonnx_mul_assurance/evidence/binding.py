@@ -71,6 +71,17 @@ def stale(evidence: str, recorded: Mapping[str, str], now: Mapping[str, str]) ->
     ]
 
 
+def changed_during(
+    evidence: str, root: Path, recorded: Mapping[str, str], paths: Iterable[Path]
+) -> list[str]:
+    """A producer's errors when the files its run started from (``recorded``:
+    :func:`digest` of them then) are not those of ``paths`` now: the record
+    says what was proved or analysed, and files edited meanwhile were not.
+    ``evidence``: the file's name (:mod:`.files`), for the message."""
+    now = digest(root, paths)
+    return [f"inputs changed during the run: {line}" for line in stale(evidence, recorded, now)]
+
+
 def duplicates(names: Iterable[str]) -> list[str]:
     """The names that occur more than once, sorted."""
     return sorted(n for n, k in Counter(names).items() if k > 1)

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
+from sonnx_mul_assurance.evidence import files
+
 
 class SchemaError(ValueError):
     """An evidence file that does not match its schema."""
@@ -544,15 +546,15 @@ class CoverageExemptions:
 
 
 EVIDENCE: dict[str, type] = {
-    "why3.json": Why3Evidence,
-    "crosshair.json": CrossHairEvidence,
-    "exhaustive.json": ExhaustiveEvidence,
-    "wp.json": WpEvidence,
-    "misra.json": MisraEvidence,
-    "pipeline.json": PipelineRecord,
-    "suite/run.json": SuiteRun,
-    "mutants.json": MutantsRecord,
-    "coverage.json": CoverageEvidence,
+    files.WHY3: Why3Evidence,
+    files.CROSSHAIR: CrossHairEvidence,
+    files.EXHAUSTIVE: ExhaustiveEvidence,
+    files.WP: WpEvidence,
+    files.MISRA: MisraEvidence,
+    files.PIPELINE: PipelineRecord,
+    files.SUITE_RUN: SuiteRun,
+    files.MUTANTS: MutantsRecord,
+    files.COVERAGE: CoverageEvidence,
 }
 """File name in ``proofs/out/`` -> its schema."""
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.mutants.mutant import Outcome
 
-OUT = Path("proofs/out/mutants.json")
+OUT = files.evidence_path(files.MUTANTS)
 
 
 def report(root: Path, outcomes: list[Outcome], elapsed: float, out: Path = OUT) -> int:

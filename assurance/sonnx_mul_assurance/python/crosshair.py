@@ -31,7 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sonnx_mul_assurance.evidence import binding, schema
+from sonnx_mul_assurance.evidence import binding, files, schema
 
 CONTRACTS = "sonnx_mul_assurance.python.contracts"
 """The module whose contract functions the check runs."""
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="per condition, s")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--function", action="append", help="only this contract function")
-    parser.add_argument("--out", type=Path, default=Path("proofs/out/crosshair.json"))
+    parser.add_argument("--out", type=Path, default=files.evidence_path(files.CROSSHAIR))
     args = parser.parse_args(argv)
 
     root = Path.cwd()

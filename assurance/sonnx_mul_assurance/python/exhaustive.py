@@ -42,6 +42,7 @@ from sonnx_mul.api import mul
 from sonnx_mul.dtypes import BFLOAT16, FLOAT16, INT8, UINT8, ElementType
 from sonnx_mul.errors import IntegerOverflowError
 from sonnx_mul.oracle import integers as kernel
+from sonnx_mul_assurance.evidence import files
 from sonnx_mul_assurance.evidence.schema import ExhaustiveEvidence, ExhaustiveResult, dump
 
 Multiply = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -336,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--rows", type=int, default=1 << 16, help="first operands (float types)")
     parser.add_argument("--types", default="int8,uint8,float16,bfloat16")
-    parser.add_argument("--out", type=Path, default=Path("proofs/out/exhaustive.json"))
+    parser.add_argument("--out", type=Path, default=files.evidence_path(files.EXHAUSTIVE))
     args = parser.parse_args(argv)
     wanted = args.types.split(",")
     results: list[ExhaustiveResult] = []

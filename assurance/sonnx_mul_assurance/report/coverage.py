@@ -17,7 +17,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.evidence import Item
 from sonnx_mul_assurance.report.trusted import Objective
 from sonnx_mul_assurance.structural import (
@@ -72,7 +72,7 @@ def _lines_by_file(exemptions: Iterable[schema.CoverageExemption]) -> dict[str, 
 
 def section(evidence_dir: Path, root: Path) -> dict[str, Any] | None:
     """The report's coverage entry (None: no coverage.json)."""
-    path = evidence_dir / "coverage.json"
+    path = evidence_dir / files.COVERAGE
     if not path.is_file():
         return None
     try:

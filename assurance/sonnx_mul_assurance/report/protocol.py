@@ -1,12 +1,14 @@
 """The one evidence protocol: every proof or check driver the report reads, declared once.
 
-Each :class:`Source` says which file its driver writes (in ``proofs/out/``),
-under which schema (:mod:`sonnx_mul_assurance.evidence.schema`), how the
-report reads it into requirement evidence (``read``), what counts as a
-pass, whether the gate requires it, what its absence means, which ids an
-absent optional file leaves without its evidence, and the files its claim
-depends on (hashed in the report). The report, its gate and its hash list
-iterate :data:`SOURCES`; a new prover is one entry here plus its reader.
+Each :class:`Source` says which file its driver writes (in ``proofs/out/``,
+by a name of :mod:`sonnx_mul_assurance.evidence.files`: the producers take
+their paths from there, since this module imports them), under which
+schema (:mod:`sonnx_mul_assurance.evidence.schema`), how the report reads
+it into requirement evidence (``read``), what counts as a pass, whether the
+gate requires it, what its absence means, which ids an absent optional file
+leaves without its evidence, and the files its claim depends on (hashed in
+the report). The report, its gate and its hash list iterate
+:data:`SOURCES`; a new prover is one entry here plus its reader.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sonnx_mul_assurance.c import misra, wp
-from sonnx_mul_assurance.evidence import binding, schema
+from sonnx_mul_assurance.evidence import binding, files, schema
 from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import coverage
 from sonnx_mul_assurance.report.evidence import (
@@ -143,7 +145,7 @@ def _why3(path: Path, ctx: Context) -> Reading:
     mapped, lost = why3_items(path, ctx.root, proof_files)
     refused = _inputs(path, ctx, data.inputs, lambda: driver.inputs(ctx.root))
     try:
-        want = {"/".join(k) for k in driver.goal_keys(driver.load_manifest(ctx.root))}
+        want = {"/".join(k) for k in driver.goal_keys(driver.PROOFS.load_manifest(ctx.root))}
     except (OSError, ValueError, KeyError) as exc:
         refused.append(f"cannot read {driver.MANIFEST.as_posix()}: {exc!r}")
     else:
@@ -212,7 +214,7 @@ def _wp(path: Path, ctx: Context) -> Reading:
     data = schema.load(schema.WpEvidence, path)
     refused = _inputs(path, ctx, data.inputs, lambda: wp.inputs(ctx.root))
     try:
-        want = wp.goal_names(wp.load_manifest(ctx.root))
+        want = wp.goal_names(wp.PROOFS.load_manifest(ctx.root))
     except (OSError, ValueError, KeyError) as exc:
         refused.append(f"cannot read {wp.MANIFEST.as_posix()}: {exc!r}")
     else:
@@ -267,7 +269,7 @@ _NATIVE_IDS = ("F-FLOAT", "F-WRAP", "F-CHECKED")
 SOURCES: tuple[Source, ...] = (
     Source(
         "why3",
-        "why3.json",
+        files.WHY3,
         schema.Why3Evidence,
         _why3,
         "a goal whose prover answer is Valid",
@@ -279,7 +281,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "crosshair",
-        "crosshair.json",
+        files.CROSSHAIR,
         schema.CrossHairEvidence,
         _crosshair,
         "a contract function whose status is pass",
@@ -291,7 +293,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "wp",
-        "wp.json",
+        files.WP,
         schema.WpEvidence,
         _wp,
         "a C function all of whose WP goals (contract, loop annotations, -wp-rte "
@@ -312,7 +314,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "misra",
-        "misra.json",
+        files.MISRA,
         schema.MisraEvidence,
         _misra,
         "an analysed C file whose every finding is a recorded deviation (same rule, same count)",
@@ -325,7 +327,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "exhaustive",
-        "exhaustive.json",
+        files.EXHAUSTIVE,
         schema.ExhaustiveEvidence,
         _exhaustive,
         "a type run with 0 mismatches",
@@ -341,7 +343,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "native-exhaustive",
-        "native-exhaustive.json",
+        files.NATIVE_EXHAUSTIVE,
         schema.NativeExhaustiveEvidence,
         _native_exhaustive,
         "a check of the compiled kernel with 0 mismatches over its inputs",
@@ -355,7 +357,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "targets",
-        "targets.json",
+        files.TARGETS,
         schema.TargetsEvidence,
         _targets,
         "every type on every target agrees with the oracle and has x86-64 gcc's hash",
@@ -370,7 +372,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "coverage",
-        "coverage.json",
+        files.COVERAGE,
         schema.CoverageEvidence,
         _coverage,
         "every statement, branch outcome and MC/DC condition of the running C files and "
@@ -388,7 +390,7 @@ SOURCES: tuple[Source, ...] = (
     ),
     Source(
         "pytest",
-        "pytest.xml",
+        files.PYTEST,
         None,
         _pytest,
         "a passed test case (skipped and xfailed are neither pass nor failure)",

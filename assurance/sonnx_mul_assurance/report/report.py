@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sonnx_mul.digest import package_files, sha256
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report import alignment, coverage, wg_classes
 from sonnx_mul_assurance.report.evidence import Item, marker_items, registry_items, spec_text_items
 from sonnx_mul_assurance.report.hashes import binaries, claim_files, why3_library
@@ -505,7 +505,7 @@ def _sonnx_alignment() -> dict[str, Any]:
 
 
 def _test_environment(edir: Path) -> dict[str, Any] | None:
-    env = schema.junit_environment(edir / "pytest.xml")
+    env = schema.junit_environment(edir / files.PYTEST)
     return asdict(env) if env is not None else None
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sonnx_mul_assurance.evidence import schema
+from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.alignment import SONNX_TAGS
 
 
@@ -236,7 +236,7 @@ def junit_cases(evidence_dir: Path) -> list[Any]:
     other JUnit files beside it); none when there is no such file."""
     paths = sorted(
         {
-            *evidence_dir.glob("pytest.xml"),
+            *evidence_dir.glob(files.PYTEST),
             *evidence_dir.glob("*.junit.xml"),
             *evidence_dir.glob("junit*.xml"),
         }

@@ -1,6 +1,7 @@
-"""The one reader of the project's Why3 prover configurations and of its
-step-limit rule, shared by the Why3 check (``why3.py``) and the WP check
-(``wp.py``, ``wp_plan.py``).
+"""The one reader of the project's Why3 prover configurations, shared by the
+Why3 check (``driver.py``) and the WP check (``wp.py``, ``wp_plan.py``); the
+limits their goals are held to are the pinned proofs' core's
+(:mod:`sonnx_mul_assurance.pinned`).
 
 ``proofs/why3.conf.in`` (Why3) and ``proofs/wp-why3.conf.in`` (Frama-C WP)
 are templates: ``render`` writes them under ``proofs/out/`` with the
@@ -17,19 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sonnx_mul_assurance.evidence.files import OUT_DIR
+
 DRIVERS = Path("proofs/drivers")
-OUT_DIR = Path("proofs/out")
-
-STEP_MARGIN = 2
-"""A goal's step limit is ``STEP_MARGIN`` times the steps its proof took (plus
-``STEP_SLACK``): the count is deterministic, the margin only absorbs a prover
-build that counts slightly differently."""
-STEP_SLACK = 1000
-
-
-def step_limit(steps: int) -> int:
-    """The step limit pinned for a goal whose proof took ``steps``."""
-    return STEP_MARGIN * steps + STEP_SLACK
 
 
 def z3_pypi() -> str:

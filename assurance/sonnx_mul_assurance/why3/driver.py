@@ -4,7 +4,9 @@
 file the manifest lists (``.mlw`` theories; Why3 Python-frontend files can
 be added the same way) with the prover the manifest pins and within the
 goal's **step limit** (``steplimit``: the prover's own deterministic
-resource count, Z3's ``rlimit``, CVC4's and cvc5's resource units), writes
+resource count, Z3's ``rlimit``, CVC4's and cvc5's resource units; the
+limits are the pinned proofs' core's, :mod:`sonnx_mul_assurance.pinned`,
+and :mod:`.plan` says which run gets which), writes
 ``proofs/out/why3.json`` and exits non-zero when a goal is unproved, a
 manifest goal disappeared, a new goal is missing from the manifest, a file
 yields no goal, or a prover is missing.  The verdict of a goal is a function
@@ -16,114 +18,53 @@ step count: its goals keep a time limit (``timelimit``), far above its
 measured times at full load.
 
 ``update-manifest`` rewrites the manifest from what the provers prove now,
-with each goal's steps and the limit ``step_limit`` derives from them.
+with each goal's steps and the limit ``pinned.step_limit`` derives from them.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sonnx_mul.digest import sha256
-from sonnx_mul_assurance.evidence import binding, schema
-from sonnx_mul_assurance.why3 import config as prover_config
-from sonnx_mul_assurance.why3 import statements, whyml
+from sonnx_mul_assurance import pinned as core
+from sonnx_mul_assurance.evidence import binding, files, schema
+from sonnx_mul_assurance.why3 import statements
+from sonnx_mul_assurance.why3.plan import (
+    Limit,
+    Result,
+    discovery_limit,
+    goal_limit,
+    pin,
+    proved,
+    verdict,
+    widest,
+)
+from sonnx_mul_assurance.why3.runner import (
+    base_name,
+    file_statements,
+    modules_of,
+    needed_provers,
+    prover_versions,
+    run_why3,
+    tool_version,
+)
 
 MANIFEST = Path("proofs/manifest.json")
 CONF_TEMPLATE = Path("proofs/why3.conf.in")
-DRIVERS = prover_config.DRIVERS
-OUT_DIR = prover_config.OUT_DIR
+PROOFS = core.Proofs(MANIFEST, CONF_TEMPLATE, files.WHY3)
 PORTFOLIO: tuple[str, ...] = ("z3", "cvc5", "cvc5-axioms", "cvc4", "z3-debian", "gappa")
-VALID = "Valid"
-TIME_ONLY: frozenset[str] = frozenset({"gappa"})
-"""Provers without a deterministic step count: their goals keep a time limit."""
-SAFETY_NET = 60
-"""Seconds per goal: ends a hung prover, never decides a goal its steps prove
-(the slowest goal takes 1.8 s with both cores saturated; ``why3/README.md``)."""
-SAFETY_FACTOR = 20
-"""A goal that takes more than SAFETY_NET / SAFETY_FACTOR seconds when it is
-pinned gets a safety net of its own, SAFETY_FACTOR times that (whole
-minutes): the net must never be what decides, on a loaded machine either."""
-CHECK_NET_FACTOR = 6
-"""A check's wall-clock net over the one a goal is pinned with (WP's too,
-``c/wp.py``). With four busy loops and a second ``make test`` beside ``make
-prove`` (2026-12-01), ``f16_bits.mlw``'s ``bf16_mul_is_ieee#3`` (1.43M cvc5
-steps, net 1260 s) reached its net after 103 CPU-s: cvc5's ``--tlimit-per``
-(the net, wall-clock) aborted it and Why3 reported a HighFailure on a true
-goal. Time-only provers keep their limit: there it decides."""
-MEASURE_STEPS = 2_000_000_000
-"""The step limit of ``update-manifest``'s search (below every prover's maximum)."""
 PARALLEL_FILES = max(1, min(os.cpu_count() or 1, 4))
 
 Key = tuple[str, str, str]  # (file, module, goal#k)
-
-
-@dataclass
-class Result:
-    prover: str
-    status: str
-    time: float
-    steps: int = -1  # the prover's resource count; -1 when it reports none
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A run's limits: ``steps`` decides (None for a time-only prover), ``seconds``
-    is the safety net (the limit itself for a time-only prover)."""
-
-    steps: int | None
-    seconds: int = SAFETY_NET
-
-
-def goal_limit(goal: dict[str, Any]) -> Limit:
-    """A check's limit for one goal: its pinned steps, and its pinned net
-    widened by CHECK_NET_FACTOR (a time-only prover: its pinned time)."""
-    if "steplimit" in goal:
-        net = int(goal.get("safetynet", SAFETY_NET))
-        return Limit(int(goal["steplimit"]), net * CHECK_NET_FACTOR)
-    return Limit(None, int(goal.get("timelimit", SAFETY_NET)))
-
-
-def widest(limits: Iterable[Limit]) -> Limit:
-    """One run's limit for several goals: the largest of theirs (each goal is
-    then held to its own by ``proved``)."""
-    chosen = list(limits)
-    steps = [lim.steps for lim in chosen if lim.steps is not None]
-    return Limit(
-        max(steps) if steps else None, max((lim.seconds for lim in chosen), default=SAFETY_NET)
-    )
-
-
-def proved(result: Result, pinned: dict[str, Any] | None) -> bool:
-    """A proof counts when Valid and, by the goal's pinned prover, within the
-    goal's own step limit (a run's limit is the widest of its goals')."""
-    if result.status != VALID:
-        return False
-    if pinned is None or result.prover != pinned.get("prover") or "steplimit" not in pinned:
-        return True
-    return 0 <= result.steps <= int(pinned["steplimit"])
-
-
-def verdict(result: Result, pinned: dict[str, Any] | None) -> str:
-    """Why a goal is not proved, for the error line."""
-    where = f"{result.prover}, {result.steps} steps"
-    if pinned is not None and "steplimit" in pinned:
-        where += f" of {pinned['steplimit']}"
-    if result.status == VALID:
-        return f"over its step limit: {where}"
-    return f"{result.status}: {where}"
 
 
 @dataclass
@@ -134,112 +75,11 @@ class Report:
 
     def largest_ratio(self) -> tuple[float, Key | None]:
         """The largest steps / limit of a goal proved by its pinned prover."""
-        ratios = [
-            (r.steps / self.limits[k], k)
+        return core.largest_ratio(
+            (r.steps, self.limits.get(k, 0), k)
             for k, r in self.results.items()
-            if self.limits.get(k) and r.steps >= 0 and r.status == VALID
-        ]
-        return max(ratios, default=(0.0, None))
-
-
-def render_config(root: Path) -> Path:
-    """Write proofs/out/why3.conf from the committed template (absolute paths)."""
-    return prover_config.render(root, CONF_TEMPLATE, "why3.conf")
-
-
-def prover_commands(conf: Path) -> dict[str, str]:
-    """Shortcut -> executable of every [prover] section of the config."""
-    return {
-        fields["shortcut"]: fields["command"].split()[0]
-        for fields in prover_config.prover_sections(conf.read_text())
-        if fields.get("shortcut") and fields.get("command", "").strip()
-    }
-
-
-def tool_version(exe: str) -> str:
-    try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20)
-    except OSError:
-        return "missing"
-    lines = (out.stdout or out.stderr).strip().splitlines()
-    return lines[0] if lines else "unknown"
-
-
-def modules_of(root: Path, entry: dict[str, Any]) -> list[str]:
-    listed = entry.get("modules")
-    if isinstance(listed, list):
-        return [str(m) for m in listed]
-    return whyml.module_names((root / entry["path"]).read_text())
-
-
-def parse_json_stream(text: str) -> list[dict[str, Any]]:
-    decoder = json.JSONDecoder()
-    objs: list[dict[str, Any]] = []
-    pos = 0
-    while True:
-        start = text.find("{", pos)
-        if start < 0:
-            return objs
-        obj, pos = decoder.raw_decode(text, start)
-        objs.append(obj)
-
-
-def transformations_of(entry: dict[str, Any], module: str) -> list[str]:
-    # "transformations" (per module, in order) replaces the plain split_vc flag:
-    # the Python kernel's products need eliminate_definition after split_vc.
-    listed = entry.get("transformations", {}).get(module)
-    if listed is None:
-        listed = ["split_vc"] if module in entry.get("split_vc", []) else []
-    return [str(t) for t in listed]
-
-
-def run_why3(
-    root: Path,
-    conf: Path,
-    entry: dict[str, Any],
-    module: str,
-    prover: str,
-    limit: Limit,
-    goals: Iterable[str] = (),
-) -> list[tuple[str, Result]]:
-    """Prove one module (optionally some goals) with one prover: [(goal#k, result)]."""
-    cmd = ["why3", "-C", str(conf), "prove", "--json", "-P", prover, "-t", str(limit.seconds)]
-    if limit.steps is not None and prover not in TIME_ONLY:
-        cmd += ["-s", str(limit.steps)]
-    cmd += [a for lp in entry.get("loadpath", []) for a in ("-L", str(root / lp))]
-    for transformation in transformations_of(entry, module):
-        cmd += ["-a", transformation]
-    cmd.append(str(root / entry["path"]))
-    if module != "*":
-        cmd += ["-T", module]
-        # a goal a module gets by cloning a theory's axiom as a lemma is
-        # selected by its qualified name (the entry's "qualified" table)
-        qualified = entry.get("qualified", {}).get(module, {})
-        for g in sorted(set(goals)):
-            cmd += ["-G", qualified.get(g, g)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
-    # why3 1.5.1 exits 2 when a goal is not proved (its results are on stdout)
-    if proc.returncode not in (0, 2) or (proc.returncode and "{" not in proc.stdout):
-        raise RuntimeError(f"why3 failed on {entry['path']} ({module}): {proc.stderr.strip()}")
-    seen: Counter[str] = Counter()
-    out: list[tuple[str, Result]] = []
-    for obj in parse_json_stream(proc.stdout):
-        name = str(obj["term"]["goal_name"])
-        key = f"{name}#{seen[name]}"
-        seen[name] += 1
-        res = obj["prover-result"]
-        status = " ".join(str(res["answer"]).split())
-        out.append((key, Result(prover, status, float(res["time"]), int(res.get("step", -1)))))
-    return out
-
-
-def base_name(goal: str) -> str:
-    return goal.rsplit("#", 1)[0]
-
-
-def load_manifest(root: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((root / MANIFEST).read_text())
-    return data
+            if r.status == core.VALID
+        )
 
 
 def inputs(root: Path) -> list[Path]:
@@ -250,17 +90,16 @@ def inputs(root: Path) -> list[Path]:
     import), the project's drivers folder, and this checker's own code.
     ``why3.json`` records their SHA-256; the gate compares them with the
     tree's (:mod:`..evidence.binding`)."""
-    manifest = load_manifest(root)
-    files: set[Path] = {MANIFEST, CONF_TEMPLATE}
+    manifest = PROOFS.load_manifest(root)
+    listed = PROOFS.config_inputs(root)
     for entry in manifest["files"]:
-        files.add(Path(entry["path"]))
+        listed.add(Path(entry["path"]))
         for folder in entry.get("loadpath", []):
             for pattern in ("*.mlw", "*.py"):
-                files |= {p.relative_to(root) for p in (root / folder).rglob(pattern)}
-    files |= {Path(p) for p in manifest.get("pinned", {})}
-    files |= {p.relative_to(root) for p in (root / DRIVERS).glob("*") if p.is_file()}
-    files |= set(binding.own_code(__spec__, __name__))
-    return sorted(files)
+                listed |= {p.relative_to(root) for p in (root / folder).rglob(pattern)}
+    listed |= {Path(p) for p in manifest.get("pinned", {})}
+    listed |= set(binding.own_code(__spec__, __name__))
+    return sorted(listed)
 
 
 def goal_keys(manifest: dict[str, Any]) -> set[tuple[str, str, str]]:
@@ -276,17 +115,9 @@ def tool_versions(root: Path, portfolio: tuple[str, ...] = PORTFOLIO) -> dict[st
     """why3's and every needed prover's version line (the portfolio's and
     those the manifest pins), as the check records them in ``why3.json``."""
     versions = {"why3": tool_version("why3")}
-    commands = prover_commands(render_config(root))
-    needed = set(portfolio) | {
-        str(g["prover"])
-        for e in load_manifest(root)["files"]
-        for g in e["goals"]
-        if g.get("prover")
-    }
-    for prover in sorted(needed):
-        exe = commands.get(prover)
-        versions[prover] = tool_version(exe) if exe and shutil.which(exe) else "missing"
-    return versions
+    needed = needed_provers(portfolio, PROOFS.load_manifest(root)["files"])
+    found, _ = prover_versions(PROOFS.render_config(root), needed)
+    return versions | {prover: found.get(prover, "missing") for prover in needed}
 
 
 def prove_file(
@@ -335,20 +166,6 @@ def prove_file(
     report.errors.extend(statements.compare(path, expected, now))
 
 
-def discovery_limit(limits: list[Limit]) -> Limit:
-    """The first pass's limit: the 90th percentile of the main prover's pinned
-    step limits (its few slow goals get their own limit in the next pass;
-    the goals pinned to other provers cost it no more than this)."""
-    steps = sorted(lim.steps for lim in limits if lim.steps is not None)
-    if not steps:
-        return Limit(None, max((lim.seconds for lim in limits), default=SAFETY_NET))
-    chosen = steps[min(len(steps) - 1, (len(steps) * 9) // 10)]
-    # the widest safety net of the goals the pass must prove, so that it is
-    # not the net that stops a slow one
-    nets = [lim.seconds for lim in limits if lim.steps is not None and lim.steps <= chosen]
-    return Limit(chosen, max(nets, default=SAFETY_NET))
-
-
 def prove_module(
     root: Path, conf: Path, entry: dict[str, Any], module: str, mine: dict[str, dict[str, Any]]
 ) -> tuple[dict[str, Result], dict[str, Result]]:
@@ -358,7 +175,7 @@ def prove_module(
     by_prover: dict[str, list[str]] = defaultdict(list)
     for goal, g in mine.items():
         by_prover[str(g.get("prover") or PORTFOLIO[0])].append(goal)
-    stepped = [p for p in by_prover if p not in TIME_ONLY] or list(by_prover) or [PORTFOLIO[0]]
+    stepped = [p for p in by_prover if p not in core.TIME_ONLY] or list(by_prover) or [PORTFOLIO[0]]
     main = max(stepped, key=lambda p: len(by_prover[p]))
     first = discovery_limit([goal_limit(mine[g]) for g in by_prover[main]])
     # One pass over the whole module finds every goal (new ones included) and
@@ -436,14 +253,6 @@ def prove_selected(
         report.errors.extend(statements.compare(path, expected, now))
 
 
-def file_statements(
-    root: Path, entry: dict[str, Any], order: list[tuple[str, str]]
-) -> dict[tuple[str, str], statements.Statement]:
-    modules = {m for m, _ in order}
-    trans = {m: transformations_of(entry, m) for m in modules}
-    return statements.print_tasks(root, entry, order, trans)
-
-
 def run_check(
     root: Path,
     files: list[str] | None = None,
@@ -460,7 +269,7 @@ def run_check(
     root = root.resolve()
     start = time.monotonic()
     report = Report()
-    manifest = load_manifest(root)
+    manifest = PROOFS.load_manifest(root)
     bound = binding.digest(root, inputs(root))
     entries = [e for e in manifest["files"] if files is None or e["path"] in files]
     versions: dict[str, str] = {}
@@ -468,17 +277,10 @@ def run_check(
         report.errors.append("prover missing: why3 is not installed (proofs/install-provers.sh)")
     else:
         versions["why3"] = tool_version("why3")
-        conf = render_config(root)
-        commands = prover_commands(conf)
-        needed = set(portfolio) | {
-            str(g["prover"]) for e in entries for g in e["goals"] if g.get("prover")
-        }
-        for prover in sorted(needed):
-            exe = commands.get(prover)
-            if exe is None or shutil.which(exe) is None:
-                report.errors.append(f"prover missing: {prover} ({exe or 'not configured'})")
-            else:
-                versions[prover] = tool_version(exe)
+        conf = PROOFS.render_config(root)
+        found, missing = prover_versions(conf, needed_provers(portfolio, entries))
+        versions.update(found)
+        report.errors += missing
         if not report.errors:
             # Files are proved concurrently (why3 spends most of its time parsing,
             # one core per run); each gets its own Report, merged in manifest order.
@@ -504,12 +306,10 @@ def run_check(
     else:
         report.errors += statements.compare_pins(manifest.get("pinned", {}), pins)
     # the record says what was proved: files edited while the provers ran are not
-    changed = binding.stale("why3.json", bound, binding.digest(root, inputs(root)))
-    report.errors += [f"inputs changed during the run: {line}" for line in changed]
+    report.errors += binding.changed_during(PROOFS.evidence, root, bound, inputs(root))
     elapsed = time.monotonic() - start
-    write_report(
-        root, out or root / OUT_DIR / "why3.json", entries, report, versions, elapsed, bound
-    )
+    out = out or PROOFS.evidence_path(root)
+    write_report(root, out, entries, report, versions, elapsed, bound)
     print_summary(report, elapsed)
     return 1 if report.errors else 0
 
@@ -554,41 +354,18 @@ def write_report(
 
 def print_summary(report: Report, elapsed: float) -> None:
     per_file = Counter(k[0] for k in report.results)
-    proved = Counter(r.prover for r in report.results.values() if r.status == VALID)
+    valid = Counter(r.prover for r in report.results.values() if r.status == core.VALID)
     for f, n in sorted(per_file.items()):
         print(f"{f}: {n} goals")
-    for p, n in sorted(proved.items()):
+    for p, n in sorted(valid.items()):
         print(f"  proved by {p}: {n}")
-    print(f"total: {len(report.results)} goals, {sum(proved.values())} proved, {elapsed:.1f} s")
+    print(f"total: {len(report.results)} goals, {sum(valid.values())} proved, {elapsed:.1f} s")
     ratio, worst = report.largest_ratio()
     if worst is not None:
         print(f"largest steps/limit of a goal: {ratio:.3f} ({' '.join(worst)})")
     for err in report.errors:
         print(f"ERROR: {err}", file=sys.stderr)
     print("why3 proofs: " + ("FAILED" if report.errors else "OK"))
-
-
-def pin(result: Result) -> dict[str, Any]:
-    """The manifest fields of a goal proved by ``result``: its steps and their
-    limit (and a wider safety net for a slow goal), or (a time-only prover)
-    a time limit of ``SAFETY_NET`` seconds."""
-    if result.prover in TIME_ONLY:
-        return {"prover": result.prover, "timelimit": SAFETY_NET}
-    if result.steps < 0:
-        raise RuntimeError(f"{result.prover} reported no step count: check its driver's regex")
-    net = safety_net(result.time)
-    return {
-        "prover": result.prover,
-        "steps": result.steps,
-        "steplimit": prover_config.step_limit(result.steps),
-        **({"safetynet": net} if net > SAFETY_NET else {}),
-    }
-
-
-def safety_net(seconds: float) -> int:
-    """The wall-clock net of a goal proved in ``seconds``: SAFETY_NET, or
-    SAFETY_FACTOR times its time in whole minutes for a slow goal."""
-    return max(SAFETY_NET, 60 * math.ceil(seconds * SAFETY_FACTOR / 60))
 
 
 def prove_goals(
@@ -607,7 +384,7 @@ def prove_goals(
     prefer = tuple(str(p) for p in entry.get("prefer", []))
     allowed = [str(p) for p in entry.get("fallback", portfolio)]
     portfolio = prefer + tuple(p for p in portfolio if p not in prefer and p in allowed)
-    measure = Limit(MEASURE_STEPS, limit)
+    measure = Limit(core.MEASURE_STEPS, limit)
     goals: list[dict[str, Any]] = []
     failed = 0
     for module in modules_of(root, entry):
@@ -620,7 +397,7 @@ def prove_goals(
         # pinned to another prover)
         found = run_why3(root, conf, entry, module, first, Limit(1, limit))
         order = [k for k, _ in found]
-        best = {k: r for k, r in found if r.status == VALID and r.steps >= 0}
+        best = {k: r for k, r in found if r.status == core.VALID and r.steps >= 0}
         tried: dict[str, set[str]] = {k: set() for k in order}
         while True:
             # each open goal's next prover: its pinned one, then the portfolio's
@@ -638,7 +415,7 @@ def prove_goals(
                 for k, r in run_why3(
                     root, conf, entry, module, prover, measure, map(base_name, todo)
                 ):
-                    if k in todo and r.status == VALID and k not in best:
+                    if k in todo and r.status == core.VALID and k not in best:
                         best[k] = r
         for k in order:
             result = best.get(k)
@@ -668,8 +445,8 @@ def update_manifest(
     statement, hypothesis and driver change for review.
     """
     root = root.resolve()
-    conf = render_config(root)
-    manifest = load_manifest(root)
+    conf = PROOFS.render_config(root)
+    manifest = PROOFS.load_manifest(root)
     listed = {str(e["path"]) for e in manifest["files"]}
     for path in files or []:
         if path not in listed:
@@ -695,7 +472,7 @@ def update_manifest(
     pins = statements.pinned_files(root)
     changes += [f"~ {e}" for e in statements.compare_pins(manifest.get("pinned", {}), pins)]
     manifest["pinned"] = pins
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    PROOFS.write_manifest(root, manifest)
     print("\n".join(changes) if changes else "no statement, hypothesis or driver changed")
     print(f"wrote {MANIFEST}; {failed} goal(s) unproved")
     return 1 if failed else 0
