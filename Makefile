@@ -11,6 +11,11 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]' -e ./assurance
+	# coverage.py's wheel installs a start-up hook (a1_coverage.pth starts coverage
+	# in any process whose environment names a configuration): verify-install
+	# rightly refuses it, and its tests run on this venv.  make coverage starts its
+	# measured processes through a sitecustomize of its own (structural.py).
+	rm -f $(VENV)/lib/python3*/site-packages/a1_coverage.pth
 	touch $(STAMP)
 
 install: $(NATIVE)

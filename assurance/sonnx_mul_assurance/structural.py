@@ -50,6 +50,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
 from sonnx_mul_assurance.evidence import files, schema
@@ -444,7 +445,7 @@ def build(root: Path, work: Path) -> tuple[Path, list[str]]:
         [sys.executable, "native/flags.py", CLANG], cwd=root, capture_output=True, text=True
     ).stdout.split()
     kernel = [str(root / "native" / "src" / f) for f in ("sonnx_mul_float.c", "sonnx_mul_int.c")]
-    for harness in ("native/verify/portable.c", "native/example/example.c"):
+    for harness in HARNESSES:
         exe = work / "bin" / Path(harness).stem
         done = _run(
             [
@@ -498,8 +499,8 @@ def gcc_kernel(root: Path, work: Path) -> tuple[dict[str, schema.CoverageGcov], 
         [sys.executable, "native/flags.py", "gcc"], cwd=root, capture_output=True, text=True
     ).stdout.split()
     kernel = [str(root / "native" / "src" / f) for f in ("sonnx_mul_float.c", "sonnx_mul_int.c")]
-    exe = gdir / "portable"
-    harness = str(root / "native" / "verify" / "portable.c")
+    harness = str(root / PORTABLE_HARNESS)
+    exe = gdir / Path(harness).stem
     steps = [
         ["gcc", *flags, "--coverage", f"-I{root / 'native' / 'include'}", harness, *kernel,
          "-lm", "-o", str(exe)],
@@ -515,6 +516,29 @@ def gcc_kernel(root: Path, work: Path) -> tuple[dict[str, schema.CoverageGcov], 
     return parse_gcov(done.stdout, root), []
 
 
+SITECUSTOMIZE = """\
+# make coverage's start-up hook for the tests' Python children (on PYTHONPATH for
+# this run only): coverage.py's own .pth hook is removed from the venv, which must
+# pass verify-install.
+import os
+
+if os.getenv("COVERAGE_PROCESS_CONFIG") or os.getenv("COVERAGE_PROCESS_START"):
+    import coverage
+
+    coverage.process_startup()
+"""
+"""What the run's children import at start-up (``patch = subprocess`` names the
+configuration in their environment): coverage starts in each of them."""
+
+
+PORTABLE_HARNESS = "native/verify/portable.c"
+HARNESSES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {PORTABLE_HARNESS: ("--stride", "61"), "native/example/example.c": ()}
+)
+"""The C programs run against the instrumented kernel, with their arguments (each
+built as ``bin/<stem>``)."""
+
+
 def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
     """Build, run and write ``out``; 1 when any step failed (the file says which)."""
     start = time.perf_counter()
@@ -522,11 +546,14 @@ def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
     copy, errors = build(root, work)
     prof = work / "profiles"
     prof.mkdir(parents=True, exist_ok=True)
+    startup = work / "startup"
+    startup.mkdir(exist_ok=True)
+    (startup / "sitecustomize.py").write_text(SITECUSTOMIZE)
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep
-        ),
+        "PYTHONPATH": os.pathsep.join(
+            [str(copy), str(startup), os.environ.get("PYTHONPATH", "")]
+        ).rstrip(os.pathsep),
         "LLVM_PROFILE_FILE": str(prof / "py-%p-%m.profraw"),
         "COVERAGE_FILE": str(work / ".coverage"),
         # derandomized hypothesis (tests/conftest.py): the same items covered each run
@@ -580,12 +607,13 @@ def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
         if done.returncode != 0:
             errors.append(f"{name}: pytest exit {done.returncode}: {done.stdout.strip()[-300:]}")
     t0 = time.perf_counter()
-    for harness, args in (("portable", ["--stride", "61"]), ("example", [])):
+    for source, harness_args in HARNESSES.items():
+        harness = Path(source).stem
         exe = work / "bin" / harness
         if not exe.is_file():
             continue
         done = _run(
-            [str(exe), *args],
+            [str(exe), *harness_args],
             root,
             {**os.environ, "LLVM_PROFILE_FILE": str(prof / f"{harness}.profraw")},
         )
@@ -631,9 +659,9 @@ def collect(root: Path, out: Path, state: _Run) -> int:
     objects = [
         str(module),
         *(
-            f"-object={work / 'bin' / h}"
-            for h in ("portable", "example")
-            if (work / "bin" / h).is_file()
+            f"-object={work / 'bin' / Path(h).stem}"
+            for h in HARNESSES
+            if (work / "bin" / Path(h).stem).is_file()
         ),
     ]
     sources = [str(root / f) for f in C_FILES]
@@ -687,7 +715,7 @@ def collect(root: Path, out: Path, state: _Run) -> int:
         tests=f"{' '.join(tests)}, each run {' '.join(SELECTION)}",
         isa_variants=variants,
         variant_tests=" ".join(VARIANT_TESTS),
-        harnesses=["native/verify/portable.c --stride 61", "native/example/example.c"],
+        harnesses=[" ".join((source, *args)) for source, args in HARNESSES.items()],
         files=[*c_files, *py_files],
         gaps=[*c_gaps, *py_gaps],
         requirements=requirements,

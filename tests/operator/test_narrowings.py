@@ -160,11 +160,12 @@ def variants() -> list[str]:
     """The symbol prefixes of the kernel builds in the extension this CPU runs."""
     prefixes = ["sonnx_mul_"]
     if native_exhaustive.is_x86_64():
-        rows, have = flags.table(ROOT), native_exhaustive.cpu_flags()
-        if set(rows["SONNX_CPU_AVX2"]) <= have:
-            prefixes.append("sonnx_mul_avx2_")
-        if set(rows["SONNX_CPU_AVX512"]) <= have:
-            prefixes.append("sonnx_mul_avx512_")
+        have = native_exhaustive.cpu_flags()
+        prefixes += [
+            f"sonnx_mul_{variant.name}_"
+            for variant in flags.variants(ROOT)[1:]
+            if set(variant.cpu) <= have
+        ]
     return prefixes
 
 

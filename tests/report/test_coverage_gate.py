@@ -105,6 +105,7 @@ def _measure_c(tmp_path: Path, runs: tuple[str, ...]) -> schema.CoverageEvidence
 
 
 @needs_clang
+@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_every_item_covered_passes_the_gate(tmp_path: Path) -> None:
     evidence = _measure_c(tmp_path, EVERYTHING)
     assert gate_problems(evidence, []) == []
@@ -116,6 +117,7 @@ def test_every_item_covered_passes_the_gate(tmp_path: Path) -> None:
 
 
 @needs_clang
+@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_code_added_with_no_test_fails_the_gate(tmp_path: Path) -> None:
     # sign() never given a value <= 0: the decision's false outcome and the
     # `return 0` behind it are new code no test runs
@@ -128,6 +130,7 @@ def test_code_added_with_no_test_fails_the_gate(tmp_path: Path) -> None:
 
 
 @needs_clang
+@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path) -> None:
     # without the (0, 1) case, a's effect on `a && b` is never shown: MC/DC
     # fails (and llvm's branch coverage, per condition, sees a never false)
@@ -141,6 +144,7 @@ def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path)
 
 
 @needs_clang
+@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_an_exempted_gap_passes_and_a_stale_exemption_fails(tmp_path: Path) -> None:
     evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
     exemptions = [
@@ -324,6 +328,7 @@ def test_gcov_figures_are_read_per_file_not_from_the_closing_total(tmp_path: Pat
 
 
 @needs_clang
+@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_a_covered_exemption_fails_whatever_its_class(tmp_path: Path) -> None:
     """The run is deterministic: an exemption whose item a run covers is stale,
     a not-analysed one too (a test added for it must remove it)."""

@@ -78,6 +78,7 @@ def test_prover_executables_reads_every_prover_section(tmp_path: Path) -> None:
     assert set(found) - {"why3", "gappa", "gcc"} == {"alpha", "zed", "beta"}  # no shortcut: skipped
 
 
+@pytest.mark.needs_prover  # hashes.binaries probes the installed provers too
 def test_binaries_hash_probe_and_absence(tmp_path: Path) -> None:
     root, a, _ = prover_tree(tmp_path)
     by_name = {e["names"][0]: e for e in hashes.binaries(root)}  # probes by default
