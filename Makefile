@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NATIVE := $(VENV)/.native-built
 
-.PHONY: install test test-debian-python lint check provers toolchains check-targets verify-targets coverage prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
+.PHONY: install test test-debian-python lint check provers toolchains check-targets verify-targets coverage generate prove verify-exhaustive report-release report-screenshot mutants mutants-glue mutants-report mutants-models mutants-verify mutants-hostile bench fuzz trace-html clean c-kernel
 
 $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,11 @@ provers:
 coverage: toolchains $(NATIVE)
 	$(PY) -m sonnx_mul_assurance.structural run
 	$(PY) -m sonnx_mul_assurance.structural check
+
+# Every generated file, written again by its generator (native/generate.py for
+# the C kernel, the registry for the rest); make prove checks them first.
+generate: $(STAMP)
+	$(PY) -m sonnx_mul_assurance.generate
 
 # The main job: Why3 proofs, CrossHair contracts, Frama-C WP and the MISRA check
 # of the C kernel, tests and agreement checks, structural coverage, then the

@@ -878,7 +878,12 @@ HEADER_FLOAT = (Path(__file__).resolve().parent / "include" / "header_float.h.in
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--check", action="store_true", help="fail if the file is stale")
+    parser.add_argument("--list", action="store_true", help="print the files written, nothing else")
     args = parser.parse_args(argv)
+    if args.list:
+        root = Path(__file__).resolve().parent.parent
+        print("\n".join(str(p.relative_to(root)) for p in (OUT, HEADER_OUT, RENAME_OUT)))
+        return 0
     stale = 0
     header = render_header()
     outputs = ((OUT, render()), (HEADER_OUT, header), (RENAME_OUT, render_rename(header)))

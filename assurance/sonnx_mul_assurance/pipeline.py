@@ -60,7 +60,7 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
     """The pipeline's steps, with paths relative to the repository root."""
     python = sys.executable
     return (
-        Stage((Step("tables", (python, "-m", "sonnx_mul_assurance.why3.tables", "check")),)),
+        Stage((Step("tables", (python, "-m", "sonnx_mul_assurance.generate", "--check")),)),
         Stage(
             (
                 Step("why3", (python, "-m", "sonnx_mul_assurance.why3.driver", "check")),
