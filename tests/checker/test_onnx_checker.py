@@ -134,6 +134,27 @@ def test_R2_sparse_initializer_feeding_mul() -> None:
     assert "R1" not in reqs(found)  # the sparse initializer's dims are known: (2, 3)
 
 
+def test_R2_sparse_initializer_also_listed_as_a_graph_input() -> None:
+    """The graph input of the same name (what a caller may override) does not hide that
+    the default value is sparse."""
+    sp = h.make_sparse_tensor(
+        h.make_tensor("s", T.FLOAT, [2], [1.0, 2.0]),
+        h.make_tensor("i", T.INT64, [2], [0, 4]),
+        [2, 3],
+    )
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("s", T.FLOAT, [2, 3])]
+    found = check_model(model([h.make_node("Mul", ["x", "s"], ["z"])], inputs, sparse=[sp]))
+    assert [(v.requirement, v.definite) for v in found] == [("R2", True)]
+
+
+def test_R1_an_omitted_input_of_a_broadcasting_operator_gives_its_output_no_shape() -> None:
+    """Max(x, <omitted>) * x: the broadcast of an operand the checker cannot see is not
+    shown to keep x's shape, so R1 stays undecided (never a conformance by provenance)."""
+    nodes = [h.make_node("Max", ["x", ""], ["t"]), h.make_node("Mul", ["t", "x"], ["z"])]
+    found = check_model(model(nodes, [vi("x", T.FLOAT, [2, 3])]))
+    assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
+
+
 def test_R2_constant_sparse_value_feeding_mul() -> None:
     sp = h.make_sparse_tensor(
         h.make_tensor("sv", T.FLOAT, [1], [5.0]), h.make_tensor("ix", T.INT64, [1], [1]), [2, 3]
@@ -180,6 +201,22 @@ def test_path_and_bytes_inputs(tmp_path: Path) -> None:
 def test_garbage_bytes_raise_model_read_error(data: bytes) -> None:
     with pytest.raises(ModelReadError):
         check_model(data)
+
+
+def test_an_initializer_of_an_unknown_element_type_is_named_by_its_code() -> None:
+    """An element type code ONNX has no name for (99), with a graph input declaring float:
+    an invalid model, refused with the code in the message (not a crash on the name)."""
+    w = h.make_tensor("w", T.FLOAT, [2], [1.0, 2.0])
+    w.data_type = 99
+    m = model(
+        [h.make_node("Mul", ["x", "w"], ["z"])],
+        [vi("x", T.FLOAT, [2]), vi("w", T.FLOAT, [2])],
+        initializers=[w],
+    )
+    with pytest.raises(
+        ModelReadError, match="initializer 'w' has element type <element type code 99>"
+    ):
+        check_model(m)
 
 
 def test_missing_file_raises_model_read_error(tmp_path: Path) -> None:

@@ -329,6 +329,104 @@ def test_run_huge_header_refused_before_allocation(
     assert "claims shape (1073741824, 1073741824)" in line and "MemoryError" not in line
 
 
+def _npy_with_version(path: Path, major: int) -> str:
+    """A float32 (2, 3) .npy file whose header says format version ``major``.0."""
+    with path.open("wb") as f:
+        np.lib.format.write_array(f, np.ones((2, 3), np.float32), version=(min(major, 2), 0))
+    data = bytearray(path.read_bytes())
+    data[6] = major  # the version byte after the magic string
+    path.write_bytes(bytes(data))
+    return str(path)
+
+
+def test_run_reads_npy_format_2_and_refuses_other_versions(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    y2 = _npy_with_version(tmp_path / "y2.npy", 2)
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=y2)) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "z.npy"), np.ones((2, 3)))
+    capsys.readouterr()
+    y3 = _npy_with_version(tmp_path / "y3.npy", 3)
+    assert main(run_argv(models["good"], tmp_path / "out3", x=x, y=y3)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "not a readable .npy file: unsupported .npy format version (3, 0)" in line
+    assert not (tmp_path / "out3").exists()
+
+
+def test_run_file_that_is_not_npy_is_a_usage_error(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    fake = tmp_path / "y.npy"
+    fake.write_bytes(b"\x93NUMPX" + bytes(120))
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(fake))) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "is not a readable .npy file: the magic string is not correct" in line
+
+
+def test_run_object_array_is_never_loaded(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    objects = tmp_path / "y.npy"
+    np.save(objects, np.array([[1, "a", None]] * 2, dtype=object), allow_pickle=True)
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(objects))) == 2
+    assert "holds Python objects, which are never loaded" in one_line_error(capsys.readouterr().err)
+
+
+def test_R3_run_file_of_a_type_outside_the_profile_is_named_by_its_onnx_name(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    y = save(tmp_path, "y", np.ones((2, 3), bool))
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=y)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "y.npy holds bool, the model declares float (float32)" in line
+
+
+def _one_input_model(path: Path, *inputs: onnx.ValueInfoProto) -> Path:
+    """z = x * x, with the graph inputs given (x first)."""
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Mul", ["x", "x"], ["z"], name="m")],
+        "g",
+        list(inputs),
+        [onnx.helper.make_tensor_value_info("z", T.FLOAT, None)],
+    )
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 14)]), path)
+    return path
+
+
+def test_run_input_the_model_declares_a_sequence_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _one_input_model(
+        tmp_path / "seq.onnx",
+        vi("x", T.FLOAT, (2, 3)),
+        onnx.helper.make_tensor_sequence_value_info("s", T.FLOAT, None),
+    )
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x, s=x)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert line.endswith("input 's' is a sequence_type, not a tensor; a .npy file cannot give it")
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [onnx.ValueInfoProto(name="x"), onnx.helper.make_tensor_value_info("x", T.FLOAT, None)],
+    ids=["no type", "no shape"],
+)
+def test_run_input_without_a_declared_type_or_shape_takes_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], declared: onnx.ValueInfoProto
+) -> None:
+    """What the model leaves unsaid is not checked against the file; the run goes on."""
+    path = _one_input_model(tmp_path / "m.onnx", declared)
+    x = save(tmp_path, "x", np.full((2, 3), 3, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x)) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "z.npy"), np.full((2, 3), 9))
+    assert "z: shape (2, 3) dtype float32" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("raised", "code", "said"),
     [
