@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 
-from models import external_initializer, model, mul_model, nested_if_in_loop, vi
+from models import external_initializer, many_ifs, model, mul_model, nested_if_in_loop, vi
 from sonnx_mul import requirements
 from sonnx_mul.models import ModelReadError, Violation, check_model
 
@@ -120,6 +120,84 @@ def test_function_call_site_specialisation_counts_each_call() -> None:
     from sonnx_mul.models import check_report
 
     assert check_report(_nested_function_model([2, 3])).mul_nodes == 2
+
+
+def _square_function() -> onnx.FunctionProto:
+    return h.make_function(
+        "local", "Sq", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+
+
+def test_R1_a_call_whose_arguments_have_no_shape_is_undecided_inside() -> None:
+    """The call site's argument types carry no shape: the Mul inside the function is
+    judged on unknown shapes (undecided), not on a shape made up for the call."""
+    m = model(
+        [h.make_node("Sq", ["x", "y"], ["z"], domain="local")],
+        [vi("x", T.FLOAT, None), vi("y", T.FLOAT, None)],
+        functions=[_square_function()], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    found = check_model(m)
+    assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
+    assert found[0].path.endswith("->local.Sq")
+
+
+def test_R1_R4_a_call_that_omits_an_output_is_still_checked() -> None:
+    """A function of two outputs called for its second only (the first left empty): the
+    Mul producing the omitted output is checked all the same."""
+    two = h.make_function(
+        "local", "Two", ["a", "b"], ["p", "q"],
+        [h.make_node("Mul", ["a", "b"], ["p"]), h.make_node("Identity", ["a"], ["q"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+    for shape_b, expected in (([2, 3], set()), ([3], {"R1", "R4"})):
+        m = model(
+            [h.make_node("Two", ["x", "y"], ["", "z"], domain="local")],
+            [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, shape_b)],
+            functions=[two], extra_opsets=[h.make_opsetid("local", 1)],
+        )  # fmt: skip
+        assert reqs(check_model(m)) == expected
+
+
+def test_types_nested_in_a_map_or_listed_in_an_attribute_are_read() -> None:
+    """A map-typed graph input (a symbolic dim in its value type) and a node of another
+    domain carrying a list of types (AttributeProto.type_protos): their symbols are
+    encoded like the tensors' own, and the Mul beside them is checked as usual."""
+    holder = h.make_node("Holder", ["x"], ["t"], domain="custom.test")
+    types = onnx.AttributeProto(name="types", type=onnx.AttributeProto.TYPE_PROTOS)
+    types.type_protos.append(h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    holder.attribute.append(types)
+    mapped = h.make_value_info(
+        "mp", h.make_map_type_proto(T.INT64, h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    )
+    for shape_y, expected in ((["n"], set()), (["m"], {"R1"})):
+        m = model(
+            [holder, h.make_node("Mul", ["x", "y"], ["z"])],
+            [vi("x", T.FLOAT, ["n"]), vi("y", T.FLOAT, shape_y), mapped],
+            ["z", "t"], extra_opsets=[h.make_opsetid("custom.test", 1)],
+        )  # fmt: skip
+        assert reqs(check_model(m)) == expected
+
+
+def test_R2_an_outer_sparse_initializer_in_a_body_of_a_model_of_many_graphs() -> None:
+    """Past FULL_INFERENCE_SUBGRAPHS each graph is inferred alone, the outer names it uses
+    typed from the outer facts; a sparse initializer has no dense type to give, and the
+    Mul that takes it is still refused (R2)."""
+    m = many_ifs(40)  # 80 nested graphs
+    branch = next(a.g for a in m.graph.node[0].attribute if a.name == "then_branch")
+    del branch.node[:]
+    branch.node.extend(
+        [h.make_node("Relu", ["x"], ["r"]), h.make_node("Mul", ["r", "sp"], ["t0"], name="m0")]
+    )
+    m.graph.sparse_initializer.append(
+        h.make_sparse_tensor(
+            h.make_tensor("sp", T.FLOAT, [1], [1.0]), h.make_tensor("i", T.INT64, [1], [0]), [2, 3]
+        )
+    )
+    found = check_model(m)
+    assert [(v.requirement, v.definite, v.node) for v in found if v.definite] == [
+        ("R2", True, "m0")
+    ]
 
 
 def test_R2_sparse_initializer_feeding_mul() -> None:

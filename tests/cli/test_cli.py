@@ -17,6 +17,7 @@ import sonnx_mul
 from models import ir_xml, model, mul_model, vi
 from sonnx_mul import cli
 from sonnx_mul.cli import COMMANDS, EXIT_BROKEN_PIPE, main
+from sonnx_mul.known_answers import SelfTestReport
 
 
 @pytest.fixture
@@ -146,6 +147,46 @@ def test_run_bad_inputs_exit_2(models: dict[str, Path], tmp_path: Path) -> None:
 def test_selftest_subcommand_passes_in_a_normal_process(capsys):
     assert main(["selftest"]) == 0
     assert "self-test passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("report", "code", "said"),
+    [
+        (
+            SelfTestReport(5, ("int8: wrap: got 1, expected 0",), "native", "avx2", 12),
+            1,
+            "self-test FAILED (1 vectors): 5 known-answer vectors on the native kernel "
+            "(avx2 build, 12 types bit for bit against the portable build)",
+        ),
+        (
+            SelfTestReport(5, (), "native", "portable", 0),
+            0,
+            "self-test passed: 5 known-answer vectors on the native kernel (portable build)",
+        ),
+        (
+            SelfTestReport(5, (), "numpy", "-", 0),
+            0,
+            "self-test passed: 5 known-answer vectors on the numpy kernel\n",
+        ),
+    ],
+    ids=["a vector fails", "the portable build", "numpy's loops"],
+)
+def test_selftest_reports_each_failure_and_which_build_ran(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    report: SelfTestReport,
+    code: int,
+    said: str,
+) -> None:
+    """A failing vector is printed and exits 1 (the kernel in use gives a wrong answer);
+    the build is named as it ran: its variant, with or without the comparison."""
+    monkeypatch.setattr(cli, "selftest", lambda: report)
+    assert main(["selftest"]) == code
+    out = capsys.readouterr().out
+    assert said in out
+    assert [line for line in out.splitlines() if line.startswith("FAIL ")] == [
+        f"FAIL {f}" for f in report.failures
+    ]
 
 
 # ---------------------------------------------------------------- error contract
