@@ -112,6 +112,49 @@ def _measure_c(tmp_path: Path, runs: tuple[str, ...]) -> schema.CoverageEvidence
     return _evidence(files, gaps)
 
 
+MACRO_HEADER = "/* a header of macros */\n#define BOTH(a, b) ((a) && (b))\n"
+MACRO_USER = """#include "tiny.h"
+int main(int argc, char **argv) {
+    (void)argv;
+    return BOTH(argc > 1, argc > 2) ? 1 : 0;
+}
+"""
+
+
+@needs_clang
+def test_a_condition_written_in_a_header_macro_is_counted_in_the_header(tmp_path: Path) -> None:
+    """llvm gives a macro's branches the header's file id and its MC/DC record no file
+    id at all: both are counted at the header's line (2), never at the same line of the
+    file expanding the macro (where its #include or anything else may stand)."""
+    (tmp_path / "tiny.h").write_text(MACRO_HEADER)
+    src = tmp_path / "tiny.c"
+    src.write_text(MACRO_USER)
+    exe = tmp_path / "tiny"
+    subprocess.run([CLANG, "-O0", *COVERAGE_FLAGS, str(src), "-o", str(exe)], check=True)
+    raw, data = tmp_path / "tiny.profraw", tmp_path / "tiny.profdata"
+    subprocess.run([str(exe)], env={"LLVM_PROFILE_FILE": str(raw)}, check=False)  # argc 1
+    subprocess.run([PROFDATA, "merge", "-o", str(data), str(raw)], check=True)
+    sources = [str(src), str(tmp_path / "tiny.h")]
+    common = [str(exe), f"-instr-profile={data}", *sources]
+    export = subprocess.run(
+        [LLVM_COV, "export", *common], capture_output=True, text=True, check=True
+    ).stdout
+    lcov = subprocess.run(
+        [LLVM_COV, "export", "-format=lcov", *common], capture_output=True, text=True, check=True
+    ).stdout
+    files, gaps = c_coverage(
+        json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c", "tiny.h"]
+    )
+    in_header = {(g.kind, g.line, g.function) for g in gaps if g.file == "tiny.h"}
+    assert ("branch", 2, "main") in in_header and ("mcdc", 2, "main") in in_header
+    assert not [g for g in gaps if g.file == "tiny.c" and g.kind != "line"]
+    header = next(f for f in files if f.path == "tiny.h")
+    assert header.branches.total >= 2 and header.mcdc is not None and header.mcdc.total == 2
+    # measured without the header, the macro's items are in no file (as for Python's)
+    files, gaps = c_coverage(json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c"])
+    assert not [g for g in gaps if g.kind != "line"]
+
+
 @needs_clang
 def test_every_item_covered_passes_the_gate(tmp_path: Path) -> None:
     evidence = _measure_c(tmp_path, EVERYTHING)
