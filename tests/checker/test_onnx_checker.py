@@ -179,6 +179,32 @@ def test_types_nested_in_a_map_or_listed_in_an_attribute_are_read() -> None:
         assert reqs(check_model(m)) == expected
 
 
+def test_R1_a_dropout_mask_has_its_datas_shape_whatever_the_rank() -> None:
+    """Dropout's second output (the mask) keeps its input's shape: x * Cast(mask)
+    conforms for an x of unknown rank, by provenance; x * y (y another input of unknown
+    rank) stays undecided (the negative control)."""
+    unranked = [h.make_value_info(n, h.make_tensor_type_proto(T.FLOAT, None)) for n in "xy"]
+    nodes = [
+        h.make_node("Dropout", ["x"], ["d", "mask"]),
+        h.make_node("Cast", ["mask"], ["mf"], to=T.FLOAT),
+    ]
+    masked = model([*nodes, h.make_node("Mul", ["mf", "x"], ["z"])], unranked)
+    assert check_model(masked) == []
+    other = model([*nodes, h.make_node("Mul", ["mf", "y"], ["z"])], unranked)
+    assert [(v.requirement, v.definite) for v in check_model(other)] == [("R1", False)]
+
+
+def test_R1_an_optional_typed_input_beside_the_mul_is_read() -> None:
+    """A graph input of optional type with a symbolic dim in its element type: its
+    symbol is encoded like a tensor's, and the Mul's own inputs are judged as usual."""
+    opt = h.make_value_info(
+        "o", h.make_optional_type_proto(h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    )
+    for shape_b, expected in ((["n"], set()), (["m"], {"R1"})):
+        inputs = [vi("a", T.FLOAT, ["n"]), vi("b", T.FLOAT, shape_b), opt]
+        assert reqs(check_model(model([h.make_node("Mul", ["a", "b"], ["z"])], inputs))) == expected
+
+
 def test_R2_an_outer_sparse_initializer_in_a_body_of_a_model_of_many_graphs() -> None:
     """Past FULL_INFERENCE_SUBGRAPHS each graph is inferred alone, the outer names it uses
     typed from the outer facts; a sparse initializer has no dense type to give, and the

@@ -15,7 +15,7 @@ from onnx import TensorProto as T
 
 import sonnx_mul
 from models import ir_xml, model, mul_model, vi
-from sonnx_mul import cli
+from sonnx_mul import ProfileError, cli
 from sonnx_mul.cli import COMMANDS, EXIT_BROKEN_PIPE, main
 from sonnx_mul.known_answers import SelfTestReport
 
@@ -475,8 +475,9 @@ def test_run_input_without_a_declared_type_or_shape_takes_the_files(
         (MemoryError(), 2, "not enough memory"),
         (PermissionError(13, "Permission denied", "/nowhere/x.npy"), 2, "Permission denied"),
         (RuntimeError("a defect\nover two lines"), 2, "internal error: RuntimeError: a defect"),
+        (ProfileError("A has shape (2,) and B (3,)", ("R1", "R4")), 1, "[R1, R4] A has shape"),
     ],
-    ids=["interrupt", "memory", "os error", "defect"],
+    ids=["interrupt", "memory", "os error", "defect", "a refusal"],
 )
 def test_unexpected_failures_are_one_line_without_traceback(
     monkeypatch: pytest.MonkeyPatch,
@@ -494,6 +495,28 @@ def test_unexpected_failures_are_one_line_without_traceback(
     monkeypatch.setattr(cli, "COMMANDS", patched)
     assert main(["selftest"]) == code
     assert said in one_line_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("raised", [RecursionError, MemoryError])
+def test_check_of_a_model_that_exhausts_the_checker_is_one_line_exit_2(
+    models: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: type[Exception],
+) -> None:
+    """A hostile model the checker cannot finish (its recursion or the memory exhausted
+    past the checker's own bounds) is refused in one line, exit 2, never a traceback or
+    an internal error; for an ONNX model and for an OpenVINO IR alike."""
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise raised()
+
+    monkeypatch.setattr(cli, "check_report", exhausted)
+    monkeypatch.setattr(cli, "check_ir_report", exhausted)
+    for model_path in (models["good"], models["good_ir"]):
+        assert main(["check", str(model_path)]) == 2
+        line = one_line_error(capsys.readouterr().err)
+        assert line == f"sonnx-mul: error: cannot check the model: {raised.__name__}"
 
 
 def test_run_failure_of_another_operator_names_its_node(
