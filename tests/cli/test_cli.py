@@ -527,7 +527,10 @@ def test_run_failure_of_another_operator_names_its_node(
     path = tmp_path / "reshape.onnx"
     onnx.save(model(nodes, [vi("x", T.FLOAT, (6,))], initializers=[shape]), path)
     x = save(tmp_path, "x", np.ones(6, np.float32))
-    assert main(run_argv(path, tmp_path / "out", x=x)) == 1
-    line = one_line_error(capsys.readouterr().err)
-    assert "the model could not be run: node 'bad_reshape' (Reshape" in line
-    assert not (tmp_path / "out").exists()
+    # the default engine (onnxruntime where installed) and the reference engine, which
+    # names the node from the frame of the operator that raised
+    for engine in ([], ["--engine", "reference"]):
+        assert main([*run_argv(path, tmp_path / "out", x=x), *engine]) == 1
+        line = one_line_error(capsys.readouterr().err)
+        assert "the model could not be run: node 'bad_reshape' (Reshape" in line
+        assert not (tmp_path / "out").exists()
