@@ -327,6 +327,9 @@ MALFORMED = {
         text(1, "floats") + varint(7 << 3 | 5) + b"\x00\x00"
     ),
     "packed floats of 3 bytes": in_node(text(1, "floats") + field(7, 2, b"\x00\x00\x80")),
+    "packed varints longer than what is left of their message": in_node(
+        PADS + varint(8 << 3 | 2) + varint(100) + b"\x01\x02"
+    ),
     "raw_data longer than what is left of its tensor": in_node(
         text(1, "value") + field(5, 2, field(2, 0, varint(1)) + varint(9 << 3 | 2) + varint(100)),
         "Constant",
