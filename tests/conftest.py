@@ -69,10 +69,37 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOW_FIRST)))
 
 
+def _import_the_product() -> None:
+    """Under make coverage: every module of the product imported before the first test,
+    so that its module-level lines count for no test (the empty context) instead of
+    the test during which this worker happens to import it first, which depends on how
+    the workers share the files (the per-requirement figures would move between runs)."""
+    if "coverage" not in sys.modules:
+        return
+    import coverage
+
+    if coverage.Coverage.current() is None:
+        return
+    import importlib
+    import pkgutil
+
+    import sonnx_mul
+
+    for found in pkgutil.walk_packages(sonnx_mul.__path__, "sonnx_mul."):
+        if found.name.endswith(".__main__"):  # a command: running it is not importing it
+            continue
+        try:
+            importlib.import_module(found.name)
+        except ImportError:  # an optional extra's module; a test that needs it says so
+            continue
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """The run's environment (platform, compiler, floating-point mode, denormal
     policy: evidence/environment.py) as testsuite properties of the JUnit XML,
-    written by the process that writes that file (not an xdist worker)."""
+    written by the process that writes that file (not an xdist worker); under make
+    coverage, the product imported first (:func:`_import_the_product`)."""
+    _import_the_product()
     from _pytest.junitxml import xml_key
 
     config = session.config

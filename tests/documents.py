@@ -9,7 +9,8 @@ generated blocks::
 A generated block is the text between ``<!-- generated: NAME -->`` and
 ``<!-- end generated -->``; NAME is one of ``BLOCKS``. The figures come from the
 proof manifests (``proofs/manifest.json``, ``proofs/wp-manifest.json``) and from
-the last ``make bench`` (``benchmarks/results.json``, which ``BENCHMARKS.md`` renders).
+the last ``make bench`` (``benchmarks/results.json``, which ``BENCHMARKS.md`` renders)
+and from the coverage exemptions (``proofs/coverage-exemptions.json``).
 """
 
 from __future__ import annotations
@@ -544,6 +545,29 @@ def _trusted_components(root: Path) -> str:
     return "".join(f"- {c.name}\n" for c in trusted_base(load_wp_units(root)))
 
 
+C_SUFFIXES = (".c", ".h")
+"""The measured files that are C (the sources and the headers whose code runs)."""
+
+
+def _coverage_exemptions(root: Path) -> str:
+    """The exempted coverage gaps by class of reason, C and Python, from the exemption
+    file (every class the schema has, in its order; a class with none shows 0)."""
+    from typing import get_args, get_type_hints
+
+    from sonnx_mul_assurance.evidence.schema import CoverageExemption
+
+    classes = get_args(get_type_hints(CoverageExemption)["why"])
+    listed = json.loads((root / "proofs/coverage-exemptions.json").read_text())["exemptions"]
+    rows = ["| class | C | Python |", "|---|---:|---:|"]
+    for why in classes:
+        mine = [e for e in listed if e["why"] == why]
+        c = sum(e["file"].endswith(C_SUFFIXES) for e in mine)
+        rows.append(f"| `{why}` | {c} | {len(mine) - c} |")
+    c_total = sum(e["file"].endswith(C_SUFFIXES) for e in listed)
+    rows.append(f"| **total** | **{c_total}** | **{len(listed) - c_total}** |")
+    return "\n".join(rows) + "\n"
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "proof-subjects": _proof_subjects,
     "prover-goals": _prover_goals,
@@ -552,6 +576,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "wp-goals": _wp_table,
     "goal-totals": _totals,
     "bench-targets": _bench_targets,
+    "coverage-exemptions": _coverage_exemptions,
 }
 
 

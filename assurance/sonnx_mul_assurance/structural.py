@@ -70,8 +70,12 @@ C_FILES: tuple[str, ...] = (
     "native/hw/sonnx_mul_stream8.c",
     "src/sonnx_mul/_native.c",
     "src/sonnx_mul/_native_variants.c",
+    "native/include/sonnx_mul_fpenv.h",
+    "src/sonnx_mul/_native_isas.h",
 )
-"""Every C file that runs in the product (the headers' inline code is counted where used)."""
+"""Every C file that runs in the product: the sources, and the headers whose code runs
+(the floating-point mode's inline functions, the CPU tests of the variants' macros),
+each item counted in the file it is written in."""
 
 PRODUCT = "src/sonnx_mul"
 """The product's Python: every module under it is measured."""
@@ -176,7 +180,12 @@ def c_coverage(
 ) -> tuple[list[schema.CoverageFile], list[schema.CoverageGap]]:
     """Per-file and per-function figures and the gaps of ``files``, from llvm-cov's
     JSON export and its lcov lines.  A branch or MC/DC condition at one source
-    location is merged over every function compiled from it (the ISA variants)."""
+    location is merged over every function compiled from it (the ISA variants).
+
+    An item is counted in the file it is written in: a condition of a macro of a
+    measured header (``_native_isas.h``'s CPU tests) in that header, never at the
+    same line numbers of the function's own file; an item of a header outside the
+    product (Python's, numpy's) is not counted."""
     wanted = list(files)
     data = export["data"][0]
     # location -> [true taken, false taken]; location -> per-condition covered
@@ -184,24 +193,38 @@ def c_coverage(
     mcdc: dict[str, dict[tuple[int, int, int, int], list[bool]]] = {f: {} for f in wanted}
     # function extent -> names (one per build of the source)
     extents: dict[str, dict[tuple[int, int], set[str]]] = {f: {} for f in wanted}
+    # a header's items written in macros: line -> the functions expanding them
+    expanded_in: dict[str, dict[int, set[str]]] = {f: {} for f in wanted}
     for fn in data["functions"]:
         names = [_rel(n, root) for n in fn["filenames"]]
         if not names or names[0] not in extents or not fn["regions"]:
             continue
         home = names[0]
+        short = fn["name"].split(":")[-1]
         first = fn["regions"][0]
-        extents[home].setdefault((first[0], first[2]), set()).add(fn["name"].split(":")[-1])
+        extents[home].setdefault((first[0], first[2]), set()).add(short)
+        written: list[tuple[str, tuple[int, int]]] = []  # each branch's file and start
         for b in fn["branches"]:
             # [line, col, end line, end col, true count, false count, file id, expanded id, kind]
-            if names[b[6]] != home:
+            where = names[b[6]]
+            written.append((where, (b[0], b[1])))
+            if where not in branches:
                 continue
-            seen = branches[home].setdefault((b[0], b[1], b[2], b[3]), [False, False])
+            if where != home:
+                expanded_in[where].setdefault(b[0], set()).add(short)
+            seen = branches[where].setdefault((b[0], b[1], b[2], b[3]), [False, False])
             seen[0] |= b[4] > 0
             seen[1] |= b[5] > 0
         for m in fn.get("mcdc_records", []):
-            # [line, col, end line, end col, expanded file id, kind, [condition covered ...]]
+            # [line, col, end line, end col, expanded file id, kind, [condition covered ...]]:
+            # no file id; the decision is in the file of the conditions (branches) it spans
+            span = ((m[0], m[1]), (m[2], m[3]))
+            inside = [w for w, at in written if span[0] <= at <= span[1]]
+            where = max(dict.fromkeys(inside), key=inside.count) if inside else home
+            if where not in mcdc:
+                continue
             conds = m[6]
-            seen = mcdc[home].setdefault((m[0], m[1], m[2], m[3]), [False] * len(conds))
+            seen = mcdc[where].setdefault((m[0], m[1], m[2], m[3]), [False] * len(conds))
             for i, hit in enumerate(conds[: len(seen)]):
                 seen[i] |= bool(hit)
     files_out: list[schema.CoverageFile] = []
@@ -229,9 +252,15 @@ def c_coverage(
                 schema.CoverageFunction(name, first, ln.count(), br.count(), mc.count())
             )
 
-        def owner(number: int, functions: list[schema.CoverageFunction] = functions) -> str:
+        def owner(
+            number: int,
+            functions: list[schema.CoverageFunction] = functions,
+            expanded: dict[int, set[str]] = expanded_in[rel],
+        ) -> str:
             inside = [f for f in functions if f.line <= number]
-            return inside[-1].name if inside else ""
+            if inside:
+                return inside[-1].name
+            return min(expanded.get(number, {""}), key=lambda n: (len(n), n))
 
         ln, br, mc = _Tally(), _Tally(), _Tally()
         for number, count in sorted(per_line.items()):

@@ -11,7 +11,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 
-from models import external_initializer, model, mul_model, nested_if_in_loop, vi
+from models import external_initializer, many_ifs, model, mul_model, nested_if_in_loop, vi
 from sonnx_mul import requirements
 from sonnx_mul.models import ModelReadError, Violation, check_model
 
@@ -122,6 +122,110 @@ def test_function_call_site_specialisation_counts_each_call() -> None:
     assert check_report(_nested_function_model([2, 3])).mul_nodes == 2
 
 
+def _square_function() -> onnx.FunctionProto:
+    return h.make_function(
+        "local", "Sq", ["a", "b"], ["c"], [h.make_node("Mul", ["a", "b"], ["c"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+
+
+def test_R1_a_call_whose_arguments_have_no_shape_is_undecided_inside() -> None:
+    """The call site's argument types carry no shape: the Mul inside the function is
+    judged on unknown shapes (undecided), not on a shape made up for the call."""
+    m = model(
+        [h.make_node("Sq", ["x", "y"], ["z"], domain="local")],
+        [vi("x", T.FLOAT, None), vi("y", T.FLOAT, None)],
+        functions=[_square_function()], extra_opsets=[h.make_opsetid("local", 1)],
+    )  # fmt: skip
+    found = check_model(m)
+    assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
+    assert found[0].path.endswith("->local.Sq")
+
+
+def test_R1_R4_a_call_that_omits_an_output_is_still_checked() -> None:
+    """A function of two outputs called for its second only (the first left empty): the
+    Mul producing the omitted output is checked all the same."""
+    two = h.make_function(
+        "local", "Two", ["a", "b"], ["p", "q"],
+        [h.make_node("Mul", ["a", "b"], ["p"]), h.make_node("Identity", ["a"], ["q"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+    for shape_b, expected in (([2, 3], set()), ([3], {"R1", "R4"})):
+        m = model(
+            [h.make_node("Two", ["x", "y"], ["", "z"], domain="local")],
+            [vi("x", T.FLOAT, [2, 3]), vi("y", T.FLOAT, shape_b)],
+            functions=[two], extra_opsets=[h.make_opsetid("local", 1)],
+        )  # fmt: skip
+        assert reqs(check_model(m)) == expected
+
+
+def test_types_nested_in_a_map_or_listed_in_an_attribute_are_read() -> None:
+    """A map-typed graph input (a symbolic dim in its value type) and a node of another
+    domain carrying a list of types (AttributeProto.type_protos): their symbols are
+    encoded like the tensors' own, and the Mul beside them is checked as usual."""
+    holder = h.make_node("Holder", ["x"], ["t"], domain="custom.test")
+    types = onnx.AttributeProto(name="types", type=onnx.AttributeProto.TYPE_PROTOS)
+    types.type_protos.append(h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    holder.attribute.append(types)
+    mapped = h.make_value_info(
+        "mp", h.make_map_type_proto(T.INT64, h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    )
+    for shape_y, expected in ((["n"], set()), (["m"], {"R1"})):
+        m = model(
+            [holder, h.make_node("Mul", ["x", "y"], ["z"])],
+            [vi("x", T.FLOAT, ["n"]), vi("y", T.FLOAT, shape_y), mapped],
+            ["z", "t"], extra_opsets=[h.make_opsetid("custom.test", 1)],
+        )  # fmt: skip
+        assert reqs(check_model(m)) == expected
+
+
+def test_R1_a_dropout_mask_has_its_datas_shape_whatever_the_rank() -> None:
+    """Dropout's second output (the mask) keeps its input's shape: x * Cast(mask)
+    conforms for an x of unknown rank, by provenance; x * y (y another input of unknown
+    rank) stays undecided (the negative control)."""
+    unranked = [h.make_value_info(n, h.make_tensor_type_proto(T.FLOAT, None)) for n in "xy"]
+    nodes = [
+        h.make_node("Dropout", ["x"], ["d", "mask"]),
+        h.make_node("Cast", ["mask"], ["mf"], to=T.FLOAT),
+    ]
+    masked = model([*nodes, h.make_node("Mul", ["mf", "x"], ["z"])], unranked)
+    assert check_model(masked) == []
+    other = model([*nodes, h.make_node("Mul", ["mf", "y"], ["z"])], unranked)
+    assert [(v.requirement, v.definite) for v in check_model(other)] == [("R1", False)]
+
+
+def test_R1_an_optional_typed_input_beside_the_mul_is_read() -> None:
+    """A graph input of optional type with a symbolic dim in its element type: its
+    symbol is encoded like a tensor's, and the Mul's own inputs are judged as usual."""
+    opt = h.make_value_info(
+        "o", h.make_optional_type_proto(h.make_tensor_type_proto(T.FLOAT, ["n"]))
+    )
+    for shape_b, expected in ((["n"], set()), (["m"], {"R1"})):
+        inputs = [vi("a", T.FLOAT, ["n"]), vi("b", T.FLOAT, shape_b), opt]
+        assert reqs(check_model(model([h.make_node("Mul", ["a", "b"], ["z"])], inputs))) == expected
+
+
+def test_R2_an_outer_sparse_initializer_in_a_body_of_a_model_of_many_graphs() -> None:
+    """Past FULL_INFERENCE_SUBGRAPHS each graph is inferred alone, the outer names it uses
+    typed from the outer facts; a sparse initializer has no dense type to give, and the
+    Mul that takes it is still refused (R2)."""
+    m = many_ifs(40)  # 80 nested graphs
+    branch = next(a.g for a in m.graph.node[0].attribute if a.name == "then_branch")
+    del branch.node[:]
+    branch.node.extend(
+        [h.make_node("Relu", ["x"], ["r"]), h.make_node("Mul", ["r", "sp"], ["t0"], name="m0")]
+    )
+    m.graph.sparse_initializer.append(
+        h.make_sparse_tensor(
+            h.make_tensor("sp", T.FLOAT, [1], [1.0]), h.make_tensor("i", T.INT64, [1], [0]), [2, 3]
+        )
+    )
+    found = check_model(m)
+    assert [(v.requirement, v.definite, v.node) for v in found if v.definite] == [
+        ("R2", True, "m0")
+    ]
+
+
 def test_R2_sparse_initializer_feeding_mul() -> None:
     sp = h.make_sparse_tensor(
         h.make_tensor("s", T.FLOAT, [2], [1.0, 2.0]),
@@ -132,6 +236,27 @@ def test_R2_sparse_initializer_feeding_mul() -> None:
     found = check_model(m)
     assert "R2" in reqs(found)
     assert "R1" not in reqs(found)  # the sparse initializer's dims are known: (2, 3)
+
+
+def test_R2_sparse_initializer_also_listed_as_a_graph_input() -> None:
+    """The graph input of the same name (what a caller may override) does not hide that
+    the default value is sparse."""
+    sp = h.make_sparse_tensor(
+        h.make_tensor("s", T.FLOAT, [2], [1.0, 2.0]),
+        h.make_tensor("i", T.INT64, [2], [0, 4]),
+        [2, 3],
+    )
+    inputs = [vi("x", T.FLOAT, [2, 3]), vi("s", T.FLOAT, [2, 3])]
+    found = check_model(model([h.make_node("Mul", ["x", "s"], ["z"])], inputs, sparse=[sp]))
+    assert [(v.requirement, v.definite) for v in found] == [("R2", True)]
+
+
+def test_R1_an_omitted_input_of_a_broadcasting_operator_gives_its_output_no_shape() -> None:
+    """Max(x, <omitted>) * x: the broadcast of an operand the checker cannot see is not
+    shown to keep x's shape, so R1 stays undecided (never a conformance by provenance)."""
+    nodes = [h.make_node("Max", ["x", ""], ["t"]), h.make_node("Mul", ["t", "x"], ["z"])]
+    found = check_model(model(nodes, [vi("x", T.FLOAT, [2, 3])]))
+    assert [(v.requirement, v.definite) for v in found] == [("R1", False)]
 
 
 def test_R2_constant_sparse_value_feeding_mul() -> None:
@@ -180,6 +305,22 @@ def test_path_and_bytes_inputs(tmp_path: Path) -> None:
 def test_garbage_bytes_raise_model_read_error(data: bytes) -> None:
     with pytest.raises(ModelReadError):
         check_model(data)
+
+
+def test_an_initializer_of_an_unknown_element_type_is_named_by_its_code() -> None:
+    """An element type code ONNX has no name for (99), with a graph input declaring float:
+    an invalid model, refused with the code in the message (not a crash on the name)."""
+    w = h.make_tensor("w", T.FLOAT, [2], [1.0, 2.0])
+    w.data_type = 99
+    m = model(
+        [h.make_node("Mul", ["x", "w"], ["z"])],
+        [vi("x", T.FLOAT, [2]), vi("w", T.FLOAT, [2])],
+        initializers=[w],
+    )
+    with pytest.raises(
+        ModelReadError, match="initializer 'w' has element type <element type code 99>"
+    ):
+        check_model(m)
 
 
 def test_missing_file_raises_model_read_error(tmp_path: Path) -> None:

@@ -186,6 +186,55 @@ def test_F_certified_mul_runs_in_subgraphs_and_functions(monkeypatch: pytest.Mon
     assert calls[-1] == 13
 
 
+def _untyped(name: str) -> onnx.ValueInfoProto:
+    return onnx.ValueInfoProto(name=name)
+
+
+def test_R3_SAME_a_run_time_refusal_inside_an_if_or_a_function_is_the_profile_error() -> None:
+    """The reference evaluator wraps a TypeError raised inside a subgraph or a function
+    in a TypeError of its own; the ProfileError (an ElementTypeError is a TypeError) is
+    unwrapped and raised, as at the top level."""
+    a, b = np.ones(2, np.float32), np.ones(2, np.float64)
+    then_g = h.make_graph(
+        [h.make_node("Mul", ["a", "b"], ["t"], name="inner")], "then", [], [_untyped("t")]
+    )
+    else_g = h.make_graph([h.make_node("Identity", ["a"], ["e"])], "else", [], [_untyped("e")])
+    branch = h.make_graph(
+        [h.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)],
+        "g",
+        [h.make_tensor_value_info("c", T.BOOL, []), _untyped("a"), _untyped("b")],
+        [_untyped("y")],
+    )
+    in_if = h.make_model(branch, opset_imports=[h.make_opsetid("", 14)])
+    fn = h.make_function(
+        "loc", "F", ["x", "z"], ["o"], [h.make_node("Mul", ["x", "z"], ["o"])],
+        [h.make_opsetid("", 14)],
+    )  # fmt: skip
+    calls = h.make_graph(
+        [h.make_node("F", ["a", "b"], ["y"], domain="loc")],
+        "g",
+        [_untyped("a"), _untyped("b")],
+        [_untyped("y")],
+    )
+    in_function = h.make_model(
+        calls, opset_imports=[h.make_opsetid("", 14), h.make_opsetid("loc", 1)], functions=[fn]
+    )
+    for m, feeds in ((in_if, [np.array(True), a, b]), (in_function, [a, b])):
+        with pytest.raises(ProfileError) as info:
+            Backend.prepare(m).run(feeds)
+        assert info.value.requirements == ("R3", "R3-SAME")
+        assert isinstance(info.value.__cause__, TypeError)  # the evaluator's wrapper
+
+
+def test_F_backend_run_model_prepares_and_runs() -> None:
+    """The ONNX backend API's one-call form (onnx.backend.base.Backend.run_model)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    (z,) = Backend.run_model(mul_model(), [x, x])
+    np.testing.assert_array_equal(z, x * x)
+    with pytest.raises(ProfileError):
+        Backend.run_model(mul_model((2, 3), (3,)), [x, x[0]])
+
+
 def test_backend_supports_cpu_only() -> None:
     assert Backend.supports_device("CPU") and not Backend.supports_device("CUDA")
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from models import ir_multiply, ir_net, ir_parameter, ir_unary, ir_xml
+from models import ir_multiply, ir_net, ir_parameter, ir_port, ir_unary, ir_xml
 from sonnx_mul import requirements
 from sonnx_mul.models import ModelReadError, Violation
 from sonnx_mul.models.openvino import check_ir, check_ir_report
@@ -164,6 +164,89 @@ def test_R1_same_dynamic_source_through_sigmoid_conforms() -> None:
     )  # fmt: skip
     found = check_ir(other)
     assert reqs(found) == {"R1"} and not found[0].definite
+
+
+# ------------------------------------------------- malformed IRs: refused or judged by their facts
+def _multiply(ports: str, lid: int = 2) -> str:
+    """A Multiply layer 'mul' with the given <port> elements as its inputs."""
+    return (
+        f'<layer id="{lid}" name="mul" type="Multiply" version="opset1">'
+        f"<input>{ports}</input><output>{ir_port(9, [2])}</output></layer>"
+    )
+
+
+def test_a_net_without_layers_has_no_multiply_to_check() -> None:
+    assert check_ir_report(b'<net name="empty" version="11"/>').mul_nodes == 0
+
+
+def test_R1_two_edges_into_one_port_are_an_invalid_ir() -> None:
+    """Which producer feeds the port would be a guess: the IR is refused, never judged."""
+    net = ir_net(
+        ir_parameter(0, [2]) + ir_parameter(1, [3]) + ir_multiply(2, [2], [2]),
+        [(0, 0, 2, 0), (1, 0, 2, 0), (1, 0, 2, 1)],
+    )
+    with pytest.raises(ModelReadError, match="two edges lead to layer 2 port 0"):
+        check_ir(net)
+
+
+def test_R1_an_edge_from_a_missing_output_port_is_an_invalid_ir() -> None:
+    net = ir_net(
+        ir_parameter(0, [2]) + ir_parameter(1, [2]) + ir_multiply(2, [2], [2]),
+        [(0, 5, 2, 0), (1, 0, 2, 1)],
+    )
+    with pytest.raises(ModelReadError, match="layer 0 has no output port 5"):
+        check_ir(net)
+
+
+def test_R1_R4_a_parameter_without_a_shape_is_judged_by_its_port() -> None:
+    """No <data shape>: the Parameter's own output port is the only fact there is."""
+    bare = (
+        '<layer id="0" name="p0" type="Parameter" version="opset1">'
+        f"<output>{ir_port(0, [2, 3])}</output></layer>"
+    )
+    net = ir_net(
+        bare + ir_parameter(1, [3]) + ir_multiply(2, [2, 3], [3]), [(0, 0, 2, 0), (1, 0, 2, 1)]
+    )
+    assert reqs(check_ir(net)) == {"R1", "R4"}
+
+
+def test_R1_a_port_without_a_producer_is_undecided_whatever_it_claims() -> None:
+    """A port no edge feeds, or fed through a Sigmoid that nothing feeds: its dims are a
+    claim, never a fact, so equal shapes cannot be shown (undecided, not conforming)."""
+    unfed = ir_net(ir_parameter(0, [2]) + ir_multiply(2, [2], [2]), [(0, 0, 2, 0)])
+    through = ir_net(
+        ir_unary(1, "Sigmoid", [2]) + ir_parameter(0, [2]) + ir_multiply(2, [2], [2]),
+        [(1, 1, 2, 0), (0, 0, 2, 1)],
+    )
+    for net in (unfed, through):
+        found = check_ir(net)
+        assert reqs(found) == {"R1"} and not found[0].definite
+
+
+def test_R1_a_multiply_with_three_inputs_violates() -> None:
+    ports = ir_port(0, [2]) + ir_port(1, [2]) + ir_port(3, [2])
+    net = ir_net(
+        ir_parameter(0, [2]) + _multiply(ports), [(0, 0, 2, 0), (0, 0, 2, 1), (0, 0, 2, 3)]
+    )
+    found = check_ir(net)
+    assert [(v.requirement, v.definite) for v in found] == [("R1", True)]
+    assert "3 input ports" in found[0].message
+
+
+def test_R3_a_port_precision_contradicting_its_producer_is_an_invalid_ir() -> None:
+    ports = ir_port(0, [2], "FP16") + ir_port(1, [2])
+    net = ir_net(
+        ir_parameter(0, [2]) + ir_parameter(1, [2]) + _multiply(ports), [(0, 0, 2, 0), (1, 0, 2, 1)]
+    )
+    with pytest.raises(ModelReadError, match="port 0 has precision FP16 but its producer gives"):
+        check_ir(net)
+
+
+def test_R3_a_port_without_any_precision_is_undecided() -> None:
+    ports = '<port id="0"><dim>2</dim></port>' + ir_port(1, [2])
+    found = check_ir(ir_net(_multiply(ports), []))
+    r3 = [v for v in found if v.requirement == "R3"]
+    assert len(r3) == 1 and not r3[0].definite and "no precision" in r3[0].message
 
 
 def test_deep_xml_is_refused() -> None:

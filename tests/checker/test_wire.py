@@ -15,6 +15,8 @@ The memory it saves is measured in tests/checker/test_hostile_models.py.
 
 from __future__ import annotations
 
+import inspect
+import sys
 import warnings
 
 import onnx
@@ -318,6 +320,20 @@ MALFORMED = {
     ),
     "a skipped field's tag, then the end of the file": in_node(PADS) + varint(2 << 3 | 2),
     "a string's tag, then the end of the file": in_node(PADS + varint(9 << 3 | 2)),
+    "a string longer than what is left of its message": in_node(
+        text(1, "strings") + text(9, b"") + varint(9 << 3 | 2) + varint(5) + b"ab"
+    ),
+    "a float cut short by the end of its message": in_node(
+        text(1, "floats") + varint(7 << 3 | 5) + b"\x00\x00"
+    ),
+    "packed floats of 3 bytes": in_node(text(1, "floats") + field(7, 2, b"\x00\x00\x80")),
+    "packed varints longer than what is left of their message": in_node(
+        PADS + varint(8 << 3 | 2) + varint(100) + b"\x01\x02"
+    ),
+    "raw_data longer than what is left of its tensor": in_node(
+        text(1, "value") + field(5, 2, field(2, 0, varint(1)) + varint(9 << 3 | 2) + varint(100)),
+        "Constant",
+    ),
 }  # fmt: skip
 
 
@@ -344,6 +360,21 @@ def test_strings_with_multibyte_lengths_are_counted() -> None:
     data = in_node(attr, "Constant")
     assert compare(data, 2) == "rewritten"
     out = parsed(wire.strip_lists(data, 2))
+    assert out is not None
+    [stripped_attr] = out.graph.node[0].attribute
+    assert (stripped_attr.doc_string, list(stripped_attr.strings)) == (wire.MARK + "2", [b""])
+
+
+def test_strings_whose_tag_takes_two_bytes_are_counted_one_each() -> None:
+    """A string written with a two-byte tag (protobuf reads any varint tag) ends a run of
+    one-byte tags: it is counted alone, and the strings around it too."""
+    attr = text(1, "value_strings") + text(9, b"a") + b"\xca\x00" + varint(1) + b"b"
+    data = in_node(attr + text(9, b"c"), "Constant")
+    original = parsed(data)
+    assert original is not None
+    assert list(original.graph.node[0].attribute[0].strings) == [b"a", b"b", b"c"]
+    assert compare(data, 1) == "rewritten"
+    out = parsed(wire.strip_lists(data, 1))
     assert out is not None
     [stripped_attr] = out.graph.node[0].attribute
     assert (stripped_attr.doc_string, list(stripped_attr.strings)) == (wire.MARK + "2", [b""])
@@ -412,6 +443,20 @@ def test_nesting_up_to_the_walkers_depth_limit_is_read() -> None:
     assert wire.strip_lists(at_limit, 0) is at_limit
     with pytest.raises(wire.WireError, match="nested too deeply"):
         wire.strip_lists(nested_graphs(levels, field(5, 2, PADS)), 0)
+
+
+def test_a_caller_deep_in_its_stack_gets_wire_error_not_recursion_error() -> None:
+    """The walker's own bound is below Python's recursion limit only for a caller near the
+    top of its stack; deeper in it, the limit strikes first and is still a WireError."""
+    data = nested_graphs(40, b"")  # 122 messages deep: under _MAX_DEPTH
+    assert wire.strip_lists(data, 0) is data
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 100)
+    try:
+        with pytest.raises(wire.WireError, match="nested too deeply"):
+            wire.strip_lists(data, 0)
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def test_exactness_generator_reaches_every_outcome() -> None:

@@ -15,8 +15,9 @@ from onnx import TensorProto as T
 
 import sonnx_mul
 from models import ir_xml, model, mul_model, vi
-from sonnx_mul import cli
+from sonnx_mul import ProfileError, cli
 from sonnx_mul.cli import COMMANDS, EXIT_BROKEN_PIPE, main
+from sonnx_mul.known_answers import SelfTestReport
 
 
 @pytest.fixture
@@ -146,6 +147,46 @@ def test_run_bad_inputs_exit_2(models: dict[str, Path], tmp_path: Path) -> None:
 def test_selftest_subcommand_passes_in_a_normal_process(capsys):
     assert main(["selftest"]) == 0
     assert "self-test passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("report", "code", "said"),
+    [
+        (
+            SelfTestReport(5, ("int8: wrap: got 1, expected 0",), "native", "avx2", 12),
+            1,
+            "self-test FAILED (1 vectors): 5 known-answer vectors on the native kernel "
+            "(avx2 build, 12 types bit for bit against the portable build)",
+        ),
+        (
+            SelfTestReport(5, (), "native", "portable", 0),
+            0,
+            "self-test passed: 5 known-answer vectors on the native kernel (portable build)",
+        ),
+        (
+            SelfTestReport(5, (), "numpy", "-", 0),
+            0,
+            "self-test passed: 5 known-answer vectors on the numpy kernel\n",
+        ),
+    ],
+    ids=["a vector fails", "the portable build", "numpy's loops"],
+)
+def test_selftest_reports_each_failure_and_which_build_ran(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    report: SelfTestReport,
+    code: int,
+    said: str,
+) -> None:
+    """A failing vector is printed and exits 1 (the kernel in use gives a wrong answer);
+    the build is named as it ran: its variant, with or without the comparison."""
+    monkeypatch.setattr(cli, "selftest", lambda: report)
+    assert main(["selftest"]) == code
+    out = capsys.readouterr().out
+    assert said in out
+    assert [line for line in out.splitlines() if line.startswith("FAIL ")] == [
+        f"FAIL {f}" for f in report.failures
+    ]
 
 
 # ---------------------------------------------------------------- error contract
@@ -329,6 +370,104 @@ def test_run_huge_header_refused_before_allocation(
     assert "claims shape (1073741824, 1073741824)" in line and "MemoryError" not in line
 
 
+def _npy_with_version(path: Path, major: int) -> str:
+    """A float32 (2, 3) .npy file whose header says format version ``major``.0."""
+    with path.open("wb") as f:
+        np.lib.format.write_array(f, np.ones((2, 3), np.float32), version=(min(major, 2), 0))
+    data = bytearray(path.read_bytes())
+    data[6] = major  # the version byte after the magic string
+    path.write_bytes(bytes(data))
+    return str(path)
+
+
+def test_run_reads_npy_format_2_and_refuses_other_versions(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    y2 = _npy_with_version(tmp_path / "y2.npy", 2)
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=y2)) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "z.npy"), np.ones((2, 3)))
+    capsys.readouterr()
+    y3 = _npy_with_version(tmp_path / "y3.npy", 3)
+    assert main(run_argv(models["good"], tmp_path / "out3", x=x, y=y3)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "not a readable .npy file: unsupported .npy format version (3, 0)" in line
+    assert not (tmp_path / "out3").exists()
+
+
+def test_run_file_that_is_not_npy_is_a_usage_error(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    fake = tmp_path / "y.npy"
+    fake.write_bytes(b"\x93NUMPX" + bytes(120))
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(fake))) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "is not a readable .npy file: the magic string is not correct" in line
+
+
+def test_run_object_array_is_never_loaded(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    objects = tmp_path / "y.npy"
+    np.save(objects, np.array([[1, "a", None]] * 2, dtype=object), allow_pickle=True)
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=str(objects))) == 2
+    assert "holds Python objects, which are never loaded" in one_line_error(capsys.readouterr().err)
+
+
+def test_R3_run_file_of_a_type_outside_the_profile_is_named_by_its_onnx_name(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    y = save(tmp_path, "y", np.ones((2, 3), bool))
+    assert main(run_argv(models["good"], tmp_path / "out", x=x, y=y)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert "y.npy holds bool, the model declares float (float32)" in line
+
+
+def _one_input_model(path: Path, *inputs: onnx.ValueInfoProto) -> Path:
+    """z = x * x, with the graph inputs given (x first)."""
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Mul", ["x", "x"], ["z"], name="m")],
+        "g",
+        list(inputs),
+        [onnx.helper.make_tensor_value_info("z", T.FLOAT, None)],
+    )
+    onnx.save(onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 14)]), path)
+    return path
+
+
+def test_run_input_the_model_declares_a_sequence_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _one_input_model(
+        tmp_path / "seq.onnx",
+        vi("x", T.FLOAT, (2, 3)),
+        onnx.helper.make_tensor_sequence_value_info("s", T.FLOAT, None),
+    )
+    x = save(tmp_path, "x", np.ones((2, 3), np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x, s=x)) == 2
+    line = one_line_error(capsys.readouterr().err)
+    assert line.endswith("input 's' is a sequence_type, not a tensor; a .npy file cannot give it")
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [onnx.ValueInfoProto(name="x"), onnx.helper.make_tensor_value_info("x", T.FLOAT, None)],
+    ids=["no type", "no shape"],
+)
+def test_run_input_without_a_declared_type_or_shape_takes_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], declared: onnx.ValueInfoProto
+) -> None:
+    """What the model leaves unsaid is not checked against the file; the run goes on."""
+    path = _one_input_model(tmp_path / "m.onnx", declared)
+    x = save(tmp_path, "x", np.full((2, 3), 3, np.float32))
+    assert main(run_argv(path, tmp_path / "out", x=x)) == 0
+    np.testing.assert_array_equal(np.load(tmp_path / "out" / "z.npy"), np.full((2, 3), 9))
+    assert "z: shape (2, 3) dtype float32" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("raised", "code", "said"),
     [
@@ -336,8 +475,9 @@ def test_run_huge_header_refused_before_allocation(
         (MemoryError(), 2, "not enough memory"),
         (PermissionError(13, "Permission denied", "/nowhere/x.npy"), 2, "Permission denied"),
         (RuntimeError("a defect\nover two lines"), 2, "internal error: RuntimeError: a defect"),
+        (ProfileError("A has shape (2,) and B (3,)", ("R1", "R4")), 1, "[R1, R4] A has shape"),
     ],
-    ids=["interrupt", "memory", "os error", "defect"],
+    ids=["interrupt", "memory", "os error", "defect", "a refusal"],
 )
 def test_unexpected_failures_are_one_line_without_traceback(
     monkeypatch: pytest.MonkeyPatch,
@@ -357,6 +497,28 @@ def test_unexpected_failures_are_one_line_without_traceback(
     assert said in one_line_error(capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("raised", [RecursionError, MemoryError])
+def test_check_of_a_model_that_exhausts_the_checker_is_one_line_exit_2(
+    models: dict[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: type[Exception],
+) -> None:
+    """A hostile model the checker cannot finish (its recursion or the memory exhausted
+    past the checker's own bounds) is refused in one line, exit 2, never a traceback or
+    an internal error; for an ONNX model and for an OpenVINO IR alike."""
+
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise raised()
+
+    monkeypatch.setattr(cli, "check_report", exhausted)
+    monkeypatch.setattr(cli, "check_ir_report", exhausted)
+    for model_path in (models["good"], models["good_ir"]):
+        assert main(["check", str(model_path)]) == 2
+        line = one_line_error(capsys.readouterr().err)
+        assert line == f"sonnx-mul: error: cannot check the model: {raised.__name__}"
+
+
 def test_run_failure_of_another_operator_names_its_node(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -365,7 +527,10 @@ def test_run_failure_of_another_operator_names_its_node(
     path = tmp_path / "reshape.onnx"
     onnx.save(model(nodes, [vi("x", T.FLOAT, (6,))], initializers=[shape]), path)
     x = save(tmp_path, "x", np.ones(6, np.float32))
-    assert main(run_argv(path, tmp_path / "out", x=x)) == 1
-    line = one_line_error(capsys.readouterr().err)
-    assert "the model could not be run: node 'bad_reshape' (Reshape" in line
-    assert not (tmp_path / "out").exists()
+    # the default engine (onnxruntime where installed) and the reference engine, which
+    # names the node from the frame of the operator that raised
+    for engine in ([], ["--engine", "reference"]):
+        assert main([*run_argv(path, tmp_path / "out", x=x), *engine]) == 1
+        line = one_line_error(capsys.readouterr().err)
+        assert "the model could not be run: node 'bad_reshape' (Reshape" in line
+        assert not (tmp_path / "out").exists()

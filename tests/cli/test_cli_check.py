@@ -15,7 +15,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 
-from models import model, mul_model, vi
+from models import ir_xml, model, mul_model, vi
 from sonnx_mul.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +83,28 @@ def test_R1_R4_definite_keeps_exit_1_with_undecided_exit(rowscale: Path) -> None
     assert code == 1 and "R1, R4 main/the_mul" in out
     code, out, _ = cli(["check", str(rowscale), "--input-shape", "x=1,3", "--format", "json"])
     assert code == 0 and json.loads(out)["verdict"] == "conforms"
+
+
+def test_R1_input_shapes_bind_inputs_declared_without_a_shape(tmp_path: Path) -> None:
+    """An input whose shape the model leaves out takes the --input-shape given: equal
+    bound shapes conform, different ones violate (R1, R4)."""
+    path = tmp_path / "shapeless.onnx"
+    inputs = [vi(name, T.FLOAT, None) for name in "xy"]
+    onnx.save(model([h.make_node("Mul", ["x", "y"], ["z"], name="m")], inputs), path)
+    assert cli(["check", str(path)])[0] == 1  # undecided without a binding
+    code, out, err = cli(["check", str(path), "--input-shape", "x=2,3", "--input-shape", "y=2,3"])
+    assert (code, err) == (0, "") and "conforms" in out
+    code, out, _ = cli(["check", str(path), "--input-shape", "x=2,3", "--input-shape", "y=3"])
+    assert code == 1 and "R1, R4 main/m: A has shape (2, 3) and B (3,)" in out
+
+
+def test_bindings_on_an_openvino_ir_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "net.xml"
+    path.write_bytes(ir_xml([2], [2]))
+    for args in (["--dim", "n=2"], ["--input-shape", "x=2"]):
+        code, out, err = cli(["check", str(path), *args])
+        assert (code, out) == (2, "")
+        assert err == "sonnx-mul: error: --dim and --input-shape apply to ONNX models only\n"
 
 
 @pytest.mark.parametrize(

@@ -306,6 +306,25 @@ def test_a_stale_block_is_found(tmp_path: Path) -> None:
     assert docs.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
 
 
+def test_a_stale_exemption_count_is_found(tmp_path: Path) -> None:
+    """The coverage page's class counts are generated from the exemption file: one
+    exemption reclassified (a test written for it, a reason stated) makes them stale."""
+    (tmp_path / "proofs").mkdir()
+    listed = json.loads((ROOT / "proofs" / "coverage-exemptions.json").read_text())
+    (tmp_path / "proofs" / "coverage-exemptions.json").write_text(json.dumps(listed))
+    page = tmp_path / "p.md"
+    page.write_text("<!-- generated: coverage-exemptions -->\n<!-- end generated -->\n")
+    assert docs.rewrite_blocks(page, tmp_path)
+    assert docs.stale_blocks(page, tmp_path) == []
+    assert "| **total** |" in page.read_text()
+    first = listed["exemptions"][0]
+    first["why"] = "harness" if first["why"] != "harness" else "defensive"
+    (tmp_path / "proofs" / "coverage-exemptions.json").write_text(json.dumps(listed))
+    assert docs.stale_blocks(page, tmp_path) == [
+        "p.md: generated block 'coverage-exemptions' is stale"
+    ]
+
+
 # ------------------------------------------------------------------ ratios
 RESULTS = docs.bench_results()
 

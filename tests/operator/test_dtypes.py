@@ -23,6 +23,16 @@ def test_R3_OPSET_newest_onnx_opset_is_known():
     )
 
 
+def test_R3_OPSET_an_opset_past_the_table_takes_the_newest_mul_and_below_1_is_refused():
+    """Computed, not looked up: an opset newer than the table's (a model from a newer
+    ONNX) gets the newest Mul version's types; opset 0 has no Mul at all."""
+    newest = allowed_types(MAX_KNOWN_OPSET)
+    assert allowed_types(MAX_KNOWN_OPSET + 1) == allowed_types(MAX_KNOWN_OPSET + 50) == newest
+    for opset in (0, -1):
+        with pytest.raises(ValueError):
+            allowed_types(opset)
+
+
 def test_bfloat16_is_the_ml_dtypes_type():
     assert by_onnx_name("bfloat16").dtype == np.dtype(ml_dtypes.bfloat16)
 

@@ -158,14 +158,11 @@ def from_library(library: ctypes.CDLL, symbol: str) -> Narrowing:
 
 def variants() -> list[str]:
     """The symbol prefixes of the kernel builds in the extension this CPU runs."""
+    others = flags.variants(ROOT)[1:]  # native/isa.toml's variants after the reference
     prefixes = ["sonnx_mul_"]
     if native_exhaustive.is_x86_64():
         have = native_exhaustive.cpu_flags()
-        prefixes += [
-            f"sonnx_mul_{variant.name}_"
-            for variant in flags.variants(ROOT)[1:]
-            if set(variant.cpu) <= have
-        ]
+        prefixes += [f"sonnx_mul_{v.name}_" for v in others if set(v.runs_on) <= have]
     return prefixes
 
 

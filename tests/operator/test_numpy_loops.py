@@ -69,3 +69,19 @@ def test_F_CHECKED_corner_bound_is_exact_at_the_range_limits(etype):
     if etype.signed:
         assert not numpy_loops._products_bounded(lo_hi, -ones, etype)  # -lo overflows
     assert not numpy_loops._products_bounded(lo_hi, ones + ones, etype)
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_a_strided_layout_is_scanned_to_its_last_block(etype, monkeypatch):
+    """Operands that are not C-contiguous go through numpy's buffered iterator block by
+    block: a corner bound failing without overflow scans every block to the end, and an
+    overflow in a later block is found at its C-order index."""
+    monkeypatch.setattr(numpy_loops, "OVERFLOW_CHUNK", 5)
+    a = np.ones((6, 4), etype.dtype).T  # (4, 6), F-ordered: the iterator path
+    b = np.ones((6, 4), etype.dtype).T
+    assert not a.flags.c_contiguous
+    a[0, 1], b[3, 5] = etype.hi, 2  # the bound fails, no product overflows
+    assert numpy_loops.first_overflow_index(a, b, etype) == -1
+    b[2, 4] = 2
+    a[2, 4] = etype.hi  # flat C index 16: the fourth block of five
+    assert numpy_loops.first_overflow_index(a, b, etype) == 16

@@ -405,3 +405,98 @@ def test_feeds_in_the_other_byte_order_are_read_by_value(dtype: str) -> None:
     assert ours.dtype.isnative
     assert np.array_equal(bits(ours), bits(reference.astype(dtype)))
     assert np.array_equal(bits(ours), bits(a * b))
+
+
+def two_floats(
+    *nodes: onnx.NodeProto, opsets: list[onnx.OperatorSetIdProto] = OPSET
+) -> onnx.ModelProto:
+    graph = h.make_graph(
+        list(nodes), "g", [vi("a", T.FLOAT, [2]), vi("b", T.FLOAT, [2])], [vi("y", T.FLOAT, None)]
+    )
+    return h.make_model(graph, opset_imports=opsets, ir_version=10)
+
+
+def test_the_session_answers_onnxruntimes_input_and_output_queries() -> None:
+    session = InferenceSession(two_floats(h.make_node("Mul", ["a", "b"], ["y"], name="m")))
+    assert [i.name for i in session.get_inputs()] == ["a", "b"]
+    assert [(o.name, o.type) for o in session.get_outputs()] == [("y", "tensor(float)")]
+
+
+def test_a_feed_onnxruntime_refuses_before_any_node_is_an_error_naming_no_node() -> None:
+    session = InferenceSession(two_floats(h.make_node("Mul", ["a", "b"], ["y"], name="m")))
+    with pytest.raises(engine_module.EngineRunError, match="Unexpected input data type") as raised:
+        session.run(None, {"a": np.ones(2, np.float64), "b": np.ones(2, np.float32)})
+    assert raised.value.node is None
+
+
+def test_R1_R4_a_refusal_is_raised_when_onnxruntime_then_fails_on_its_stand_in() -> None:
+    """The refused Mul's zeros let the graph go on; a later node failing on them (a
+    Reshape to the wrong size) must not hide the refusal, which is what is raised."""
+    nodes = [
+        h.make_node("Mul", ["a", "b"], ["m"], name="mul0"),
+        h.make_node("Reshape", ["m", "s"], ["y"], name="reshape"),
+    ]
+    inputs = [vi("a", T.FLOAT, ["n"]), vi("b", T.FLOAT, ["k"]), vi("s", T.INT64, [1])]
+    session = InferenceSession(make(nodes, inputs, ["y"], T.FLOAT))
+    feeds = {"a": np.ones(3, np.float32), "b": np.ones(1, np.float32), "s": np.array([2])}
+    with pytest.raises(ProfileError) as raised:
+        session.run(None, feeds)
+    assert raised.value.requirements == ("R1", "R4")
+    assert "Reshape" in str(raised.value.__cause__)  # onnxruntime's own failure, kept as cause
+
+
+def test_R4_certify_refuses_the_legacy_broadcast_attribute_itself() -> None:
+    """The checker refuses broadcast=1 first (R4); the rewrite refuses it too, should it ever
+    be called on a model the checker has not seen. broadcast=0 is certified."""
+    legacy = [h.make_opsetid("", 6)]
+    with pytest.raises(ProfileError, match="legacy attribute broadcast=1") as raised:
+        engine_module.certify(
+            two_floats(h.make_node("Mul", ["a", "b"], ["y"], broadcast=1), opsets=legacy)
+        )
+    assert raised.value.requirements == ("R4",)
+    session = InferenceSession(
+        two_floats(h.make_node("Mul", ["a", "b"], ["y"], name="m", broadcast=0), opsets=legacy)
+    )
+    assert session.certified_nodes == 1
+    a, b = np.array([1.5, -2], np.float32), np.array([3, 0.25], np.float32)
+    assert bits(session.run(None, {"a": a, "b": b})[0]).tolist() == bits(a * b).tolist()
+
+
+def test_a_mul_in_a_graphs_attribute_is_certified_and_the_domain_imported_once() -> None:
+    """A node's list of graphs (AttributeProto.graphs, which no standard operator has but
+    a custom one may) is walked like a single graph: its Mul is rewritten too."""
+    body = h.make_graph(
+        [h.make_node("Mul", ["a", "a"], ["t"], name="inner")], "body", [], [vi("t", T.FLOAT, None)]
+    )
+    holder = h.make_node("Holder", ["a"], ["y"], name="holder", domain="custom.test")
+    holder.attribute.append(h.make_attribute("bodies", [body]))
+    opsets = [*OPSET, h.make_opsetid("custom.test", 1), h.make_opsetid(engine_module.DOMAIN, 1)]
+    rewritten, count = engine_module.certify(two_floats(holder, opsets=opsets))
+    assert count == 1
+    inner = rewritten.graph.node[0].attribute[0].graphs[0].node[0]
+    assert (inner.op_type, inner.domain) == ("SonnxCertifiedMul_float", engine_module.DOMAIN)
+    imported = [o.domain for o in rewritten.opset_import]
+    assert imported.count(engine_module.DOMAIN) == 1
+
+
+def test_another_python_custom_op_in_the_model_runs_its_own_kernel() -> None:
+    """onnxruntime-extensions calls one hook for every Python custom op: ours answers
+    the certified Mul and hands every other op to the library's own hook."""
+    from onnxruntime_extensions import PyCustomOpDef, onnx_op
+
+    @onnx_op(
+        op_type="SonnxTestNegate", inputs=[PyCustomOpDef.dt_float], outputs=[PyCustomOpDef.dt_float]
+    )
+    def negate(x: np.ndarray) -> np.ndarray:
+        return -x
+
+    model = two_floats(
+        h.make_node("SonnxTestNegate", ["a"], ["n"], name="neg", domain="ai.onnx.contrib"),
+        h.make_node("Mul", ["n", "b"], ["y"], name="m"),
+        opsets=[*OPSET, h.make_opsetid("ai.onnx.contrib", 1)],
+    )
+    model.graph.value_info.append(vi("n", T.FLOAT, [2]))
+    session = InferenceSession(model)
+    assert session.certified_nodes == 1
+    out = session.run(None, {"a": np.array([1, 2], np.float32), "b": np.array([3, 4], np.float32)})
+    assert out[0].tolist() == [-3, -8]

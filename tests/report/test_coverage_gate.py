@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +58,17 @@ int main(int argc, char **argv) {
 EVERYTHING = ("s1", "s-1", "b11", "b10", "b01")
 """Every statement, both outcomes of each decision and MC/DC of ``a && b``."""
 
-needs_clang = pytest.mark.skipif(
+_CLANG_ABSENT = pytest.mark.skipif(
     not all(shutil.which(t) for t in (CLANG, PROFDATA, LLVM_COV)),
     reason="clang-19/llvm-19 not installed (make toolchains)",
 )
+
+
+def needs_clang(test: Callable[..., None]) -> Callable[..., None]:
+    """A test that measures a C file with clang-19 for real: a toolchain test (needs_prover,
+    which make check leaves out), skipped where make toolchains has not run."""
+    marked: Callable[..., None] = pytest.mark.needs_prover(_CLANG_ABSENT(test))
+    return marked
 
 
 def _evidence(
@@ -104,8 +112,50 @@ def _measure_c(tmp_path: Path, runs: tuple[str, ...]) -> schema.CoverageEvidence
     return _evidence(files, gaps)
 
 
+MACRO_HEADER = "/* a header of macros */\n#define BOTH(a, b) ((a) && (b))\n"
+MACRO_USER = """#include "tiny.h"
+int main(int argc, char **argv) {
+    (void)argv;
+    return BOTH(argc > 1, argc > 2) ? 1 : 0;
+}
+"""
+
+
 @needs_clang
-@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
+def test_a_condition_written_in_a_header_macro_is_counted_in_the_header(tmp_path: Path) -> None:
+    """llvm gives a macro's branches the header's file id and its MC/DC record no file
+    id at all: both are counted at the header's line (2), never at the same line of the
+    file expanding the macro (where its #include or anything else may stand)."""
+    (tmp_path / "tiny.h").write_text(MACRO_HEADER)
+    src = tmp_path / "tiny.c"
+    src.write_text(MACRO_USER)
+    exe = tmp_path / "tiny"
+    subprocess.run([CLANG, "-O0", *COVERAGE_FLAGS, str(src), "-o", str(exe)], check=True)
+    raw, data = tmp_path / "tiny.profraw", tmp_path / "tiny.profdata"
+    subprocess.run([str(exe)], env={"LLVM_PROFILE_FILE": str(raw)}, check=False)  # argc 1
+    subprocess.run([PROFDATA, "merge", "-o", str(data), str(raw)], check=True)
+    sources = [str(src), str(tmp_path / "tiny.h")]
+    common = [str(exe), f"-instr-profile={data}", *sources]
+    export = subprocess.run(
+        [LLVM_COV, "export", *common], capture_output=True, text=True, check=True
+    ).stdout
+    lcov = subprocess.run(
+        [LLVM_COV, "export", "-format=lcov", *common], capture_output=True, text=True, check=True
+    ).stdout
+    files, gaps = c_coverage(
+        json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c", "tiny.h"]
+    )
+    in_header = {(g.kind, g.line, g.function) for g in gaps if g.file == "tiny.h"}
+    assert ("branch", 2, "main") in in_header and ("mcdc", 2, "main") in in_header
+    assert not [g for g in gaps if g.file == "tiny.c" and g.kind != "line"]
+    header = next(f for f in files if f.path == "tiny.h")
+    assert header.branches.total >= 2 and header.mcdc is not None and header.mcdc.total == 2
+    # measured without the header, the macro's items are in no file (as for Python's)
+    files, gaps = c_coverage(json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c"])
+    assert not [g for g in gaps if g.kind != "line"]
+
+
+@needs_clang
 def test_every_item_covered_passes_the_gate(tmp_path: Path) -> None:
     evidence = _measure_c(tmp_path, EVERYTHING)
     assert gate_problems(evidence, []) == []
@@ -117,7 +167,6 @@ def test_every_item_covered_passes_the_gate(tmp_path: Path) -> None:
 
 
 @needs_clang
-@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_code_added_with_no_test_fails_the_gate(tmp_path: Path) -> None:
     # sign() never given a value <= 0: the decision's false outcome and the
     # `return 0` behind it are new code no test runs
@@ -130,7 +179,6 @@ def test_code_added_with_no_test_fails_the_gate(tmp_path: Path) -> None:
 
 
 @needs_clang
-@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path) -> None:
     # without the (0, 1) case, a's effect on `a && b` is never shown: MC/DC
     # fails (and llvm's branch coverage, per condition, sees a never false)
@@ -144,7 +192,6 @@ def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path)
 
 
 @needs_clang
-@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_an_exempted_gap_passes_and_a_stale_exemption_fails(tmp_path: Path) -> None:
     evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
     exemptions = [
@@ -328,7 +375,6 @@ def test_gcov_figures_are_read_per_file_not_from_the_closing_total(tmp_path: Pat
 
 
 @needs_clang
-@pytest.mark.needs_prover  # clang-19 measures a tiny C file for real
 def test_a_covered_exemption_fails_whatever_its_class(tmp_path: Path) -> None:
     """The run is deterministic: an exemption whose item a run covers is stale,
     a not-analysed one too (a test added for it must remove it)."""
