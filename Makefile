@@ -13,8 +13,8 @@ $(STAMP): pyproject.toml assurance/pyproject.toml requirements/dev.lock
 	$(PY) -m pip install --quiet -c requirements/dev.lock -e '.[dev]' -e ./assurance
 	# coverage.py's wheel installs a start-up hook (a1_coverage.pth starts coverage
 	# in any process whose environment names a configuration): verify-install
-	# rightly refuses it, and its tests run on this venv.  make coverage starts its
-	# measured processes through a sitecustomize of its own (structural.py).
+	# rightly refuses it, and its tests run on this venv.  make coverage measures
+	# with an interpreter of its own that carries the hook (build/coverage/venv).
 	rm -f $(VENV)/lib/python3*/site-packages/a1_coverage.pth
 	touch $(STAMP)
 

@@ -545,19 +545,49 @@ def gcc_kernel(root: Path, work: Path) -> tuple[dict[str, schema.CoverageGcov], 
     return parse_gcov(done.stdout, root), []
 
 
-SITECUSTOMIZE = """\
-# make coverage's start-up hook for the tests' Python children (on PYTHONPATH for
-# this run only): coverage.py's own .pth hook is removed from the venv, which must
-# pass verify-install.
-import os
+COVERAGE_HOOK = (
+    'import os, sys; exec(\'if os.getenv("COVERAGE_PROCESS_CONFIG") '
+    'or os.getenv("COVERAGE_PROCESS_START"):\\n import coverage\\n '
+    "coverage.process_startup()')\n"
+)
+"""The start-up hook of the run's interpreter (a ``.pth`` line): in each Python child
+of the tests, whose environment names the configuration (``patch = subprocess``),
+coverage starts."""
 
-if os.getenv("COVERAGE_PROCESS_CONFIG") or os.getenv("COVERAGE_PROCESS_START"):
-    import coverage
 
-    coverage.process_startup()
-"""
-"""What the run's children import at start-up (``patch = subprocess`` names the
-configuration in their environment): coverage starts in each of them."""
+def measuring_venv(work: Path) -> Path:
+    """The interpreter the run measures with (``work/venv/bin/python``): a venv of its
+    own that reads the product venv's packages (its site directory added first, its
+    ``.pth`` files processed) and carries coverage.py's start-up hook, which the
+    product venv must not carry (verify-install refuses it, and its tests run on
+    that venv, possibly beside this run)."""
+    venv = work / "venv"
+    if venv.exists():
+        shutil.rmtree(venv)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site_dir = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    product = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    (Path(site_dir) / "a0_product.pth").write_text(
+        "".join(f"import site; site.addsitedir({p!r})\n" for p in product)
+    )
+    (Path(site_dir) / "a1_measure.pth").write_text(COVERAGE_HOOK)
+    # the product venv's scripts (sonnx-mul, which tests start beside their
+    # interpreter), started by this interpreter instead of the product's
+    product_bin = Path(sys.executable).parent
+    shebang = f"#!{product_bin / 'python'}"
+    for script in sorted(product_bin.iterdir()):
+        if script.name.startswith("python") or not script.is_file():
+            continue
+        head, _, body = script.read_bytes().partition(b"\n")
+        if head.decode("utf-8", "replace") == shebang:
+            copy = venv / "bin" / script.name
+            copy.write_bytes(f"#!{python}\n".encode() + body)
+            copy.chmod(0o755)
+    return python
 
 
 PORTABLE_HARNESS = "native/verify/portable.c"
@@ -575,14 +605,12 @@ def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
     copy, errors = build(root, work)
     prof = work / "profiles"
     prof.mkdir(parents=True, exist_ok=True)
-    startup = work / "startup"
-    startup.mkdir(exist_ok=True)
-    (startup / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    python = measuring_venv(work)
     env = {
         **os.environ,
-        "PYTHONPATH": os.pathsep.join(
-            [str(copy), str(startup), os.environ.get("PYTHONPATH", "")]
-        ).rstrip(os.pathsep),
+        "PYTHONPATH": os.pathsep.join([str(copy), os.environ.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        ),
         "LLVM_PROFILE_FILE": str(prof / "py-%p-%m.profraw"),
         "COVERAGE_FILE": str(work / ".coverage"),
         # derandomized hypothesis (tests/conftest.py): the same items covered each run
@@ -616,7 +644,7 @@ def run(root: Path, out: Path = OUT, tests: tuple[str, ...] = TESTS) -> int:
         t0 = time.perf_counter()
         done = _run(
             [
-                sys.executable,
+                str(python),
                 "-m",
                 "coverage",
                 "run",
