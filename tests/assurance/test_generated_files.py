@@ -5,18 +5,16 @@ generator behind it."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
+import documents  # tests/documents.py
 from sonnx_mul_assurance import generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tracked(root: Path) -> list[str]:
-    return subprocess.run(
-        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.split()
+    return documents.listed_files(root)  # also in make test-debian-python's copy
 
 
 def banner_files(root: Path, names: list[str]) -> set[Path]:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+import documents  # tests/documents.py
 from sonnx_mul_assurance.c import flags, glue_isas
 from sonnx_mul_assurance.why3 import tables
 
@@ -60,10 +61,7 @@ def generated() -> set[str]:
 
 
 def hand_written(root: Path = ROOT) -> list[str]:
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *SCOPE],
-        cwd=root, capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
+    listed = documents.listed_files(root, *SCOPE)  # also in make test-debian-python's copy
     found = [
         f
         for f in listed

@@ -32,7 +32,10 @@ def test_the_documents_are_found() -> None:
 def test_a_copy_of_the_tree_finds_the_same_documents() -> None:
     """Where git lists nothing (the copy make test-debian-python runs in), the
     walk that skips .gitignore's folders finds what git lists here."""
-    assert docs._walked_markdown(docs.ROOT) == docs.markdown_files()
+    assert docs._walked(docs.ROOT, ("*.md",)) == docs.listed_files(docs.ROOT, "*.md")
+    # folders and whole trees too (the ISA-table and generated-files tests list them)
+    for specs in (("src", "native", "setup.py", "Makefile"), ()):
+        assert docs._walked(docs.ROOT, specs) == docs.listed_files(docs.ROOT, *specs), specs
 
 
 # ------------------------------------------------------------------ links
