@@ -101,15 +101,24 @@ def _measure_c(tmp_path: Path, runs: tuple[str, ...]) -> schema.CoverageEvidence
     subprocess.run([str(exe), *runs], env={"LLVM_PROFILE_FILE": str(raw)}, check=True)
     data = tmp_path / "tiny.profdata"
     subprocess.run([PROFDATA, "merge", "-o", str(data), str(raw)], check=True)
-    common = [str(exe), f"-instr-profile={data}", str(src)]
+    export, lines = _llvm_exports(exe, data, tmp_path, ["tiny.c"])
+    files, gaps = c_coverage(export, lines, tmp_path, ["tiny.c"])
+    return _evidence(files, gaps)
+
+
+def _llvm_exports(
+    exe: Path, data: Path, root: Path, sources: list[str]
+) -> tuple[dict[str, Any], dict[str, dict[int, int]]]:
+    """llvm-cov's JSON export and lcov lines of ``exe``'s profile ``data`` for
+    ``sources`` (relative to ``root``), as make coverage exports the kernel's."""
+    common = [str(exe), f"-instr-profile={data}", *(str(root / s) for s in sources)]
     export = subprocess.run(
         [LLVM_COV, "export", *common], capture_output=True, text=True, check=True
     ).stdout
     lcov = subprocess.run(
         [LLVM_COV, "export", "-format=lcov", *common], capture_output=True, text=True, check=True
     ).stdout
-    files, gaps = c_coverage(json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c"])
-    return _evidence(files, gaps)
+    return json.loads(export), lcov_lines(lcov, root)
 
 
 MACRO_HEADER = "/* a header of macros */\n#define BOTH(a, b) ((a) && (b))\n"
@@ -134,24 +143,15 @@ def test_a_condition_written_in_a_header_macro_is_counted_in_the_header(tmp_path
     raw, data = tmp_path / "tiny.profraw", tmp_path / "tiny.profdata"
     subprocess.run([str(exe)], env={"LLVM_PROFILE_FILE": str(raw)}, check=False)  # argc 1
     subprocess.run([PROFDATA, "merge", "-o", str(data), str(raw)], check=True)
-    sources = [str(src), str(tmp_path / "tiny.h")]
-    common = [str(exe), f"-instr-profile={data}", *sources]
-    export = subprocess.run(
-        [LLVM_COV, "export", *common], capture_output=True, text=True, check=True
-    ).stdout
-    lcov = subprocess.run(
-        [LLVM_COV, "export", "-format=lcov", *common], capture_output=True, text=True, check=True
-    ).stdout
-    files, gaps = c_coverage(
-        json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c", "tiny.h"]
-    )
+    export, lines = _llvm_exports(exe, data, tmp_path, ["tiny.c", "tiny.h"])
+    files, gaps = c_coverage(export, lines, tmp_path, ["tiny.c", "tiny.h"])
     in_header = {(g.kind, g.line, g.function) for g in gaps if g.file == "tiny.h"}
     assert ("branch", 2, "main") in in_header and ("mcdc", 2, "main") in in_header
     assert not [g for g in gaps if g.file == "tiny.c" and g.kind != "line"]
     header = next(f for f in files if f.path == "tiny.h")
     assert header.branches.total >= 2 and header.mcdc is not None and header.mcdc.total == 2
     # measured without the header, the macro's items are in no file (as for Python's)
-    files, gaps = c_coverage(json.loads(export), lcov_lines(lcov, tmp_path), tmp_path, ["tiny.c"])
+    files, gaps = c_coverage(export, lines, tmp_path, ["tiny.c"])
     assert not [g for g in gaps if g.kind != "line"]
 
 
