@@ -69,6 +69,7 @@ C_FILES: tuple[str, ...] = (
     "native/hw/sonnx_mul_f16c.c",
     "native/hw/sonnx_mul_stream8.c",
     "src/sonnx_mul/_native.c",
+    "src/sonnx_mul/_native_module.c",
     "src/sonnx_mul/_native_variants.c",
     "native/include/sonnx_mul_fpenv.h",
     "src/sonnx_mul/_native_isas.h",
