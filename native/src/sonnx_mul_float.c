@@ -443,8 +443,8 @@ static inline uint16_t mul1_f16(uint16_t ha, uint16_t hb)
        select here with the widening's into a PHI it cannot vectorise) */
     const uint32_t nan_a = (((uint32_t)ha % 32768U) + 1023U) / 32768U;  /* 1 iff a NaN */
     const uint32_t nan_b = (((uint32_t)hb % 32768U) + 1023U) / 32768U;
-    const uint32_t ca = ((1U - nan_a) * wa) + (nan_a * 2143289344U);
-    const uint32_t cb = ((1U - nan_b) * wb) + (nan_b * 2143289344U);
+    const uint32_t ca = ((1U - nan_a) * wa) + (nan_a * 0x7FC00000U);
+    const uint32_t cb = ((1U - nan_b) * wb) + (nan_b * 0x7FC00000U);
     /*@ assert nan_pattern: (nan_a == 1 <==> wa > 2139095040) && (nan_b == 1 <==> wb > 2139095040); */
     /* both selectors are 0 or 1: Z3 then proves `canonical` in seconds, not a minute */
     /*@ assert nan_bits: nan_a <= 1 && nan_b <= 1; */
