@@ -12,16 +12,17 @@ values, so that no template branches on the width.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from sonnx_mul import dtypes
 from sonnx_mul.dtypes import ElementType
 
-PRODUCT_BITS = {8: 32, 16: 32, 32: 64}
+PRODUCT_BITS = MappingProxyType({8: 32, 16: 32, 32: 64})
 """Operand width -> width of a C type holding the exact product of two
 operands (at least int, so that no promotion to signed int occurs).  64 bits
 has none in C99: its loops take another path (no row)."""
 
-MIN_SPELLINGS = {32: "((-{magnitude}) - 1)", 64: "(-{magnitude}LL - 1LL)"}
+MIN_SPELLINGS = MappingProxyType({32: "((-{magnitude}) - 1)", 64: "(-{magnitude}LL - 1LL)"})
 """Product width -> how a signed type's minimum -(magnitude + 1) is written as
 a constant of the product's type: no literal beyond its type (-2^31 as
 -(2^31 - 1) - 1), parenthesised (MISRA 12.1)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from string import Template
+from types import MappingProxyType
 
 import bitspec  # native/bitspec.py, beside this script
 from int_types import TYPES, IntType
@@ -50,17 +51,19 @@ _TYPE_LOGIC = Template(
 # beyond in-range values): the ACSL conversion to uint64_t, which ACSL
 # defines modulo 2^64, of the product of the operands' uint64_t images, read
 # back as two's complement when signed.
-_WRAP_BITS = {
-    "i64": (
-        "    logic integer sonnx_twos_i64(integer r) =\n"
-        "        (r > 9223372036854775807) ? r - 18446744073709551616 : r;\n"
-        "    logic integer sonnx_wrap_bits_i64(integer x, integer y) =\n"
-        "        sonnx_twos_i64((uint64_t)((uint64_t)x * (uint64_t)y));\n"
-    ),
-    "u64": (
-        "    logic integer sonnx_wrap_bits_u64(integer x, integer y) =\n        (uint64_t)(x * y);\n"
-    ),
-}
+_WRAP_BITS = MappingProxyType(
+    {
+        "i64": (
+            "    logic integer sonnx_twos_i64(integer r) =\n"
+            "        (r > 9223372036854775807) ? r - 18446744073709551616 : r;\n"
+            "    logic integer sonnx_wrap_bits_i64(integer x, integer y) =\n"
+            "        sonnx_twos_i64((uint64_t)((uint64_t)x * (uint64_t)y));\n"
+        ),
+        "u64": (
+            "    logic integer sonnx_wrap_bits_u64(integer x, integer y) =\n        (uint64_t)(x * y);\n"
+        ),
+    }
+)
 
 
 def logic(t: IntType) -> str:
