@@ -138,8 +138,9 @@ def excess_fn(t: IntType) -> str:
 # (it does not vectorise a loop with an early exit).
 def _block_body(t: IntType, test: str) -> str:
     name = "block_body_64.c.in" if t.bits == 64 else f"block_body_{t.suffix}.c.in"
-    if t.bits == 8:
-        return unit(name, s=t.suffix, min=t.min_constant if t.signed else "", max=t.max_constant)
+    if t.bits == 8:  # the products against the type's limits
+        limits = {"min": t.min_constant} if t.signed else {}
+        return unit(name, s=t.suffix, max=t.max_constant, **limits)
     return unit(name, s=t.suffix, test=test)
 
 
