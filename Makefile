@@ -222,7 +222,9 @@ $(KERNEL_DIR)/libsonnx_mul_kernel.a: $(KERNEL_OBJ)
 $(KERNEL_DIR)/example: native/example/example.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
 	$(KERNEL_CC) $(KERNEL_CFLAGS) $(KERNEL_LINK) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -lm -o $@
 
-$(KERNEL_DIR)/portable: native/verify/portable.c $(KERNEL_DIR)/libsonnx_mul_kernel.a
+# The harness is portable.c alone (one translation unit); its parts, by job,
+# are the headers under native/verify/portable/ that it includes.
+$(KERNEL_DIR)/portable: native/verify/portable.c $(wildcard native/verify/portable/*.h) $(KERNEL_DIR)/libsonnx_mul_kernel.a
 	$(KERNEL_CC) $(KERNEL_CFLAGS) $(KERNEL_LINK) $< $(KERNEL_DIR)/libsonnx_mul_kernel.a -lm -o $@
 
 c-kernel: $(KERNEL_DIR)/example $(KERNEL_DIR)/portable

@@ -1,5 +1,5 @@
 """int64's checked test by binary64 arithmetic, as C with its ACSL: a part
-of native/src/sonnx_mul_int.c (``generate.py`` places it after int64's
+of native/src/sonnx_mul_int.c (``int_scans.py`` places it after int64's
 division-free test, ``excess_i64``).
 
 With w the wrapped product x * y mod 2^64 read as int64,

@@ -33,6 +33,9 @@ BANNER_LINES = 5
 
 
 def _native(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the C kernel's generator: it prints the files it wrote, checked or
+    (``--list``) would write on standard output, one a line, and a stale file
+    or an error on standard error."""
     return subprocess.run(
         [sys.executable, str(root / NATIVE_GENERATOR), *args],
         cwd=root,
@@ -42,13 +45,18 @@ def _native(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _both(native: subprocess.CompletedProcess[str]) -> list[Path]:
+    """The files a run of the C kernel's generator names (its standard output)
+    and the registry's, sorted: every generated file."""
+    return sorted([*(Path(line) for line in native.stdout.split()), *tables.generated_files()])
+
+
 def generated_files(root: Path) -> list[Path]:
     """Every generated file (relative to ``root``), both generators'."""
     listed = _native(root, "--list")
     if listed.returncode != 0:
         raise RuntimeError(f"{NATIVE_GENERATOR} --list: {listed.stderr.strip()}")
-    native = [Path(line) for line in listed.stdout.split()]
-    return sorted([*native, *tables.generated_files()])
+    return _both(listed)
 
 
 def says_generated(text: str) -> bool:
@@ -62,7 +70,7 @@ def write(root: Path) -> int:
         print(done.stdout + done.stderr, end="", file=sys.stderr)
         return 1
     tables.write_generated(root)
-    for path in generated_files(root):
+    for path in _both(done):
         print(f"wrote {path}")
     return 0
 
@@ -70,14 +78,14 @@ def write(root: Path) -> int:
 def check(root: Path) -> int:
     """0 when every generated file is current; else each problem, one line each."""
     native = _native(root, "--check")
-    errors = [line for line in (native.stdout + native.stderr).splitlines() if line.strip()]
+    errors = [line for line in native.stderr.splitlines() if line.strip()]
     if native.returncode != 0 and not errors:
         errors.append(f"{NATIVE_GENERATOR} --check: exit {native.returncode}")
     errors += tables.check_generated(root)
     for error in errors:
         print(error, file=sys.stderr)
     if not errors:
-        print(f"generated files: {len(generated_files(root))} current")
+        print(f"generated files: {len(_both(native))} current")
     return 1 if errors else 0
 
 

@@ -101,7 +101,7 @@ def test_F_the_exhaustive_harness_tests_the_features_isa_toml_gives() -> None:
     """The exhaustive harness runs a variant only on a CPU with every feature its
     compile flags may use: native/isa.toml's ``cpu`` of the variant and its loops."""
     avx2, avx512 = variant_features()
-    text = (ROOT / "native/verify/exhaustive.c").read_text(encoding="utf-8")
+    text = (ROOT / "native/verify/exhaustive/selftest.h").read_text(encoding="utf-8")
     assert features_tested_in(text, "const int avx2") == avx2
     # the avx512 statement tests the avx2 variable and the rest
     assert features_tested_in(text, "const int avx512") | avx2 == avx512

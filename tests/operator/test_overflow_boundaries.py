@@ -165,8 +165,8 @@ def test_F_CHECKED_real_chunk_size_first_middle_last_block(etype: ElementType) -
 
 
 def _kernel_block_bytes() -> int:
-    """The native checked scan's block, in bytes of each operand (native/generate.py)."""
-    found = re.search(r"^BLOCK_BYTES = (\d+)$", (ROOT / "native/generate.py").read_text(), re.M)
+    """The native checked scan's block, in bytes of each operand (native/int_scans.py)."""
+    found = re.search(r"^BLOCK_BYTES = (\d+)$", (ROOT / "native/int_scans.py").read_text(), re.M)
     assert found is not None
     return int(found.group(1))
 

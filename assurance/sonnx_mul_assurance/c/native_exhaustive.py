@@ -43,6 +43,8 @@ from sonnx_mul_assurance.c import flags
 from sonnx_mul_assurance.evidence import files, schema
 
 HARNESS = Path("native/verify/exhaustive.c")
+"""The harness's one translation unit: it includes its parts (native/verify/exhaustive/),
+found beside it, so that the build compiles this file alone."""
 BUILD = Path("build/c-kernel/gcc")
 OUT = files.evidence_path(files.NATIVE_EXHAUSTIVE)
 HW_CHECKS = (

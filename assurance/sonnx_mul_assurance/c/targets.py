@@ -3,9 +3,10 @@
 For each target, ``make c-kernel`` (with that target's compiler, in a
 build directory of its own, from scratch) builds the kernel with the
 target's pinned flags, runs the example's known answers and the portable
-harness (native/verify/portable.c: every float type's edge rows x every
-16-bit pattern, and the integer types' edges, against an integer-only
-oracle; under qemu-user when the target is not the host), as many targets
+harness (native/verify/portable.c, which includes its parts from
+native/verify/portable/: every float type's edge rows x every 16-bit
+pattern, and the integer types' edges, against an integer-only oracle;
+under qemu-user when the target is not the host), as many targets
 at a time as the machine has cores. Then every
 type's output hash must equal the reference target's (x86-64 gcc, the
 build the Python evidence is produced on), NaNs included. Writes

@@ -63,8 +63,8 @@ STANDS_IN = {
 """Each function that one build calls in place of a proved one, and that
 proved one: the hardware loops on the default path (``native/hw/``), and
 int64's binary64 block scan, which the avx512 build's
-``sonnx_mul_first_overflow_i64`` calls (``native/generate.py``,
-``_block_choice``; WP proves the caller with the #else branch).  WP proves
+``sonnx_mul_first_overflow_i64`` calls (``native/int_scans.py``,
+``scan_choice``; WP proves the caller with the #else branch).  WP proves
 each against a contract written beside it, which must be the proved one's,
 word for word: the callers' proofs use nothing else of it."""
 

@@ -76,6 +76,10 @@ class Reading:
 
 Reader = Callable[[Path, Context], Reading]
 
+PORTABLE_HARNESS_FILES: tuple[str, ...] = ("native/verify/portable.c", "native/verify/portable")
+"""The portable harness: the one file every build compiles and the folder of the parts,
+by job, it includes (a claim on the harness is bound to every file it is built from)."""
+
 
 @dataclass(frozen=True)
 class Source:
@@ -366,7 +370,7 @@ SOURCES: tuple[Source, ...] = (
         "i686, aarch64, armhf, riscv64): the evidence is about the x86-64 gcc build only. "
         "A development gate passes without it; a release gate (`--require targets`) fails. "
         "Produce it with `make check-targets`.",
-        claims=("native/verify/portable.c", "native/flags.py"),
+        claims=(*PORTABLE_HARNESS_FILES, "native/flags.py"),
         expected_by=_NATIVE_IDS,
         subject="native-tested",
     ),
@@ -384,7 +388,7 @@ SOURCES: tuple[Source, ...] = (
         claims=(
             "proofs/coverage-exemptions.json",
             "tests",
-            "native/verify/portable.c",
+            *PORTABLE_HARNESS_FILES,
             "native/example/example.c",
         ),
     ),

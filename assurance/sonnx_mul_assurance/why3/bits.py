@@ -3,7 +3,7 @@ of the kernel header, on bit-vectors, with the lemmas that tie them to
 IEEE 754.
 
 The functions come from the checkout's ``native/bitspec.py``, which also
-writes their ACSL (``native/generate.py``), so the Why3 text and the ACSL
+writes their ACSL (``native/kernel_header.py``), so the Why3 text and the ACSL
 text are renderings of one definition; ``tables check`` fails when the
 committed file is not what this module writes.
 """
