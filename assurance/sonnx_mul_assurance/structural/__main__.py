@@ -13,6 +13,7 @@ from sonnx_mul_assurance import structural
 from sonnx_mul_assurance.structural.build import isa_variants
 from sonnx_mul_assurance.structural.collect import RunState, collect
 from sonnx_mul_assurance.structural.gate import add_unlisted, check
+from sonnx_mul_assurance.structural.rekey import rekey
 from sonnx_mul_assurance.structural.run import run
 from sonnx_mul_assurance.structural.scope import BUILD, OUT, TESTS
 
@@ -22,8 +23,14 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m sonnx_mul_assurance.structural",
         description=(structural.__doc__ or "").splitlines()[0],
     )
-    parser.add_argument("command", choices=("run", "collect", "check", "add-unlisted"))
+    parser.add_argument("command", choices=("run", "collect", "check", "add-unlisted", "rekey"))
     parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument(
+        "--from",
+        dest="rev",
+        default="HEAD",
+        help="rekey: the git revision the exemptions were written against (default HEAD)",
+    )
     parser.add_argument(
         "tests", nargs="*", help="run: other test paths than TESTS (recorded in the file)"
     )
@@ -33,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         return check(root)
     if args.command == "add-unlisted":
         return add_unlisted(root)
+    if args.command == "rekey":
+        return rekey(root, args.rev)
     if args.command == "collect":  # again from build/coverage, without running anything
         work = root / BUILD
         junits = sorted(work.glob("pytest*.xml"))
