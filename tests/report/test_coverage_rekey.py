@@ -255,8 +255,13 @@ def test_the_old_revision_is_chosen_on_the_command_line(
 def test_a_file_absent_at_the_old_revision_is_left_stale(tmp_path: Path) -> None:
     exemptions = [_exemption("f", "line", 4)]
     root = _tree(tmp_path, shifted(OLD), [_gap("f", "line", 4 + SHIFT)], exemptions)
-    assert rekey(root, rev="HEAD^{tree}~1") == 1  # no such revision
+    _git(root, "rm", "-q", "--cached", SOURCE)
+    _git(root, "commit", "-q", "-m", "untracked")
+    assert rekey(root) == 1  # k.c is not in HEAD: no old text to compare
     assert _listed(root) == exemptions
+    assert rekey(root, rev="no-such-revision") == 1
+    assert _listed(root) == exemptions
+    assert rekey(root, rev="HEAD~1") == 0
 
 
 def test_only_the_leading_column_is_left_out_of_what() -> None:
