@@ -19,7 +19,7 @@ from typing import Any
 
 from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.evidence import Item
-from sonnx_mul_assurance.report.trusted import Objective
+from sonnx_mul_assurance.report.objectives import Objective
 from sonnx_mul_assurance.structural.gate import gate_problems, load_exemptions
 from sonnx_mul_assurance.structural.scope import EXEMPTIONS
 
