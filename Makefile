@@ -130,12 +130,13 @@ mutants-glue: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul/_native.c --jobs 1 \
 	  --out proofs/out/mutants-glue.json
 
-# The audit machinery only (the report's modules, the evidence schema and the
-# WhyML reader against their tests): no provers needed; writes
+# The audit machinery only (the report's modules, the evidence schema and its
+# records, and the WhyML reader against their tests): no provers needed; writes
 # proofs/out/mutants-report.json.
 mutants-report: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
 	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
+	  --under assurance/sonnx_mul_assurance/evidence/records \
 	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
 # The checker's modules and conform's: every module of
