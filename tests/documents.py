@@ -107,6 +107,8 @@ def _walked(root: Path, pathspecs: tuple[str, ...]) -> list[str]:
             )
         ]
         for name in names:
+            if name == ".git":  # a worktree's link to its repository: git's, never listed
+                continue
             path = f"{rel_here}/{name}".removeprefix("./")
             hidden = any(
                 fnmatch.fnmatch(path, pattern.replace("**/", "*")) for pattern in ignored_files
