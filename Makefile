@@ -147,7 +147,7 @@ mutants-models: $(NATIVE)
 	  --under assurance/sonnx_mul_assurance/conform --out proofs/out/mutants-models.json
 
 # The verifier of verify-install only (src/sonnx_mul_verify.py, against its
-# in-process tests: test_verify_rules.py, test_wrong_calls.py); writes
+# in-process tests: the test_verify_rules_*.py files, test_wrong_calls.py); writes
 # proofs/out/mutants-verify.json.
 mutants-verify: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py --max-py 40 \
