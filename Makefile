@@ -154,7 +154,7 @@ mutants-verify: $(STAMP)
 	  --out proofs/out/mutants-verify.json
 
 # The code that faces hostile input, together: the verifier of verify-install, the
-# wire pre-pass (against the set wire of tests/mutation-targets.toml: test_wire.py and
+# wire pre-pass (against the set wire of tests/mutation-targets.toml: the test_wire_*.py files and
 # the hostile-file tests that read through it) and the evidence schema, 25 mutants each, hypothesis
 # derandomized (the same examples in every run); writes
 # proofs/out/mutants-hostile.json. A check whose unmutated run takes more than
@@ -172,7 +172,7 @@ bench: $(NATIVE)
 	$(PY) benchmarks/run.py
 
 fuzz: $(NATIVE)
-	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py tests/checker/test_wire.py --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py tests/checker/test_wire_exactness.py tests/checker/test_wire_encodings.py tests/checker/test_wire_verdicts.py tests/checker/test_wire_bounds.py --hypothesis-show-statistics
 
 STRICTDOC ?= strictdoc
 trace-html: $(NATIVE)
