@@ -198,7 +198,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "could make a false statement provable or drop a goal",
         (
             "negative controls: planted faults in copies of the .mlw files and oracle/integers.py "
-            "must make the proof fail (tests/assurance/test_why3_negative.py)",
+            "must make the proof fail (the test_why3_negative_*.py files of tests/assurance)",
             "the proof driver fails on a file with zero goals and on any goal missing "
             "from, or added to, proofs/manifest.json",
             "every goal is re-proved from scratch by `make prove` (replay of the manifest)",
@@ -262,7 +262,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "binary64, bfloat16 tiny products and overflow threshold",
         (
             "negative controls: a wrong wide format and a lowered bfloat16 bound make the "
-            "Gappa goals fail (tests/assurance/test_why3_negative.py)",
+            "Gappa goals fail (tests/assurance/test_why3_negative_floats.py)",
             "native-float provers, whose overflowing `round` has an unspecified value, "
             "never prove or back up widen.mlw's float lemmas "
             "(tests/assurance/test_widen_models.py)",

@@ -51,11 +51,13 @@ SLOW_UNDER_TRACING: tuple[str, ...] = (
     # each runs the checker over ONNX's whole backend node corpus (about 1300
     # models), 60 to 90 s each under coverage.py's tracing, a third of the run's
     # cost; the paths they take are taken by the corpus tests that remain
-    "--deselect=tests/checker/test_wire.py::test_verdicts_identical_on_onnx_backend_node_models",
+    "--deselect=tests/checker/test_wire_verdicts.py::"
+    "test_verdicts_identical_on_onnx_backend_node_models",
     "--deselect=tests/checker/test_checker_corpus.py::"
     "test_R1_R3_R4_onnx_backend_node_models_agree_with_onnxruntime",
     # a generator run until it has reached every outcome (75 s under tracing)
-    "--deselect=tests/checker/test_wire.py::test_exactness_generator_reaches_every_outcome",
+    "--deselect=tests/checker/test_wire_exactness.py::"
+    "test_exactness_generator_reaches_every_outcome",
 )
 """Tests left out of the coverage run for their cost alone (make test runs them);
 the items only they would cover are exempted by name (proofs/coverage-exemptions.json)."""
