@@ -130,12 +130,13 @@ mutants-glue: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul/_native.c --jobs 1 \
 	  --out proofs/out/mutants-glue.json
 
-# The audit machinery only (the report's modules, the evidence schema and the
-# WhyML reader against their tests): no provers needed; writes
+# The audit machinery only (the report's modules, the evidence schema and its
+# records, and the WhyML reader against their tests): no provers needed; writes
 # proofs/out/mutants-report.json.
 mutants-report: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --under assurance/sonnx_mul_assurance/report \
 	  --file assurance/sonnx_mul_assurance/evidence/schema.py \
+	  --under assurance/sonnx_mul_assurance/evidence/records \
 	  --file assurance/sonnx_mul_assurance/why3/whyml.py --max-py 10 --out proofs/out/mutants-report.json
 
 # The checker's modules and conform's: every module of
@@ -147,14 +148,14 @@ mutants-models: $(NATIVE)
 	  --under assurance/sonnx_mul_assurance/conform --out proofs/out/mutants-models.json
 
 # The verifier of verify-install only (src/sonnx_mul_verify.py, against its
-# in-process tests: test_verify_rules.py, test_wrong_calls.py); writes
+# in-process tests: the test_verify_rules_*.py files, test_wrong_calls.py); writes
 # proofs/out/mutants-verify.json.
 mutants-verify: $(STAMP)
 	$(PY) -m sonnx_mul_assurance.mutants --file src/sonnx_mul_verify.py --max-py 40 \
 	  --out proofs/out/mutants-verify.json
 
 # The code that faces hostile input, together: the verifier of verify-install, the
-# wire pre-pass (against the set wire of tests/mutation-targets.toml: test_wire.py and
+# wire pre-pass (against the set wire of tests/mutation-targets.toml: the test_wire_*.py files and
 # the hostile-file tests that read through it) and the evidence schema, 25 mutants each, hypothesis
 # derandomized (the same examples in every run); writes
 # proofs/out/mutants-hostile.json. A check whose unmutated run takes more than
@@ -172,7 +173,7 @@ bench: $(NATIVE)
 	$(PY) benchmarks/run.py
 
 fuzz: $(NATIVE)
-	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py tests/checker/test_wire.py --hypothesis-show-statistics
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -q -p no:cacheprovider tests/operator/test_fuzz_mul.py tests/operator/test_properties.py tests/checker/test_fuzz_models.py tests/checker/test_checker_differential.py tests/checker/test_wire_exactness.py tests/checker/test_wire_encodings.py tests/checker/test_wire_verdicts.py tests/checker/test_wire_bounds.py --hypothesis-show-statistics
 
 STRICTDOC ?= strictdoc
 trace-html: $(NATIVE)

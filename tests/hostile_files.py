@@ -1,6 +1,6 @@
 """Hostile ONNX files, written byte by byte: the one source the tests and the bench share.
 
-The tests of the wire pre-pass (tests/checker/test_wire.py), of the memory bound
+The tests of the wire pre-pass (the test_wire_*.py files of tests/checker), of the memory bound
 (tests/checker/test_hostile_models.py, tests/checker/test_checker_false_conforms.py) and the
 "Hostile files" table of ``make bench`` (benchmarks/checker_hostile.py) build their
 files here, so the bench measures the very files the tests judge. A support module,

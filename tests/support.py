@@ -118,11 +118,23 @@ def decode(x: int, etype: ElementType) -> Fraction | str:
 
 def round_to_format(value: Fraction, negative_zero: bool, etype: ElementType) -> int:
     """Bit pattern of ``value`` rounded to nearest, ties to even."""
-    p, bias = etype.sb - 1, (1 << (etype.eb - 1)) - 1
-    sign = (1 << (etype.bits - 1)) if (value < 0 or (value == 0 and negative_zero)) else 0
-    magnitude = abs(value)
+    negative = value < 0 or (value == 0 and negative_zero)
+    return round_to_nearest_even(abs(value), negative, etype.eb, etype.sb)
+
+
+def round_to_nearest_even(magnitude: Fraction, negative: bool, eb: int, sb: int) -> int:
+    """The bit pattern, in the binary format of ``eb`` exponent bits and ``sb``
+    significand bits (hidden bit included), of ``magnitude`` with the sign
+    ``negative``: rounded to nearest, ties to even, with an unbounded exponent,
+    then overflow to infinity (IEEE 754's rounding of an exact value).
+
+    Contract: ``magnitude >= 0``; the result is ``< 2^(eb + sb)``. The one
+    encoder of the exact-arithmetic oracles: the product's (:func:`oracle_mul_bits`)
+    and the narrowings' (tests/operator/test_narrowings.py)."""
+    sign = (1 << (eb + sb - 1)) if negative else 0
     if magnitude == 0:
         return sign
+    p, bias = sb - 1, (1 << (eb - 1)) - 1
     exponent = max(_binade(magnitude), 1 - bias)  # clamped to the subnormal range
     ulp = Fraction(2) ** (exponent - p)
     scaled = magnitude / ulp
@@ -130,14 +142,13 @@ def round_to_format(value: Fraction, negative_zero: bool, etype: ElementType) ->
     remainder = scaled - whole
     if remainder > Fraction(1, 2) or (remainder == Fraction(1, 2) and whole % 2 == 1):
         whole += 1
-    rounded = whole * ulp
-    if rounded >= Fraction(2) ** (bias + 1):
-        return sign | (((1 << etype.eb) - 1) << p)
-    if rounded < Fraction(2) ** (1 - bias):
-        return sign | int(rounded / Fraction(2) ** (1 - bias - p))
-    e = _binade(rounded)
-    frac = int((rounded / Fraction(2) ** e - 1) * (1 << p))
-    return sign | ((e + bias) << p) | frac
+    if whole == 1 << sb:  # the rounding carried into the next binade
+        whole, exponent = whole >> 1, exponent + 1
+    if exponent > bias:
+        return sign | (((1 << eb) - 1) << p)  # overflow: infinity
+    if whole < 1 << p:  # a subnormal of the format (the exponent is the least)
+        return sign | whole
+    return sign | ((exponent + bias) << p) | (whole - (1 << p))
 
 
 def _binade(x: Fraction) -> int:

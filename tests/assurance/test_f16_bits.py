@@ -6,7 +6,7 @@ definition; these tests check the renderings, the interval bound that makes
 the two the same function, and the integer functions against numpy's
 conversions and ml_dtypes' bfloat16.  The negative controls of the lemmas (a fault planted in the
 one definition fails its lemma) run with the provers, in
-test_why3_negative.py.
+tests/assurance/test_why3_negative_floats.py.
 """
 
 from __future__ import annotations

@@ -7,14 +7,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import documents  # tests/documents.py
+import tree_files  # tests/tree_files.py
 from sonnx_mul_assurance import generate
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tracked(root: Path) -> list[str]:
-    return documents.listed_files(root)  # also in make test-debian-python's copy
+    return tree_files.listed_files(root)  # also in make test-debian-python's copy
 
 
 def banner_files(root: Path, names: list[str]) -> set[Path]:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-import documents  # tests/documents.py
+import tree_files  # tests/tree_files.py
 from sonnx_mul_assurance.c import flags, glue_isas
 from sonnx_mul_assurance.why3 import tables
 
@@ -61,7 +61,7 @@ def generated() -> set[str]:
 
 
 def hand_written(root: Path = ROOT) -> list[str]:
-    listed = documents.listed_files(root, *SCOPE)  # also in make test-debian-python's copy
+    listed = tree_files.listed_files(root, *SCOPE)  # also in make test-debian-python's copy
     found = [
         f
         for f in listed

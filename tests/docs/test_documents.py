@@ -14,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
+import doc_figures as figures
 import documents as docs
+import tree_files
 
-ROOT = docs.ROOT
-MARKDOWN = docs.markdown_files()
+ROOT = tree_files.ROOT
+MARKDOWN = tree_files.markdown_files()
 
 
 def names() -> list[str]:
-    return [docs.rel(p) for p in MARKDOWN]
+    return [tree_files.rel(p) for p in MARKDOWN]
 
 
 def test_the_documents_are_found() -> None:
@@ -32,10 +34,10 @@ def test_the_documents_are_found() -> None:
 def test_a_copy_of_the_tree_finds_the_same_documents() -> None:
     """Where git lists nothing (the copy make test-debian-python runs in), the
     walk that skips .gitignore's folders finds what git lists here."""
-    assert docs._walked(docs.ROOT, ("*.md",)) == docs.listed_files(docs.ROOT, "*.md")
+    assert tree_files._walked(ROOT, ("*.md",)) == tree_files.listed_files(ROOT, "*.md")
     # folders and whole trees too (the ISA-table and generated-files tests list them)
     for specs in (("src", "native", "setup.py", "Makefile"), ()):
-        assert docs._walked(docs.ROOT, specs) == docs.listed_files(docs.ROOT, *specs), specs
+        assert tree_files._walked(ROOT, specs) == tree_files.listed_files(ROOT, *specs), specs
 
 
 # ------------------------------------------------------------------ links
@@ -73,8 +75,8 @@ def test_github_anchors() -> None:
 # ------------------------------------------------------------------ dates and issues
 def test_no_date_or_issue_number_outside_the_lab_and_the_decisions() -> None:
     found = [
-        hit for path in MARKDOWN if docs.issue_rule_applies(docs.rel(path))
-        for hit in docs.dated_mentions(path, dates=docs.date_rule_applies(docs.rel(path)))
+        hit for path in MARKDOWN if docs.issue_rule_applies(tree_files.rel(path))
+        for hit in docs.dated_mentions(path, dates=docs.date_rule_applies(tree_files.rel(path)))
     ]  # fmt: skip
     assert found == []
 
@@ -138,7 +140,7 @@ def test_the_rule_spares_the_lab_and_the_decisions() -> None:
 
 # ------------------------------------------------------------------ section names
 def test_every_quoted_section_name_is_a_heading() -> None:
-    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+    found = [p for path in MARKDOWN if docs.date_rule_applies(tree_files.rel(path))
              for p in docs.missing_sections(path, MARKDOWN)]  # fmt: skip
     assert found == []
 
@@ -161,7 +163,7 @@ def test_a_quoted_section_name_without_a_heading_is_found(tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------ named tests
 def test_every_test_named_beside_its_file_is_in_that_file() -> None:
-    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
+    found = [p for path in MARKDOWN if docs.date_rule_applies(tree_files.rel(path))
              for p in docs.missing_tests(path)]  # fmt: skip
     assert found == []
 
@@ -199,12 +201,12 @@ def test_the_readme_names_the_two_commands() -> None:
 
 
 # ------------------------------------------------------------------ goal counts
-COUNTS = docs.manifest_counts()
+COUNTS = figures.manifest_counts()
 
 
 def test_goal_counts_agree_with_the_manifests() -> None:
-    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
-             for p in docs.goal_count_mismatches(path, COUNTS)]  # fmt: skip
+    found = [p for path in MARKDOWN if docs.date_rule_applies(tree_files.rel(path))
+             for p in figures.goal_count_mismatches(path, COUNTS)]  # fmt: skip
     assert found == []
 
 
@@ -214,7 +216,7 @@ def test_the_manifests_give_counts() -> None:
 
 
 def test_a_wrong_goal_count_is_found(tmp_path: Path) -> None:
-    counts = docs.Counts(why3={"why3/widen.mlw": 169, "why3/mul.mlw": 4}, wp={"hw/f16c.c": 81})
+    counts = figures.Counts(why3={"why3/widen.mlw": 169, "why3/mul.mlw": 4}, wp={"hw/f16c.c": 81})
     page = tmp_path / "p.md"
     page.write_text(
         "`widen.mlw` has 169 goals; all 173 goals proved; the F16C loop (`f16c.c`): 81 WP goals\n"
@@ -223,7 +225,7 @@ def test_a_wrong_goal_count_is_found(tmp_path: Path) -> None:
         "Why3 proves 265 goals\n"
         "```\n999 goals in a transcript are not prose\n```\n"
     )
-    assert [p.split(": ", 1)[1] for p in docs.goal_count_mismatches(page, counts, tmp_path)] == [
+    assert [p.split(": ", 1)[1] for p in figures.goal_count_mismatches(page, counts, tmp_path)] == [
         "'153 goals', widen.mlw has 169",
         "'63 WP goals', f16c.c has 81",
         "'265 goals' is no manifest's count",
@@ -284,13 +286,13 @@ def test_a_c_file_misra_skips_unnamed_is_found(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ generated blocks
 def test_every_generated_block_is_current() -> None:
-    stale = [p for path in MARKDOWN for p in docs.stale_blocks(path)]
-    assert stale == [], "run: python tests/documents.py --write"
+    stale = [p for path in MARKDOWN for p in figures.stale_blocks(path)]
+    assert stale == [], "run: python tests/doc_figures.py --write"
 
 
 def test_generated_blocks_are_used() -> None:
-    used = {m.group("name") for p in MARKDOWN for m in docs.BLOCK.finditer(p.read_text())}
-    assert used == set(docs.BLOCKS)
+    used = {m.group("name") for p in MARKDOWN for m in figures.BLOCK.finditer(p.read_text())}
+    assert used == set(figures.BLOCKS)
 
 
 def test_a_stale_block_is_found(tmp_path: Path) -> None:
@@ -299,14 +301,14 @@ def test_a_stale_block_is_found(tmp_path: Path) -> None:
         (tmp_path / "proofs" / name).write_text((ROOT / "proofs" / name).read_text())
     page = tmp_path / "p.md"
     page.write_text("<!-- generated: goal-totals -->\nWhy3: 1 goals\n<!-- end generated -->\n")
-    assert docs.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
-    assert docs.rewrite_blocks(page, tmp_path)
-    assert docs.stale_blocks(page, tmp_path) == []
+    assert figures.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
+    assert figures.rewrite_blocks(page, tmp_path)
+    assert figures.stale_blocks(page, tmp_path) == []
     # a manifest that changes makes the block stale again
     why3 = json.loads((tmp_path / "proofs/manifest.json").read_text())
     why3["files"][0]["goals"] = why3["files"][0]["goals"][1:]
     (tmp_path / "proofs/manifest.json").write_text(json.dumps(why3))
-    assert docs.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
+    assert figures.stale_blocks(page, tmp_path) == ["p.md: generated block 'goal-totals' is stale"]
 
 
 def test_a_stale_exemption_count_is_found(tmp_path: Path) -> None:
@@ -317,35 +319,35 @@ def test_a_stale_exemption_count_is_found(tmp_path: Path) -> None:
     (tmp_path / "proofs" / "coverage-exemptions.json").write_text(json.dumps(listed))
     page = tmp_path / "p.md"
     page.write_text("<!-- generated: coverage-exemptions -->\n<!-- end generated -->\n")
-    assert docs.rewrite_blocks(page, tmp_path)
-    assert docs.stale_blocks(page, tmp_path) == []
+    assert figures.rewrite_blocks(page, tmp_path)
+    assert figures.stale_blocks(page, tmp_path) == []
     assert "| **total** |" in page.read_text()
     first = listed["exemptions"][0]
     first["why"] = "harness" if first["why"] != "harness" else "defensive"
     (tmp_path / "proofs" / "coverage-exemptions.json").write_text(json.dumps(listed))
-    assert docs.stale_blocks(page, tmp_path) == [
+    assert figures.stale_blocks(page, tmp_path) == [
         "p.md: generated block 'coverage-exemptions' is stale"
     ]
 
 
 # ------------------------------------------------------------------ ratios
-RESULTS = docs.bench_results()
+RESULTS = figures.bench_results()
 
 
 def test_ratios_agree_with_the_last_bench() -> None:
-    allowed = docs.bench_ratios(RESULTS)
-    found = [p for path in MARKDOWN if docs.date_rule_applies(docs.rel(path))
-             for p in docs.ratio_mismatches(path, allowed)]  # fmt: skip
+    allowed = figures.bench_ratios(RESULTS)
+    found = [p for path in MARKDOWN if docs.date_rule_applies(tree_files.rel(path))
+             for p in figures.ratio_mismatches(path, allowed)]  # fmt: skip
     assert found == []
 
 
 def test_a_stale_ratio_is_found(tmp_path: Path) -> None:
-    allowed = docs.bench_ratios(RESULTS)
+    allowed = figures.bench_ratios(RESULTS)
     bf16 = next(t for t in RESULTS["targets"] if "bfloat16" in t["name"])
     now = f"{bf16['ratio']['median']:.2f}"
     page = tmp_path / "p.md"
     page.write_text(f"bfloat16 {now}× `np.copyto`\nbfloat16 19.2× on another day\nalso 1.82×\n")
-    assert [p.split(": ", 1)[1] for p in docs.ratio_mismatches(page, allowed, tmp_path)] == [
+    assert [p.split(": ", 1)[1] for p in figures.ratio_mismatches(page, allowed, tmp_path)] == [
         "'19.2×'",
         "'1.82×'",
     ]
@@ -365,7 +367,7 @@ def test_benchmarks_md_is_the_last_bench_rendered() -> None:
 
 def test_the_tool_reports_current_blocks() -> None:
     done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "documents.py")], capture_output=True, text=True
+        [sys.executable, str(ROOT / "tests" / "doc_figures.py")], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout
 

@@ -174,21 +174,21 @@ def test_every_promise_names_a_test_and_every_test_named_exists() -> None:
 
 # ---------------------------------------------------------------- negative controls
 def test_negative_control_a_planted_name_that_does_not_exist_is_found() -> None:
-    real = "tests/checker/test_wire.py::test_a_merged_tensor_counts_every_repeat"
+    real = "tests/checker/test_wire_bounds.py::test_a_merged_tensor_counts_every_repeat"
     planted = Promise("SECURITY.md", 1, f"Held ({real}, `::test_no_such_test`).")
     named, problems = references(planted)
     assert named == [real]
-    assert problems == ["tests/checker/test_wire.py::test_no_such_test: no such test"]
+    assert problems == ["tests/checker/test_wire_bounds.py::test_no_such_test: no such test"]
 
 
 def test_negative_control_wrong_files_and_bare_continuations_are_found() -> None:
     planted = Promise(
         "SECURITY.md", 1,
         "`::test_orphan`, `tests/checker/test_gone.py::test_x`, `test_ambiguous.py::test_y`,"
-        " `test_wire.py::test_a_merged_tensor_counts_every_repeat`",
+        " `test_wire_bounds.py::test_a_merged_tensor_counts_every_repeat`",
     )  # fmt: skip
     named, problems = references(planted)
-    assert named == ["tests/checker/test_wire.py::test_a_merged_tensor_counts_every_repeat"]
+    assert named == ["tests/checker/test_wire_bounds.py::test_a_merged_tensor_counts_every_repeat"]
     assert problems == [
         "::test_orphan: no test file named before it",
         "tests/checker/test_gone.py: no such test file",
@@ -199,7 +199,8 @@ def test_negative_control_wrong_files_and_bare_continuations_are_found() -> None
 def test_negative_control_a_promise_without_a_test_is_found() -> None:
     text = (
         "# Security\n\nIntro, no promise.\n\n## What it does\n\n"
-        "- **Never does X**: held by\n  `test_wire.py::test_a_merged_tensor_counts_every_repeat`.\n"
+        "- **Never does X**: held by\n"
+        "  `test_wire_bounds.py::test_a_merged_tensor_counts_every_repeat`.\n"
         "- **Never does Y**: no test named.\n\nChecks:\n\n| a | b |\n|---|---|\n\n"
         "Not covered by the bound: what is not promised.\n"
     )

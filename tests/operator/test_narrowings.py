@@ -3,7 +3,8 @@ sonnx_mul_f32_to_bf16_bits on a sample of every edge class of binary32
 inputs, bit for bit against a value-based oracle.
 
 The oracle (:func:`narrow_oracle`) rounds the exact rational value of the
-binary32 pattern to the target format, ties to even, with an unbounded
+binary32 pattern to the target format (tests/support.py's encoder, the one the
+product oracle rounds with), ties to even, with an unbounded
 exponent and then overflow to infinity (IEEE 754 convertFormat); a NaN
 becomes the format's NaN with its sign, the quiet bit set and the leading
 payload bits kept (the header's stated conversion).  It shares no code with
@@ -29,13 +30,14 @@ import shutil
 import struct
 import subprocess
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 import sonnx_mul._native as native
+from sonnx_mul.dtypes import FLOAT32
 from sonnx_mul_assurance.c import flags, native_exhaustive
+from support import decode, round_to_nearest_even
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMATS = {"f16": (5, 11), "bf16": (8, 8)}
@@ -47,45 +49,20 @@ Narrowing = Callable[[int], int]
 
 def narrow_oracle(u: int, eb: int, sb: int) -> int:
     """The pattern of the binary32 pattern ``u`` converted to the format
-    (``eb``, ``sb``): round to nearest, ties to even, by value.
+    (``eb``, ``sb``): round to nearest, ties to even, by value
+    (support.round_to_nearest_even, the product oracle's encoder).
 
     Contract: ``0 <= u < 2^32``; the result is ``< 2^(eb + sb)``."""
-    sign = u >> 31
-    exponent, fraction = (u >> 23) & 0xFF, u & 0x7FFFFF
-    out_sign = sign << (eb + sb - 1)
+    negative = bool(u >> 31)
+    sign = int(negative) << (eb + sb - 1)
     all_ones = ((1 << eb) - 1) << (sb - 1)
-    if exponent == 0xFF:
-        if fraction == 0:
-            return out_sign | all_ones
+    value = decode(u, FLOAT32)
+    if value == "nan":  # the format's NaN: the sign, the quiet bit, the leading payload bits
         quiet = 1 << (sb - 2)
-        return out_sign | all_ones | quiet | (fraction >> (23 - (sb - 1)))
-    value = Fraction(fraction, 1 << 23) * (Fraction(2) ** (exponent - 127))
-    if exponent != 0:
-        value += Fraction(2) ** (exponent - 127)
-    else:  # binary32 subnormal: fraction * 2^-149
-        value = Fraction(fraction, 1 << 149) if fraction else Fraction(0)
-    if value == 0:
-        return out_sign
-    bias = (1 << (eb - 1)) - 1
-    emin, emax = 1 - bias, bias
-    e = value.numerator.bit_length() - value.denominator.bit_length()
-    if Fraction(2) ** e > value:
-        e -= 1
-    quantum = Fraction(2) ** (max(e, emin) - (sb - 1))
-    scaled = value / quantum
-    n = scaled.numerator // scaled.denominator
-    rest = scaled - n
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
-        n += 1
-    rounded = n * quantum
-    if rounded >= Fraction(2) ** (emax + 1):
-        return out_sign | all_ones
-    if n < (1 << (sb - 1)):  # subnormal (or zero) of the format
-        return out_sign | n
-    e = max(e, emin)
-    if n == 1 << sb:  # the rounding carried into the next binade
-        n, e = n >> 1, e + 1
-    return out_sign | ((e + bias) << (sb - 1)) | (n - (1 << (sb - 1)))
+        return sign | all_ones | quiet | ((u & 0x7FFFFF) >> (24 - sb))
+    if isinstance(value, str):  # an infinity: the format's, of the same sign
+        return sign | all_ones
+    return round_to_nearest_even(abs(value), negative, eb, sb)
 
 
 def sample_inputs(seed: int = 20261207) -> list[int]:

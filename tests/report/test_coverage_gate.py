@@ -17,17 +17,14 @@ import pytest
 
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report import coverage as report_coverage
-from sonnx_mul_assurance.structural import (
-    CLANG,
-    COVERAGE_FLAGS,
-    LLVM_COV,
-    PROFDATA,
+from sonnx_mul_assurance.structural.gate import gate_problems
+from sonnx_mul_assurance.structural.parse import (
     c_coverage,
-    gate_problems,
     lcov_lines,
     parse_gcov,
     python_coverage,
 )
+from sonnx_mul_assurance.structural.scope import CLANG, COVERAGE_FLAGS, LLVM_COV, PROFDATA
 
 TINY = """
 #include <stdlib.h>
@@ -394,7 +391,7 @@ def test_a_covered_exemption_fails_whatever_its_class(tmp_path: Path) -> None:
 def test_a_test_s_node_id_is_named_as_its_junit_case() -> None:
     """The per-requirement figures join coverage.py's contexts (node ids) with the
     report's JUnit cases: a module, a class, a parameter."""
-    from sonnx_mul_assurance.structural import junit_name
+    from sonnx_mul_assurance.structural.collect import junit_name
 
     assert junit_name("tests/operator/test_isa.py::test_x[1-a]") == (
         "tests.operator.test_isa::test_x[1-a]"

@@ -21,7 +21,7 @@ import pytest
 from test_trace_report import FIXTURE_REGISTRY, bind, crosshair_json, function, goal, make_tree
 
 from sonnx_mul_assurance.evidence import schema
-from sonnx_mul_assurance.report import evidence, hashes, prose, report, sources, trusted
+from sonnx_mul_assurance.report import evidence, hashes, objectives, prose, report, sources, trusted
 from sonnx_mul_assurance.report.evidence import exhaustive_items, map_goal
 from sonnx_mul_assurance.report.markers import Marker, scan
 
@@ -304,7 +304,7 @@ def test_trusted_records_and_markers_are_immutable() -> None:
         trusted.TRUSTED_BASE[0],
         trusted.PROOF_SUBJECTS["unknown"],
         trusted.KnownIssue("t", "u", "r"),
-        trusted.OBJECTIVES[0],
+        objectives.OBJECTIVES[0],
         Marker("p", 1, ("R1",), "file", 1, 1),
     ]
     for record in records:

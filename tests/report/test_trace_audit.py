@@ -26,9 +26,10 @@ from test_trace_report import (
 from sonnx_mul.requirements import REGISTRY
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.alignment import SONNX_DECISIONS, SONNX_TAGS, tags
+from sonnx_mul_assurance.report.objectives import STATUSES, objectives
 from sonnx_mul_assurance.report.prose import load_wp_units
 from sonnx_mul_assurance.report.render import SECTIONS
-from sonnx_mul_assurance.report.trusted import STATUSES, objectives, trusted_base
+from sonnx_mul_assurance.report.trusted import trusted_base
 
 REPO = Path(__file__).resolve().parents[2]
 

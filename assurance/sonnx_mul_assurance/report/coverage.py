@@ -1,6 +1,6 @@
 """Structural coverage in the report: the reader of ``coverage.json``, its gate and the A-7 row.
 
-:func:`read` turns every gate problem of :func:`structural.gate_problems`
+:func:`read` turns every gate problem of :func:`structural.gate.gate_problems`
 (an unlisted gap, a stale exemption, a failed run) into a failed item that
 maps to no id, which fails the report's gate.  :func:`section` is the
 report's ``coverage`` entry (figures per file, function and requirement, the
@@ -19,12 +19,9 @@ from typing import Any
 
 from sonnx_mul_assurance.evidence import files, schema
 from sonnx_mul_assurance.report.evidence import Item
-from sonnx_mul_assurance.report.trusted import Objective
-from sonnx_mul_assurance.structural import (
-    EXEMPTIONS,
-    gate_problems,
-    load_exemptions,
-)
+from sonnx_mul_assurance.report.objectives import Objective
+from sonnx_mul_assurance.structural.gate import gate_problems, load_exemptions
+from sonnx_mul_assurance.structural.scope import EXEMPTIONS
 
 STANDARD = "DO-178C 6.4.4.2 / Table A-7 (structural coverage)"
 

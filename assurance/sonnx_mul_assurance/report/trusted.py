@@ -1,8 +1,9 @@
 """Trusted base, tool qualification data and objectives: DATA for the report.
 
-One place for what the report's "Trusted base", "Proof subjects" and
-"Objectives" sections say; :mod:`sonnx_mul_assurance.report.render` renders it into
-Markdown and HTML and :mod:`sonnx_mul_assurance.report.report` copies it into the JSON.
+One place for what the report's "Trusted base" and "Proof subjects" sections
+say (the "Objectives" one is :mod:`sonnx_mul_assurance.report.objectives`);
+:mod:`sonnx_mul_assurance.report.render` renders them into Markdown and HTML and
+:mod:`sonnx_mul_assurance.report.report` copies them into the JSON (:func:`as_json`).
 Known issues are public bug reports found by searching the tools' trackers;
 each is cited by its address, none is invented. An assessor must still check
 the trackers for issues filed later.
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
+from sonnx_mul_assurance.report.objectives import objectives
 from sonnx_mul_assurance.report.prose import WpUnit, wp_summary
 
 
@@ -196,7 +198,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "could make a false statement provable or drop a goal",
         (
             "negative controls: planted faults in copies of the .mlw files and oracle/integers.py "
-            "must make the proof fail (tests/assurance/test_why3_negative.py)",
+            "must make the proof fail (the test_why3_negative_*.py files of tests/assurance)",
             "the proof driver fails on a file with zero goals and on any goal missing "
             "from, or added to, proofs/manifest.json",
             "every goal is re-proved from scratch by `make prove` (replay of the manifest)",
@@ -260,7 +262,7 @@ TRUSTED_BASE: tuple[Component, ...] = (
         "binary64, bfloat16 tiny products and overflow threshold",
         (
             "negative controls: a wrong wide format and a lowered bfloat16 bound make the "
-            "Gappa goals fail (tests/assurance/test_why3_negative.py)",
+            "Gappa goals fail (tests/assurance/test_why3_negative_floats.py)",
             "native-float provers, whose overflowing `round` has an unspecified value, "
             "never prove or back up widen.mlw's float lemmas "
             "(tests/assurance/test_widen_models.py)",
@@ -465,103 +467,6 @@ def subject_of(source: str, location: str) -> str:
     return "unknown"
 
 
-@dataclass(frozen=True)
-class Objective:
-    """An objective an assessor looks for, and how the project's outputs meet it."""
-
-    standard: str
-    objective: str
-    output: str
-    status: str  # met | partly met | out of scope
-    note: str
-
-
-STATUSES: tuple[str, ...] = ("met", "partly met", "out of scope")
-
-OBJECTIVES: tuple[Objective, ...] = (
-    Objective(
-        "DO-178C 6.4.2 / Table A-7 (requirements-based testing)",
-        "tests developed from the requirements, normal range and robustness",
-        "pytest suite named and marked by requirement id; per-id test evidence in this "
-        "report; error contract tests (ProfileError subclasses)",
-        "met",
-        "for the requirements in the registry; no separate test-procedure review record",
-    ),
-    Objective(
-        "DO-178C 5.5 and 6.5 (development and verification traceability)",
-        "bidirectional trace: requirements <-> code <-> tests <-> verification results",
-        "this report: registry ids, requirement markers in code, tests and proofs, marker lint, "
-        "the gate failing on any gap",
-        "met",
-        "trace is to file:line ranges and test ids of the hashed tree",
-    ),
-    Objective(
-        "DO-178C 6.4.4.2 / Table A-7 (structural coverage)",
-        "statement / decision / MC/DC coverage of the code",
-        "none measured in the report",
-        "out of scope",
-        "coverage analysis is not produced; the native kernel and its glue are outside "
-        "any Python coverage",
-    ),
-    Objective(
-        "DO-178C 6.4.5 / Table A-7 (verification of verification process results)",
-        "the verification procedures and results are correct and complete",
-        "negative controls for every verification step (planted faults must fail), the "
-        "gate's own planted-gap tests, zero-goal and manifest-drift checks",
-        "partly met",
-        "no independent review record; the checks are automated, not reviewed",
-    ),
-    Objective(
-        "DO-333 formal methods supplement (soundness of the formal analysis)",
-        "the formal method is sound and its assumptions are justified",
-        "Trusted base section: Why3 theories, drivers, provers with known issues; "
-        "proof subjects (model vs kernel vs tested native binary)",
-        "partly met",
-        "soundness rests on Why3/SMT; no proof certificates are checked independently",
-    ),
-    Objective(
-        "DO-330 tool qualification (TQL-5 verification tools)",
-        "tool operational requirements, verification of the tool in its environment",
-        "tool versions, resolved binary paths and SHA-256 in this report; manifest replay; "
-        "negative controls act as tool verification cases",
-        "partly met",
-        "no Tool Qualification Plan / TOR / TAS documents; data only",
-    ),
-    Objective(
-        "ISO 26262-8 clause 11 (confidence in the use of software tools)",
-        "tool impact / error detection classification, TCL, qualification method",
-        "Trusted base section: what each tool is trusted for and how errors are detected "
-        "(tests, self-test, exhaustive runs, replay)",
-        "partly met",
-        "TI/TD/TCL classification is not stated formally; evidence for 'increased "
-        "confidence from use' and 'validation of the tool' is partial",
-    ),
-    Objective(
-        "ISO 26262-6 clause 9 / 10 (unit verification and requirements-based tests)",
-        "unit verification by requirements-based tests, interface tests, fault injection",
-        "pytest suite, hostile models, fuzzing, known-answer self-test",
-        "met",
-        "for the Mul unit; no hardware-in-the-loop",
-    ),
-    Objective(
-        "DO-178C 7 / ISO 26262-8 clause 7 (configuration management)",
-        "identification of the configuration the evidence applies to",
-        "git commit and dirty flag, SHA-256 of every file the claim depends on, "
-        "`sonnx-mul verify-install` for the installed package",
-        "met",
-        "the report identifies the configuration; archiving and baselines are the user's",
-    ),
-    Objective(
-        "DO-178C 11.x (plans, standards, SAS)",
-        "PSAC, SDP, SVP, SCMP, SQAP, standards and the accomplishment summary",
-        "none",
-        "out of scope",
-        "process documents belong to the user's certification project",
-    ),
-)
-"""Objectives and how honestly the project's outputs meet them."""
-
-
 def wp_component(units: Sequence[WpUnit]) -> Component:
     """Frama-C WP as a trusted component, with what the manifest says it proves."""
     return Component(
@@ -618,16 +523,6 @@ def trusted_base(units: Sequence[WpUnit]) -> tuple[Component, ...]:
     """The trusted base, Frama-C WP's entry rendered from the WP manifest's
     ``units``, and each prover's entry with the WP goals pinned to it."""
     return (*(with_wp_counts(c, units) for c in TRUSTED_BASE), wp_component(units))
-
-
-def objectives(units: Sequence[WpUnit]) -> tuple[Objective, ...]:
-    """The objectives, the formal-methods one naming what WP proves (from ``units``)."""
-    return tuple(
-        replace(o, output=f"{o.output}; {wp_summary(units)}")
-        if o.standard.startswith("DO-333")
-        else o
-        for o in OBJECTIVES
-    )
 
 
 def as_json(units: Sequence[WpUnit] = ()) -> dict[str, Any]:

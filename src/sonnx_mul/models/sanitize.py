@@ -96,7 +96,7 @@ storage's size for it is a whole number of values, two or more (module _STORAGE)
 _STORAGE: Mapping[int, tuple[str, int, int, int]] = MappingProxyType({
     # data type -> (the field onnx.checker wants its values in, values of that field per
     # element as num/den, bits per element in raw_data; 0: raw_data refused)
-    # onnx.checker's sizes (pinned for every type in tests/checker/test_wire.py)
+    # onnx.checker's sizes (pinned for every type in tests/checker/test_wire_verdicts.py)
     **dict.fromkeys([onnx.TensorProto.FLOAT], ("float_data", 1, 1, 32)),
     **dict.fromkeys([onnx.TensorProto.COMPLEX64], ("float_data", 2, 1, 64)),
     **dict.fromkeys([onnx.TensorProto.DOUBLE], ("double_data", 1, 1, 64)),

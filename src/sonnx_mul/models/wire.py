@@ -47,7 +47,7 @@ past :func:`kept_budget` of the file's size the file is refused
 
 Contract: for bytes ``data``, protobuf parses ``strip_lists(data, limit)``
 exactly when it parses ``data``, and sanitize.strip_payloads gives the same
-model from both (tests/checker/test_wire.py). The removed elements are
+model from both (tests/checker/test_wire_exactness.py). The removed elements are
 validated as upb validates them (varints of at most 10 bytes, packed
 fixed-size values a multiple of their size, lengths in bounds). Anything the
 walker does not accept raises :class:`WireError`; the caller then parses the
@@ -69,7 +69,8 @@ MARK = "sonnx-mul:lists-removed:"
 _Piece = bytes | memoryview
 _MAX_DEPTH = 200  # messages; protobuf refuses deeper files (its limit is 100) anyway
 
-# Field numbers of onnx.proto (pinned against onnx's descriptors in tests/checker/test_wire.py).
+# Field numbers of onnx.proto (pinned against onnx's descriptors in
+# tests/checker/test_wire_exactness.py).
 MODEL_GRAPH, MODEL_FUNCTIONS = 7, 25
 GRAPH_NODE, GRAPH_INITIALIZER, GRAPH_SPARSE_INITIALIZER = 1, 5, 15
 FUNCTION_NODE = 7
