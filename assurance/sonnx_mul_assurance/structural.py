@@ -65,6 +65,7 @@ COVERAGE_FLAGS = ("-fprofile-instr-generate", "-fcoverage-mapping", "-fcoverage-
 
 C_FILES: tuple[str, ...] = (
     "native/src/sonnx_mul_float.c",
+    "native/src/sonnx_mul_bf16.c",
     "native/src/sonnx_mul_int.c",
     "native/hw/sonnx_mul_f16c.c",
     "native/hw/sonnx_mul_stream8.c",
