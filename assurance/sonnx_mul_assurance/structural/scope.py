@@ -19,6 +19,7 @@ LLVM_COV = "llvm-cov-19"
 COVERAGE_FLAGS = ("-fprofile-instr-generate", "-fcoverage-mapping", "-fcoverage-mcdc")
 
 C_FILES: tuple[str, ...] = (
+    "native/src/sonnx_mul_bf16.c",
     "native/src/sonnx_mul_float.c",
     "native/src/sonnx_mul_int.c",
     "native/hw/sonnx_mul_f16c.c",
