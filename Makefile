@@ -193,7 +193,7 @@ include native/flags.mk
 KERNEL_CC   ?= gcc
 KERNEL_DIR  ?= build/c-kernel/$(notdir $(KERNEL_CC))
 KERNEL_SRC  := $(wildcard native/src/*.c)
-GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h src/sonnx_mul/_native_isas.h src/sonnx_mul/_native_isa_builds.h
+GLUE_SRC    := src/sonnx_mul/_native.c src/sonnx_mul/_native.h src/sonnx_mul/_native_module.c src/sonnx_mul/_native_variants.c src/sonnx_mul/_native_variants.h src/sonnx_mul/_native_kinds.h src/sonnx_mul/_native_isas.h src/sonnx_mul/_native_isa_builds.h
 KERNEL_OBJ  := $(patsubst native/src/%.c,$(KERNEL_DIR)/%.o,$(KERNEL_SRC))
 KERNEL_HDR  := native/include/sonnx_mul_kernel.h native/include/sonnx_mul_config.h
 KERNEL_CFLAGS = $$(cat $(KERNEL_DIR)/cflags) $(KERNEL_EXTRA_CFLAGS) $(SONNX_WARNFLAGS) -Inative/include

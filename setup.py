@@ -3,8 +3,8 @@
 Everything else about the package is declared in pyproject.toml. The kernel
 sources are compiled with exactly the flags pinned in ``native/flags.mk``
 (the one place they live: IEEE semantics, warnings as errors) and nothing
-else but ``-fPIC``; the glue (src/sonnx_mul/_native.c and _native_variants.c,
-which include Python's headers) with Python's own flags followed by the same
+else but ``-fPIC``; the glue (src/sonnx_mul/_native.c, _native_module.c and
+_native_variants.c, which include Python's headers) with Python's own flags followed by the same
 pinned IEEE flags. Both compile commands are recorded in the module as
 ``sonnx_mul._native.BUILD_FLAGS`` and shown in the report.
 """
@@ -23,6 +23,8 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 NATIVE = ROOT / "native"
 GLUE = "src/sonnx_mul/_native.c"
+# The Python module's definition: its method table, constants, initialisation.
+MODULE = "src/sonnx_mul/_native_module.c"
 # Which build of the kernel runs each kind, chosen at import (the glue's other source).
 VARIANTS = "src/sonnx_mul/_native_variants.c"
 
@@ -134,7 +136,7 @@ setup(
     ext_modules=[
         Extension(
             "sonnx_mul._native",
-            sources=[GLUE, VARIANTS],
+            sources=[GLUE, MODULE, VARIANTS],
             include_dirs=["native/include", np.get_include()],
             # -g0: no debug info, which would record the paths of the build
             # (numpy's headers in an isolated build environment) and make two

@@ -19,10 +19,11 @@
  * disjoint from both) and raises TypeError/ValueError otherwise, writing
  * nothing.
  *
- * Which build of the kernel runs each kind (the ISA variants, the hardware
- * loops, the checks at import) is _native_variants.c's business; the element
- * kinds and their tables come from _native_kinds.h, generated from the
- * registry of element types (src/sonnx_mul/dtypes.py).
+ * The Python module's definition (method table, constants, initialisation)
+ * is _native_module.c; which build of the kernel runs each kind (the ISA
+ * variants, the hardware loops, the checks at import) is _native_variants.c's
+ * business; the element kinds and their tables come from _native_kinds.h,
+ * generated from the registry of element types (src/sonnx_mul/dtypes.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -33,6 +34,7 @@
 #include <float.h>
 #include <string.h>
 
+#include "_native.h"
 #include "_native_variants.h"
 #include "sonnx_mul_fpenv.h"
 
@@ -45,18 +47,6 @@
 #error "sonnx_mul must not be built with -ffast-math"
 #endif
 
-#ifndef SONNX_MUL_BUILD_FLAGS
-#error "setup.py defines SONNX_MUL_BUILD_FLAGS (the compile command of this module)"
-#endif
-
-#if defined(__clang__)
-#define COMPILER "clang " __clang_version__
-#elif defined(__GNUC__)
-#define COMPILER "gcc " __VERSION__
-#else
-#define COMPILER "unknown C compiler"
-#endif
-
 /* Each kind's row (generated from the registry): numpy's name, class of
  * type numbers, item size and built-in type number. */
 static const struct kind_row KIND_ROWS[K_COUNT] = SONNX_MUL_KIND_ROWS;
@@ -67,9 +57,19 @@ static const struct kind_row KIND_ROWS[K_COUNT] = SONNX_MUL_KIND_ROWS;
 static PyArray_Descr *result_descr[K_COUNT];
 static int bfloat16_typenum = -1;
 
-/* Below this many elements the GIL is kept: releasing and taking it back
- * costs more than the loop. */
-#define THREADS_MIN_ELEMENTS 16384
+/* Releases the GIL when `worth` (the loop is long enough); the state to give
+ * to reacquire_gil, NULL when the GIL was kept. */
+static PyThreadState *release_gil_if(int worth)
+{
+    return worth ? PyEval_SaveThread() : NULL;
+}
+
+static void reacquire_gil(PyThreadState *state)
+{
+    if (state != NULL) {
+        PyEval_RestoreThread(state);
+    }
+}
 
 /* The kind of a dtype (any byte order), K_NONE when the kernel has none:
  * integers by signedness and size (numpy's int, long and long long are one
@@ -170,64 +170,96 @@ static NpyIter *block_iter(int nop, PyArrayObject **ops, enum kind k, NPY_ORDER 
     return NpyIter_MultiNew(nop, ops, ITER_FLAGS, order, NPY_EQUIV_CASTING, op_flags, dtypes);
 }
 
+/* A walk over the blocks of a buffered iterator: each inner loop is one
+ * kernel call on native blocks.  The GIL is released for the whole walk when
+ * the arrays are long enough and numpy needs no Python API to iterate. */
+struct blocks {
+    NpyIter *iter;
+    NpyIter_IterNextFunc *next;
+    char **data;       /* the block of each operand */
+    npy_intp *size;    /* its element count */
+    npy_intp *strides; /* its stride of each operand */
+    npy_intp itemsize;
+    int nop;
+    PyThreadState *gil; /* NULL while the GIL is held */
+};
+
+/* Starts a walk over ops (nop of them; ops[0] has the size of all) in `order`.
+ * 0, or -1 with an error set and nothing left to end. */
+static int blocks_start(struct blocks *w, int nop, PyArrayObject **ops, enum kind k,
+                        NPY_ORDER order)
+{
+    w->iter = block_iter(nop, ops, k, order);
+    if (w->iter == NULL) {
+        return -1;
+    }
+    w->next = NpyIter_GetIterNext(w->iter, NULL);
+    if (w->next == NULL) {
+        NpyIter_Deallocate(w->iter);
+        return -1;
+    }
+    w->data = NpyIter_GetDataPtrArray(w->iter);
+    w->size = NpyIter_GetInnerLoopSizePtr(w->iter);
+    w->strides = NpyIter_GetInnerStrideArray(w->iter);
+    w->itemsize = PyDataType_ELSIZE(result_descr[k]);
+    w->nop = nop;
+    w->gil = release_gil_if(!NpyIter_IterationNeedsAPI(w->iter) &&
+                            PyArray_SIZE(ops[0]) >= GIL_RELEASE_MIN_ELEMENTS);
+    return 0;
+}
+
 /* The kernel requires contiguous blocks: what NPY_ITER_CONTIG promises, checked
  * on every block (strides may change between buffered and direct stretches;
  * a block of one element may report any stride). */
-static int contiguous_block(const npy_intp *strides, int nop, npy_intp itemsize, npy_intp size)
+static int block_contiguous(const struct blocks *w)
 {
-    if (size <= 1) {
+    if (*w->size <= 1) {
         return 1;
     }
-    for (int i = 0; i < nop; i++) {
-        if (strides[i] != itemsize) {
+    for (int i = 0; i < w->nop; i++) {
+        if (w->strides[i] != w->itemsize) {
             return 0;
         }
     }
     return 1;
 }
 
-static const char NOT_CONTIGUOUS[] = "sonnx_mul._native: numpy gave a non-contiguous block";
-
-/* Runs the wrap/float kernel over every block of a, b -> c. 0 or -1 (error set). */
-static int wrap_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k,
-                       const struct isa *isa)
+/* Ends a walk: the GIL taken back, the iterator freed.  0, or -1 with an
+ * error set: numpy's, or a block that was not contiguous (`contiguous` 0). */
+static int blocks_end(struct blocks *w, int contiguous)
 {
-    PyArrayObject *ops[3] = {a, b, c};
-    NpyIter *iter = block_iter(3, ops, k, NPY_KEEPORDER);
-    if (iter == NULL) {
-        return -1;
-    }
-    npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
-    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
-    if (next == NULL) {
-        NpyIter_Deallocate(iter);
-        return -1;
-    }
-    char **data = NpyIter_GetDataPtrArray(iter);
-    npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
-    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
-    wrap_fn fn = isa->wrap[k];
-    int contiguous = 1;
-    int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
-    PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
-    do {
-        contiguous = contiguous_block(strides, 3, itemsize, *size);
-        if (!contiguous) {
-            break;
-        }
-        fn(data[0], data[1], data[2], (size_t)*size);
-    } while (next(iter));
-    if (state != NULL) {
-        PyEval_RestoreThread(state);
-    }
-    if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
+    reacquire_gil(w->gil);
+    if (NpyIter_Deallocate(w->iter) != NPY_SUCCEED || PyErr_Occurred()) {
         return -1;
     }
     if (!contiguous) {
-        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
+        PyErr_SetString(PyExc_RuntimeError,
+                        "sonnx_mul._native: numpy gave a non-contiguous block");
         return -1;
     }
     return 0;
+}
+
+/* The unchecked product (integers wrap, floats round) over every block of
+ * a, b -> c. 0 or -1 (error set). */
+static int mul_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum kind k,
+                      const struct isa *isa)
+{
+    PyArrayObject *ops[3] = {a, b, c};
+    struct blocks w;
+    if (blocks_start(&w, 3, ops, k, NPY_KEEPORDER) < 0) {
+        return -1;
+    }
+    mul_fn fn = isa->mul[k];
+    int contiguous = 1;
+    do {
+        contiguous = block_contiguous(&w);
+        if (!contiguous) {
+            break;
+        }
+        fn(w.data[0], w.data[1], w.data[2], (size_t)*w.size);
+    } while (w.next(w.iter));
+    return blocks_end(&w, contiguous);
 }
 
 /* First overflowing element of a * b: -1 when none, else its flat index
@@ -237,47 +269,26 @@ static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY
                             const struct isa *isa)
 {
     PyArrayObject *ops[2] = {a, b};
-    NpyIter *iter = block_iter(2, ops, k, order);
-    if (iter == NULL) {
+    struct blocks w;
+    if (blocks_start(&w, 2, ops, k, order) < 0) {
         return -2;
     }
-    npy_intp itemsize = PyDataType_ELSIZE(result_descr[k]);
-    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
-    if (next == NULL) {
-        NpyIter_Deallocate(iter);
-        return -2;
-    }
-    char **data = NpyIter_GetDataPtrArray(iter);
-    npy_intp *size = NpyIter_GetInnerLoopSizePtr(iter);
-    npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
     scan_fn fn = isa->scan[k];
     npy_intp start = 0, found = -1;
     int contiguous = 1;
-    int threads = !NpyIter_IterationNeedsAPI(iter) && PyArray_SIZE(a) >= THREADS_MIN_ELEMENTS;
-    PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
     do {
-        contiguous = contiguous_block(strides, 2, itemsize, *size);
+        contiguous = block_contiguous(&w);
         if (!contiguous) {
             break;
         }
-        size_t n = (size_t)*size, i = fn(data[0], data[1], n);
+        size_t n = (size_t)*w.size, i = fn(w.data[0], w.data[1], n);
         if (i < n) {
             found = start + (npy_intp)i;
             break;
         }
-        start += *size;
-    } while (next(iter));
-    if (state != NULL) {
-        PyEval_RestoreThread(state);
-    }
-    if (NpyIter_Deallocate(iter) != NPY_SUCCEED || PyErr_Occurred()) {
-        return -2;
-    }
-    if (!contiguous) {
-        PyErr_SetString(PyExc_RuntimeError, NOT_CONTIGUOUS);
-        return -2;
-    }
-    return found;
+        start += *w.size;
+    } while (w.next(w.iter));
+    return blocks_end(&w, contiguous) < 0 ? -2 : found;
 }
 
 /* The C-order flat index of the first overflow, -1 when none, -2 on error.
@@ -355,16 +366,6 @@ static PyArrayObject *new_result(PyArrayObject *a, enum kind k)
                                                  PyArray_DIMS(a), NULL, NULL, 0, NULL);
 }
 
-PyDoc_STRVAR(multiply_doc,
-"multiply(a, b, out, checked, isa=<the variant in use>, /)\n--\n\n"
-"C = A * B by the proved kernel into out, or into a new C-ordered native array\n"
-"when out is None; returns that array.  With checked true on an integer type,\n"
-"when a product does not fit, returns instead the first overflowing flat index\n"
-"in C order (an int) and has written nothing.  Floats ignore checked.\n"
-"TypeError/ValueError (nothing written) when a precondition of the kernel fails.\n"
-"isa ('portable', 'avx2', 'avx512') runs that variant of the kernel instead of\n"
-"the one selected at import (ValueError if this CPU cannot run it).");
-
 /* The product of the arrays a and b (out NULL: a new result) on the variant
  * isa, in the environment the kernel assumes (the caller brackets it). */
 static PyObject *run(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int checked,
@@ -394,16 +395,13 @@ static PyObject *run(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int
             return NULL;
         }
         size_t done = (size_t)n;
-        int threads = n >= THREADS_MIN_ELEMENTS;
-        PyThreadState *state = threads ? PyEval_SaveThread() : NULL;
+        PyThreadState *gil = release_gil_if(n >= GIL_RELEASE_MIN_ELEMENTS);
         if (checked) {
             done = isa->checked[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         } else {
-            isa->wrap[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+            isa->mul[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         }
-        if (state != NULL) {
-            PyEval_RestoreThread(state);
-        }
+        reacquire_gil(gil);
         if (done < (size_t)n) { /* nothing was written */
             if (out == NULL) {
                 Py_DECREF(c);
@@ -427,7 +425,7 @@ static PyObject *run(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int
     if (c == NULL) {
         return NULL;
     }
-    if (wrap_blocks(a, b, c, k, isa) < 0) {
+    if (mul_blocks(a, b, c, k, isa) < 0) {
         if (out == NULL) {
             Py_DECREF(c);
         }
@@ -452,7 +450,7 @@ static PyObject *run_in_env(PyArrayObject *a, PyArrayObject *b, PyArrayObject *o
     return result;
 }
 
-static PyObject *multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *sonnx_glue_multiply(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 4 && nargs != 5) {
@@ -492,17 +490,7 @@ static int exact_str_equal(PyObject *x, PyObject *y)
     return PyUnicode_CheckExact(x) ? PyObject_RichCompareBool(x, y, Py_EQ) : 0;
 }
 
-PyDoc_STRVAR(plain_doc,
-"plain(a, b, out, opset, overflow, default_opset, /)\n--\n\n"
-"mul's plain lane in one native call: when a, b (and out, unless None) are\n"
-"exactly numpy.ndarray, out C-contiguous, opset exactly an int equal to\n"
-"default_opset and overflow exactly the str 'wrap' or 'error' (compared by\n"
-"value), multiply(a, b, out, overflow == 'error') on the variant in use and\n"
-"return what it returns; None, having written nothing, when any of these does\n"
-"not hold or when multiply refuses the arrays (TypeError/ValueError): the\n"
-"caller then runs the full checks.");
-
-static PyObject *plain_lane(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *sonnx_glue_plain(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 6) {
@@ -536,67 +524,7 @@ static PyObject *plain_lane(PyObject *self, PyObject *const *args, Py_ssize_t na
     return result;
 }
 
-PyDoc_STRVAR(kind_doc,
-"kind(dtype, /)\n--\n\n"
-"The kernel's name for a dtype's element type ('int8', ..., 'bfloat16',\n"
-"'float64'), or None when the kernel has no loop for it.");
-
-static PyObject *kind(PyObject *self, PyObject *arg)
-{
-    (void)self;
-    if (!PyArray_DescrCheck(arg)) {
-        PyErr_SetString(PyExc_TypeError, "kind() takes a numpy.dtype");
-        return NULL;
-    }
-    enum kind k = kind_of((PyArray_Descr *)arg);
-    if (k == K_NONE) {
-        Py_RETURN_NONE;
-    }
-    return PyUnicode_FromString(KIND_ROWS[k].name);
-}
-
-PyDoc_STRVAR(isa_doc,
-"isa()\n--\n\n"
-"The name of the kernel variant that multiply() runs: 'portable' (SSE2, the\n"
-"proved sources as such), 'avx2' (the same sources compiled for AVX2, float16\n"
-"by F16C) or 'avx512' (for AVX-512 F/BW/VL/DQ, float16 by F16C); chosen at import.");
-
-static PyObject *isa_name(PyObject *self, PyObject *unused)
-{
-    (void)self;
-    (void)unused;
-    return PyUnicode_FromString(sonnx_glue_isa_current->name);
-}
-
-PyDoc_STRVAR(isas_doc,
-"isas()\n--\n\n"
-"The variants this build has and this CPU can run, portable first.");
-
-static PyObject *isas(PyObject *self, PyObject *unused)
-{
-    (void)self;
-    (void)unused;
-    return sonnx_glue_isa_names();
-}
-
-static PyMethodDef methods[] = {
-    {"multiply", (PyCFunction)(void (*)(void))multiply, METH_FASTCALL, multiply_doc},
-    {"plain", (PyCFunction)(void (*)(void))plain_lane, METH_FASTCALL, plain_doc},
-    {"kind", kind, METH_O, kind_doc},
-    {"isa", isa_name, METH_NOARGS, isa_doc},
-    {"isas", isas, METH_NOARGS, isas_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT,
-    "sonnx_mul._native",
-    "The proved C kernel of sonnx_mul.mul behind a thin numpy glue (see _native.pyi).",
-    -1,
-    methods,
-    NULL, NULL, NULL, NULL,
-};
-
+/* The native-order result dtype of each kind. 0, or -1 with an error set. */
 static int init_descrs(void)
 {
     for (int k = 0; k < K_COUNT; k++) {
@@ -634,28 +562,27 @@ static int init_descrs(void)
     return 0;
 }
 
-PyMODINIT_FUNC PyInit__native(void)
+int sonnx_glue_init(void)
 {
-    import_array();
-    if (init_descrs() < 0 || sonnx_glue_select_isa() < 0) {
-        return NULL;
+    import_array1(-1);
+    if (init_descrs() < 0) {
+        return -1;
     }
     mode_wrap = PyUnicode_InternFromString("wrap");
     mode_error = PyUnicode_InternFromString("error");
-    if (mode_wrap == NULL || mode_error == NULL) {
+    return mode_wrap == NULL || mode_error == NULL ? -1 : 0;
+}
+
+PyObject *sonnx_glue_kind(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    if (!PyArray_DescrCheck(arg)) {
+        PyErr_SetString(PyExc_TypeError, "kind() takes a numpy.dtype");
         return NULL;
     }
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) {
-        return NULL;
+    enum kind k = kind_of((PyArray_Descr *)arg);
+    if (k == K_NONE) {
+        Py_RETURN_NONE;
     }
-    if (PyModule_AddStringConstant(m, "BUILD_FLAGS", SONNX_MUL_BUILD_FLAGS) < 0 ||
-        PyModule_AddStringConstant(m, "COMPILER", COMPILER) < 0 ||
-        PyModule_AddIntConstant(m, "FLT_EVAL_METHOD", FLT_EVAL_METHOD) < 0 ||
-        PyModule_AddIntConstant(m, "THREADS_MIN_ELEMENTS", THREADS_MIN_ELEMENTS) < 0 ||
-        PyModule_AddIntConstant(m, "STREAM8_MIN_ELEMENTS", sonnx_glue_stream8_min_elements) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return PyUnicode_FromString(KIND_ROWS[k].name);
 }

@@ -8,7 +8,7 @@ COMPILER: str
 """The compiler that built the module, with its version (``gcc 12.2.0``)."""
 FLT_EVAL_METHOD: int
 """C's FLT_EVAL_METHOD at build time; 0 (float expressions in their own type) is required."""
-THREADS_MIN_ELEMENTS: int
+GIL_RELEASE_MIN_ELEMENTS: int
 """From this many elements on, the GIL is released around the kernel's loop."""
 STREAM8_MIN_ELEMENTS: int
 """From this many elements in one kernel call, int8/uint8 wrap runs the streaming

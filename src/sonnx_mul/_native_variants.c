@@ -41,7 +41,7 @@
 /* The typed adapters of one kind in variant V (the sonnx_mul_* names inside
  * expand to the variant's renamed functions after sonnx_mul_rename.h). */
 #define INT_ADAPTERS_OF(V, S, T, K)                                               \
-    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
+    static void mul_##V##S(const void *a, const void *b, void *c, size_t n)       \
     {                                                                             \
         sonnx_mul_wrap_##S((const T *)a, (const T *)b, (T *)c, n);                \
     }                                                                             \
@@ -54,17 +54,17 @@
         return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
     }
 #define FLOAT_ADAPTER_OF(V, S, T, K)                                              \
-    static void wrap_##V##S(const void *a, const void *b, void *c, size_t n)      \
+    static void mul_##V##S(const void *a, const void *b, void *c, size_t n)       \
     {                                                                             \
         sonnx_mul_##S((const T *)a, (const T *)b, (T *)c, n);                     \
     }
 
 /* Statements filling `isa`'s entries of one kind with variant V's adapters. */
 #define SET_INT_OF(V, S, T, K)                                                    \
-    isa->wrap[K] = wrap_##V##S;                                                   \
+    isa->mul[K] = mul_##V##S;                                                     \
     isa->scan[K] = scan_##V##S;                                                   \
     isa->checked[K] = checked_##V##S;
-#define SET_FLOAT_OF(V, S, T, K) isa->wrap[K] = wrap_##V##S;
+#define SET_FLOAT_OF(V, S, T, K) isa->mul[K] = mul_##V##S;
 
 #define INT_ADAPTERS(S, T, K) TAGGED(INT_ADAPTERS_OF, S, T, K)
 #define FLOAT_ADAPTER(S, T, K) TAGGED(FLOAT_ADAPTER_OF, S, T, K)
@@ -97,12 +97,12 @@ VARIANT_FILL
 
 /* The float16 hardware loops (F16C, 8- and 16-wide; WP-proved from the
  * admitted contract of their vector operation, verified exhaustively). */
-static void wrap_f16c_f16(const void *a, const void *b, void *c, size_t n)
+static void mul_f16c_f16(const void *a, const void *b, void *c, size_t n)
 {
     sonnx_mul_f16c_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
 }
 
-static void wrap_f16c512_f16(const void *a, const void *b, void *c, size_t n)
+static void mul_f16c512_f16(const void *a, const void *b, void *c, size_t n)
 {
     sonnx_mul_f16c512_f16((const uint16_t *)a, (const uint16_t *)b, (uint16_t *)c, n);
 }
@@ -134,7 +134,7 @@ static void wrap_stream8512_8(const void *a, const void *b, void *c, size_t n)
         if (n >= SONNX_MUL_STREAM8_MIN_ELEMENTS) {                                \
             HW(a, b, c, n);                                                       \
         } else {                                                                  \
-            wrap_##V##S(a, b, c, n);                                              \
+            mul_##V##S(a, b, c, n);                                               \
         }                                                                         \
     }
 #define STREAM8_ADAPTERS(V, I, NAME, F16, S8)                                     \
@@ -163,12 +163,12 @@ const struct isa *sonnx_glue_isa_current = &ISAS[ISA_REFERENCE];
  * each under the portable loop's contract): float16 by F16C,
  * int8/uint8 wrap through the streaming loop (`i8`, `u8`: with the
  * threshold; `stream8`: the loop itself, for the import check). */
-static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn u8,
-                               wrap_fn stream8)
+static void use_hardware_loops(struct isa *isa, mul_fn f16, mul_fn i8, mul_fn u8,
+                               mul_fn stream8)
 {
-    isa->wrap[K_F16] = f16;
-    isa->wrap[K_I8] = i8;
-    isa->wrap[K_U8] = u8;
+    isa->mul[K_F16] = f16;
+    isa->mul[K_I8] = i8;
+    isa->mul[K_U8] = u8;
     isa->stream8 = stream8;
 }
 
@@ -189,7 +189,7 @@ static void use_hardware_loops(struct isa *isa, wrap_fn f16, wrap_fn i8, wrap_fn
 /* Fill a hardware variant: its build's adapters, then its hardware loops. */
 #define FILL_HW(V, I, NAME, F16, S8)                                              \
     FILL_FN(V)(&ISAS[I], NAME);                                                   \
-    use_hardware_loops(&ISAS[I], wrap_##F16##_f16, stream_##V##i8, stream_##V##u8,  \
+    use_hardware_loops(&ISAS[I], mul_##F16##_f16, stream_##V##i8, stream_##V##u8, \
                        wrap_##S8##_8);
 #endif
 
@@ -289,8 +289,8 @@ static int f16_edges_disagree(const struct isa *isa)
         }
     }
     n -= 3U;
-    ISAS[ISA_REFERENCE].wrap[K_F16](a, b, want, n);
-    isa->wrap[K_F16](a, b, got, n);
+    ISAS[ISA_REFERENCE].mul[K_F16](a, b, want, n);
+    isa->mul[K_F16](a, b, got, n);
     return memcmp(want, got, n * sizeof(uint16_t)) != 0;
 }
 
@@ -317,7 +317,7 @@ static int stream8_pairs_disagree(const struct isa *isa)
     const size_t n = PAIRS8 - 3U;
     for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
         memset(got, 0xA5, PAIRS8);
-        ISAS[ISA_REFERENCE].wrap[bytes[k]](a, b, want, n);
+        ISAS[ISA_REFERENCE].mul[bytes[k]](a, b, want, n);
         isa->stream8(a, b, got + 1, n);
         if (memcmp(want, got + 1, n) != 0 || got[0] != 0xA5U || got[n + 1U] != 0xA5U) {
             return 1;

@@ -17,20 +17,22 @@
 /* The entry points of one kind, called through adapters: the kernel
  * functions take typed pointers, and calling them through a pointer of
  * another function type would be undefined. */
-typedef void (*wrap_fn)(const void *, const void *, void *, size_t);
+typedef void (*mul_fn)(const void *, const void *, void *, size_t);
 typedef size_t (*scan_fn)(const void *, const void *, size_t);
 typedef size_t (*checked_fn)(const void *, const void *, void *, size_t);
 
-/* One variant of the kernel: its loops, indexed by kind (scan and checked
- * NULL for the float kinds). */
+/* One variant of the kernel: its loops, indexed by kind.  mul is the
+ * unchecked product (integers wrap modulo 2^bits, floats round to nearest
+ * even); scan finds the first overflow and checked writes only when there is
+ * none (both NULL for the float kinds). */
 struct isa {
     const char *name;
-    wrap_fn wrap[K_COUNT];
+    mul_fn mul[K_COUNT];
     scan_fn scan[K_COUNT];
     checked_fn checked[K_COUNT];
     /* The streaming int8/uint8 hardware loop itself (no threshold), for the
      * import check; NULL in the portable variant. */
-    wrap_fn stream8;
+    mul_fn stream8;
 };
 
 /* The variant in use: chosen once at import, read-only afterwards. */

@@ -1,7 +1,8 @@
-"""Negative controls of the Frama-C WP check of the float unit and of the
-float tie (F-FLOAT): as ``test_wp_negative.py`` (its ``planted`` copies
-native/ with one fault and runs the check on the affected functions), in a
-file of its own so that the two test workers share the WP runs.
+"""Negative controls of the Frama-C WP check of the float unit, of the
+bfloat16 product's unit and of the float tie (F-FLOAT): as
+``test_wp_negative.py`` (its ``planted`` copies native/ with one fault and
+runs the check on the affected functions), in a file of its own so that the
+two test workers share the WP runs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from support import narrowed, wp_failed, wp_unit
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
 FLOAT_C = "native/src/sonnx_mul_float.c"
+BF16_C = "native/src/sonnx_mul_bf16.c"
 TIE_C = "proofs/wp/float_tie.c"
 SELECTIONS = (
     ("f32_bits_to_bf16", ""),
@@ -36,7 +38,19 @@ SELECTIONS = (
     ("f32_to_f16", "rne"),
 )
 """What the faults below are run on, each a function and one of its named
-properties ("": all its goals); the positive control runs every one."""
+properties ("": all its goals); the positive control runs every one.  Each
+function is in the unit the manifest pins it in (``unit_of``)."""
+
+
+def unit_of(function: str) -> str:
+    """The unit of ``function``: the bfloat16 product's, or the float unit."""
+    manifest = wp.PROOFS.load_manifest(ROOT)
+    (source,) = (
+        u["source"]
+        for u in manifest["units"]
+        if u["source"] in (FLOAT_C, BF16_C) and function in u["functions"]
+    )
+    return source
 
 
 def run_fault(
@@ -44,7 +58,8 @@ def run_fault(
 ) -> tuple[wp.Run, list[str]]:
     """:func:`planted` on one of the ``SELECTIONS``."""
     assert (function, prop) in SELECTIONS, (function, prop)
-    return planted(tmp_path, FLOAT_C, old, new, [function], properties=(prop,) if prop else ())
+    source = unit_of(function)
+    return planted(tmp_path, source, old, new, [function], properties=(prop,) if prop else ())
 
 
 def property_of(goal: str, function: str) -> str:
@@ -58,7 +73,7 @@ def property_of(goal: str, function: str) -> str:
 def test_positive_control_unmodified_float_copy_passes(
     tmp_path: Path, function: str, prop: str
 ) -> None:
-    assert_unmodified_copy_passes(tmp_path, FLOAT_C, [function], (prop,) if prop else ())
+    assert_unmodified_copy_passes(tmp_path, unit_of(function), [function], (prop,) if prop else ())
 
 
 def test_F_FLOAT_wrong_mask_in_the_bfloat16_narrowing_fails(tmp_path: Path) -> None:

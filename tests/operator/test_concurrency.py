@@ -20,7 +20,7 @@ MUTABLE = (list, dict, set, bytearray)
 
 def test_F_many_threads_on_shared_read_only_inputs_agree():
     rng = np.random.default_rng(9)
-    n = 2 * _native.THREADS_MIN_ELEMENTS  # the GIL is released: threads really overlap
+    n = 2 * _native.GIL_RELEASE_MIN_ELEMENTS  # the GIL is released: threads really overlap
     a = rng.standard_normal((64, n // 64)).astype(np.float32)
     b = rng.standard_normal((64, n // 64)).astype(np.float32)
     ints = rng.integers(-(2**40), 2**40, n, dtype=np.int64)
@@ -59,7 +59,7 @@ def test_F_many_threads_on_shared_read_only_inputs_agree():
 
 def test_F_mul_starts_no_thread():
     before = threading.active_count()
-    n = 4 * _native.THREADS_MIN_ELEMENTS
+    n = 4 * _native.GIL_RELEASE_MIN_ELEMENTS
     mul(np.ones(n, np.float32), np.ones(n, np.float32))
     assert threading.active_count() == before
 

@@ -160,7 +160,7 @@ def _refused_calls() -> dict[str, tuple[tuple[object, ...], type[Exception], str
 def _accepted_calls() -> dict[str, tuple[tuple[object, ...], object]]:
     """Calls the glue carries out, one per path: its arguments and what it returns."""
     f32 = np.array([1e-40, 3.0, 3e38, -0.0, np.inf, np.nan, 1.5, 2.0**-140], np.float32)
-    big = np.full(2 * _native.THREADS_MIN_ELEMENTS, 1.5e-30, np.float64)  # GIL released
+    big = np.full(2 * _native.GIL_RELEASE_MIN_ELEMENTS, 1.5e-30, np.float64)  # GIL released
     i8 = np.array([3, 100, -7, 64], np.int8)
     fortran = np.asfortranarray(np.array([[1, 2], [100, 3]], np.int8))
     swapped = f32.astype(f32.dtype.newbyteorder())  # a byte order: the iterator's path

@@ -303,9 +303,9 @@ def test_F_LAYOUT_every_layout_equals_numpy_with_and_without_out(
     etype: ElementType, layout_a: str, layout_b: str, shape: tuple[int, int]
 ) -> None:
     """(97, 300) has more elements than numpy's buffer (several blocks) and
-    than THREADS_MIN_ELEMENTS (the GIL is released)."""
+    than GIL_RELEASE_MIN_ELEMENTS (the GIL is released)."""
     n = shape[0] * shape[1]
-    assert n < NPYITER_BLOCK or n > max(2 * NPYITER_BLOCK, _native.THREADS_MIN_ELEMENTS)
+    assert n < NPYITER_BLOCK or n > max(2 * NPYITER_BLOCK, _native.GIL_RELEASE_MIN_ELEMENTS)
     flat_a, flat_b = operands(etype, n=n, seed=n)
     logical_a, logical_b = flat_a[:n].reshape(shape), flat_b[-n:].reshape(shape)
     expected = numpy_product(logical_a, logical_b)

@@ -202,6 +202,38 @@ def test_an_exempted_gap_passes_and_a_stale_exemption_fails(tmp_path: Path) -> N
     assert problems and all(p.startswith("stale coverage exemption") for p in problems)
 
 
+@needs_clang
+def test_an_exemption_of_another_function_at_the_gap_s_line_does_not_pass(
+    tmp_path: Path,
+) -> None:
+    """After an edit, another function's item can land on an exempted line: the
+    exemption names the old item, so it is stale and the new gap unlisted."""
+    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
+    moved = [
+        schema.CoverageExemption(g.file, "other", g.kind, g.line, g.what, "defensive", "why")
+        for g in evidence.gaps
+    ]
+    problems = gate_problems(evidence, moved)
+    assert len(problems) == 2 * len(evidence.gaps)
+    assert sum(p.startswith("stale coverage exemption") for p in problems) == len(evidence.gaps)
+    assert sum(p.startswith("coverage gap not exempted") for p in problems) == len(evidence.gaps)
+
+
+@needs_clang
+def test_an_exemption_listed_twice_fails(tmp_path: Path) -> None:
+    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
+    exemptions = [
+        schema.CoverageExemption(g.file, g.function, g.kind, g.line, g.what, "defensive", "why")
+        for g in evidence.gaps
+    ]
+    assert gate_problems(evidence, exemptions) == []
+    first = exemptions[0]
+    problems = gate_problems(evidence, [*exemptions, first])
+    assert problems == [
+        f"coverage exemption listed twice: {first.file}:{first.line} {first.kind} {first.what}"
+    ]
+
+
 def _py_report(missing_branch: bool) -> dict[str, Any]:
     """A coverage.py JSON report of one module with one decision."""
     missing = [[3, 5]] if missing_branch else []

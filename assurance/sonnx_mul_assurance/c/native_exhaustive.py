@@ -118,7 +118,8 @@ def hw_objects(root: Path) -> list[Path]:
     """The objects of the run-time selected loops, compiled with exactly the
     extension's commands (setup.py: -fPIC, the pinned and warning flags, the
     variant's flags): the F16C loop, the streaming int8/uint8 loop, the planted
-    faults (a second build of each), and the float unit of both ISA variants."""
+    faults (a second build of each), and the kernel's units (``native/src/*.c``)
+    of both ISA variants."""
     rows = flags.table(root)
     base = ["gcc", "-fPIC", *compile_flags(root), *rows["SONNX_WARNFLAGS"], "-I", "native/include"]
     out = root / BUILD / "hw"
@@ -130,14 +131,18 @@ def hw_objects(root: Path) -> list[Path]:
         extra = list(variant.loop_cflags(loop))
         commands[out / f"sonnx_mul_{loop.name}.o"] = [*extra, loop.source]
         commands[out / f"sonnx_mul_{loop.name}_planted.o"] = [*extra, planted, loop.source]
+    # every unit, as the extension builds them: the harness compares each
+    # variant's float loops with the portable ones, and the streaming loop
+    # calls the variant's int8 loop
+    units = sorted(p.relative_to(root) for p in (root / "native" / "src").glob("*.c"))
     for variant in flags.variants(root)[1:]:
-        for unit in ("float", "int"):  # the streaming loop calls the variant's int8 loop
-            commands[out / f"sonnx_mul_{unit}.{variant.name}.o"] = [
+        for unit in units:
+            commands[out / f"{unit.stem}.{variant.name}.o"] = [
                 *variant.cflags,
                 f"-DSONNX_MUL_VARIANT=sonnx_mul_{variant.name}",
                 "-include",
                 "sonnx_mul_rename.h",
-                f"native/src/sonnx_mul_{unit}.c",
+                str(unit),
             ]
     for obj, args in commands.items():
         subprocess.run([*base, *args[:-1], "-c", args[-1], "-o", str(obj)], cwd=root, check=True)

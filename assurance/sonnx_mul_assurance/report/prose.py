@@ -46,8 +46,9 @@ PORTABLE: tuple[Loop, ...] = (
     Loop(
         "the float loops and the float16/bfloat16 conversions",
         "native/src/sonnx_mul_float.c",
-        "every float type, float16 but where the F16C loop runs",
+        "float32, float64, float16 but where the F16C loop runs",
     ),
+    Loop("the bfloat16 loop", "native/src/sonnx_mul_bf16.c", "bfloat16"),
 )
 HARDWARE: tuple[Loop, ...] = (
     Loop("the F16C float16 loop", "native/hw/sonnx_mul_f16c.c", "float16"),
@@ -73,6 +74,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
         "narrowings",
         "widenings",
     ),
+    "native/src/sonnx_mul_bf16.c": ("sonnx_mul_bf16.c", "bfloat16 loop", "bfloat16 product"),
     "native/hw/sonnx_mul_f16c.c": ("sonnx_mul_f16c.c", "F16C loop", "F16C and streaming loops"),
     "native/hw/sonnx_mul_stream8.c": (
         "sonnx_mul_stream8.c",

@@ -74,7 +74,7 @@ def build(root: Path, work: Path) -> tuple[Path, list[str]]:
     flags = subprocess.run(
         [sys.executable, "native/flags.py", CLANG], cwd=root, capture_output=True, text=True
     ).stdout.split()
-    kernel = [str(root / "native" / "src" / f) for f in ("sonnx_mul_float.c", "sonnx_mul_int.c")]
+    kernel = sorted(str(source) for source in (root / "native" / "src").glob("*.c"))
     for harness in HARNESSES:
         exe = work / "bin" / Path(harness).stem
         done = run_logged(
@@ -104,7 +104,7 @@ def gcc_kernel(root: Path, work: Path) -> tuple[dict[str, schema.CoverageGcov], 
     flags = subprocess.run(
         [sys.executable, "native/flags.py", "gcc"], cwd=root, capture_output=True, text=True
     ).stdout.split()
-    kernel = [str(root / "native" / "src" / f) for f in ("sonnx_mul_float.c", "sonnx_mul_int.c")]
+    kernel = sorted(str(source) for source in (root / "native" / "src").glob("*.c"))
     harness = str(root / PORTABLE_HARNESS)
     exe = gdir / Path(harness).stem
     steps = [

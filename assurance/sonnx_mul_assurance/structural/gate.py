@@ -10,8 +10,13 @@ from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.structural.scope import EXEMPTIONS, OUT
 
 
-def gap_key(gap: schema.CoverageGap | schema.CoverageExemption) -> tuple[str, str, int, str]:
-    return (gap.file, gap.kind, gap.line, gap.what)
+def gap_key(
+    gap: schema.CoverageGap | schema.CoverageExemption,
+) -> tuple[str, str, str, int, str]:
+    """The item a gap or an exemption names.  The function is part of it: after
+    an edit, another function's item at the same line is another item, and an
+    exemption must not pass for it."""
+    return (gap.file, gap.function, gap.kind, gap.line, gap.what)
 
 
 def load_exemptions(path: Path) -> list[schema.CoverageExemption]:
@@ -23,11 +28,18 @@ def gate_problems(
 ) -> list[str]:
     """What fails the coverage gate: a run that did not pass, a gap no exemption
     lists, an exemption that lists no gap (stale: the item is now covered or
-    gone), an exemption without a reason."""
+    gone), an exemption listed twice (two reasons for one item), an exemption
+    without a reason."""
     problems = [f"coverage run: {e}" for e in evidence.errors]
     if not evidence.files:
         problems.append("coverage run measured no file")
-    listed = {gap_key(e): e for e in exemptions}
+    listed: dict[tuple[str, str, str, int, str], schema.CoverageExemption] = {}
+    for ex in exemptions:
+        if gap_key(ex) in listed:
+            problems.append(
+                f"coverage exemption listed twice: {ex.file}:{ex.line} {ex.kind} {ex.what}"
+            )
+        listed[gap_key(ex)] = ex
     gaps = {gap_key(g): g for g in evidence.gaps}
     for key, gap in gaps.items():
         if key not in listed:

@@ -19,11 +19,13 @@ LLVM_COV = "llvm-cov-19"
 COVERAGE_FLAGS = ("-fprofile-instr-generate", "-fcoverage-mapping", "-fcoverage-mcdc")
 
 C_FILES: tuple[str, ...] = (
+    "native/src/sonnx_mul_bf16.c",
     "native/src/sonnx_mul_float.c",
     "native/src/sonnx_mul_int.c",
     "native/hw/sonnx_mul_f16c.c",
     "native/hw/sonnx_mul_stream8.c",
     "src/sonnx_mul/_native.c",
+    "src/sonnx_mul/_native_module.c",
     "src/sonnx_mul/_native_variants.c",
     "native/include/sonnx_mul_fpenv.h",
     "src/sonnx_mul/_native_isas.h",
