@@ -28,8 +28,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 from bench_page import render
-from element_types import TYPES
-from onnx import TensorProto, helper
+from element_types import ALL_TYPES, TYPES
+from onnx import helper
 from onnx.reference import ReferenceEvaluator
 from sampling import Case, sample
 
@@ -147,22 +147,6 @@ def ratio_target(
         "load_average": os.getloadavg()[0],
         "median_within": limit is None or statistics.median(ratios) <= limit,
     }
-
-
-ALL_TYPES = {
-    "float16": (np.float16, TensorProto.FLOAT16),
-    "bfloat16": (ml_dtypes.bfloat16, TensorProto.BFLOAT16),
-    "float32": (np.float32, TensorProto.FLOAT),
-    "float64": (np.float64, TensorProto.DOUBLE),
-    "int8": (np.int8, TensorProto.INT8),
-    "int16": (np.int16, TensorProto.INT16),
-    "int32": (np.int32, TensorProto.INT32),
-    "int64": (np.int64, TensorProto.INT64),
-    "uint8": (np.uint8, TensorProto.UINT8),
-    "uint16": (np.uint16, TensorProto.UINT16),
-    "uint32": (np.uint32, TensorProto.UINT32),
-    "uint64": (np.uint64, TensorProto.UINT64),
-}
 
 
 def ort_single_thread(type_name: str, a: np.ndarray, b: np.ndarray, out: np.ndarray) -> Case | None:
