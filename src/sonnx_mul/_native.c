@@ -268,7 +268,7 @@ static int mul_blocks(PyArrayObject *a, PyArrayObject *b, PyArrayObject *c, enum
 static npy_intp scan_blocks(PyArrayObject *a, PyArrayObject *b, enum kind k, NPY_ORDER order,
                             const struct isa *isa)
 {
-    PyArrayObject *ops[2] = {a, b};
+    PyArrayObject *ops[3] = {a, b, NULL}; /* a count past 2 meets NULL: numpy refuses it */
     struct blocks w;
     if (blocks_start(&w, 2, ops, k, order) < 0) {
         return -2;

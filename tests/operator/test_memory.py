@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import sonnx_mul
-from sonnx_mul import mul
+from sonnx_mul import IntegerOverflowError, mul
 
 N = 1 << 24  # 64 MiB of float32: the size of the issue's leak
 
@@ -77,6 +77,31 @@ def test_C1_RESULT_a_result_owns_its_memory_and_a_dropped_one_is_freed():
         assert tracemalloc.get_traced_memory()[0] - before < 1 << 16
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint64])
+def test_F_NOLOSS_a_refused_checked_call_keeps_nothing_of_its_result(dtype):
+    """A checked call with a fresh result allocates it, finds an overflow and
+    must free it before raising: refused calls keep no memory (the glue's
+    release of the fresh array in run's one-call path, which a mutant that
+    dropped it showed no other test measures)."""
+    info = np.iinfo(dtype)
+    a = np.ones(1 << 18, dtype)
+    a[-1] = info.max  # the last product overflows: the whole array is scanned
+    b = np.full(1 << 18, 2, dtype)
+    calls = 16
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(calls):
+            with pytest.raises(IntegerOverflowError):
+                mul(a, b, overflow="error")
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < a.nbytes, f"{calls} refused calls kept {kept} bytes"
 
 
 def test_the_arena_and_its_api_are_gone():
