@@ -55,6 +55,9 @@ int main(int argc, char **argv) {
 EVERYTHING = ("s1", "s-1", "b11", "b10", "b01")
 """Every statement, both outcomes of each decision and MC/DC of ``a && b``."""
 
+NO_B01 = ("s1", "s-1", "b11", "b10")
+"""EVERYTHING but both(0, 1): a's effect on ``a && b`` is never shown."""
+
 _CLANG_ABSENT = pytest.mark.skipif(
     not all(shutil.which(t) for t in (CLANG, PROFDATA, LLVM_COV)),
     reason="clang-19/llvm-19 not installed (make toolchains)",
@@ -101,6 +104,18 @@ def _measure_c(tmp_path: Path, runs: tuple[str, ...]) -> schema.CoverageEvidence
     export, lines = _llvm_exports(exe, data, tmp_path, ["tiny.c"])
     files, gaps = c_coverage(export, lines, tmp_path, ["tiny.c"])
     return _evidence(files, gaps)
+
+
+def _exempting(
+    gaps: list[schema.CoverageGap], why: str = "defensive", function: str | None = None
+) -> list[schema.CoverageExemption]:
+    """An exemption of each gap (in ``function`` instead of the gap's, when given)."""
+    return [
+        schema.CoverageExemption(
+            g.file, g.function if function is None else function, g.kind, g.line, g.what, why, "why"
+        )
+        for g in gaps
+    ]
 
 
 def _llvm_exports(
@@ -180,7 +195,7 @@ def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path)
     # without the (0, 1) case, a's effect on `a && b` is never shown: MC/DC
     # fails (and llvm's branch coverage, per condition, sees a never false)
     # while every statement stays covered
-    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
+    evidence = _measure_c(tmp_path, NO_B01)
     problems = gate_problems(evidence, [])
     assert problems and all("(both)" in p for p in problems)
     assert any("(both) mcdc col 9: condition 1 of 2 not shown independent" in p for p in problems)
@@ -190,11 +205,8 @@ def test_a_deleted_test_leaves_a_condition_not_shown_independent(tmp_path: Path)
 
 @needs_clang
 def test_an_exempted_gap_passes_and_a_stale_exemption_fails(tmp_path: Path) -> None:
-    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
-    exemptions = [
-        schema.CoverageExemption(g.file, g.function, g.kind, g.line, g.what, "defensive", "why")
-        for g in evidence.gaps
-    ]
+    evidence = _measure_c(tmp_path, NO_B01)
+    exemptions = _exempting(evidence.gaps)
     assert gate_problems(evidence, exemptions) == []
     # the test comes back: the exemption no longer names a gap
     covered = _measure_c(tmp_path, EVERYTHING)
@@ -208,11 +220,8 @@ def test_an_exemption_of_another_function_at_the_gap_s_line_does_not_pass(
 ) -> None:
     """After an edit, another function's item can land on an exempted line: the
     exemption names the old item, so it is stale and the new gap unlisted."""
-    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
-    moved = [
-        schema.CoverageExemption(g.file, "other", g.kind, g.line, g.what, "defensive", "why")
-        for g in evidence.gaps
-    ]
+    evidence = _measure_c(tmp_path, NO_B01)
+    moved = _exempting(evidence.gaps, function="other")
     problems = gate_problems(evidence, moved)
     assert len(problems) == 2 * len(evidence.gaps)
     assert sum(p.startswith("stale coverage exemption") for p in problems) == len(evidence.gaps)
@@ -221,11 +230,8 @@ def test_an_exemption_of_another_function_at_the_gap_s_line_does_not_pass(
 
 @needs_clang
 def test_an_exemption_listed_twice_fails(tmp_path: Path) -> None:
-    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
-    exemptions = [
-        schema.CoverageExemption(g.file, g.function, g.kind, g.line, g.what, "defensive", "why")
-        for g in evidence.gaps
-    ]
+    evidence = _measure_c(tmp_path, NO_B01)
+    exemptions = _exempting(evidence.gaps)
     assert gate_problems(evidence, exemptions) == []
     first = exemptions[0]
     problems = gate_problems(evidence, [*exemptions, first])
@@ -407,12 +413,9 @@ def test_gcov_figures_are_read_per_file_not_from_the_closing_total(tmp_path: Pat
 def test_a_covered_exemption_fails_whatever_its_class(tmp_path: Path) -> None:
     """The run is deterministic: an exemption whose item a run covers is stale,
     a not-analysed one too (a test added for it must remove it)."""
-    evidence = _measure_c(tmp_path, ("s1", "s-1", "b11", "b10"))
+    evidence = _measure_c(tmp_path, NO_B01)
     for why in ("not-analysed", "defensive"):
-        listed = [
-            schema.CoverageExemption(g.file, g.function, g.kind, g.line, g.what, why, "x")
-            for g in evidence.gaps
-        ]
+        listed = _exempting(evidence.gaps, why)
         assert gate_problems(evidence, listed) == []
         covered = _measure_c(tmp_path, EVERYTHING)
         problems = gate_problems(covered, listed)
