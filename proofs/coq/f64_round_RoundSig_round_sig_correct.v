@@ -52,123 +52,29 @@ Axiom round_sig'def :
     (~ ((h < r)%Z \/ (r = h) /\ ((int.EuclideanDivision.mod1 q 2%Z) = 1%Z)) ->
      ((round_sig p e n) = q)))).
 
-(* sonnx-mul: helper lemmas, proved below (no axiom) *)
-Require Import Lia Psatz.
-Require ZArith Reals Flocq.Core.Core.
-Module F64RoundProof.
-Import ZArith Reals Flocq.Core.Core.
-Local Open Scope R_scope.
+(* Why3 assumption *)
+Definition round_bits (p:Numbers.BinNums.Z) (e:Numbers.BinNums.Z)
+    (n:Numbers.BinNums.Z) : Numbers.BinNums.Z :=
+  ZArith.BinInt.Z.min
+  ((((e + (shift e n))%Z + 1074%Z)%Z * (bv.Pow2int.pow2 52%Z))%Z +
+   (round_sig p e n))%Z
+  9218868437227405312%Z.
 
-Definition rsig (p s : Z) : Z :=
-  if (s <=? 0)%Z then (p * 2 ^ (- s))%Z
-  else
-    let q := (p / 2 ^ s)%Z in
-    let r := (p mod 2 ^ s)%Z in
-    if ((2 ^ (s - 1) <? r)%Z || ((r =? 2 ^ (s - 1))%Z && Z.odd q))%bool
-    then (q + 1)%Z else q.
+Parameter bits_value: Numbers.BinNums.Z -> Reals.Rdefinitions.R.
 
-Lemma bpow_pos_IZR : forall k, (0 <= k)%Z -> bpow radix2 k = IZR (2 ^ k).
-Proof.
-intros k Hk. rewrite <- IZR_Zpower by exact Hk. reflexivity.
-Qed.
+Axiom bits_value'def :
+  forall (b:Numbers.BinNums.Z),
+  (((int.EuclideanDivision.div b (bv.Pow2int.pow2 52%Z)) = 0%Z) ->
+   ((bits_value b) = (scaled b (-1074%Z)%Z))) /\
+  (~ ((int.EuclideanDivision.div b (bv.Pow2int.pow2 52%Z)) = 0%Z) ->
+   ((bits_value b) =
+    (scaled
+     ((bv.Pow2int.pow2 52%Z) +
+      (int.EuclideanDivision.mod1 b (bv.Pow2int.pow2 52%Z)))%Z
+     ((int.EuclideanDivision.div b (bv.Pow2int.pow2 52%Z)) - 1075%Z)%Z))).
 
-Lemma mag_prod : forall p e n, (1 <= n)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
-  (mag radix2 (IZR p * bpow radix2 e) = n + e :> Z)%Z.
-Proof.
-intros p e n Hn Hp.
-apply mag_unique_pos. split.
-- replace (n + e - 1)%Z with ((n - 1) + e)%Z by ring. rewrite bpow_plus.
-  apply Rmult_le_compat_r. apply bpow_ge_0.
-  rewrite bpow_pos_IZR by lia. apply IZR_le. lia.
-- rewrite bpow_plus. apply Rmult_lt_compat_r. apply bpow_gt_0.
-  rewrite bpow_pos_IZR by lia. apply IZR_lt. lia.
-Qed.
-
-Lemma znearestE_split : forall q r d, (0 < d)%Z -> (0 <= r < d)%Z ->
-  ZnearestE (IZR q + IZR r / IZR d) =
-  if ((d <? 2 * r)%Z || ((2 * r =? d)%Z && Z.odd q))%bool then (q + 1)%Z else q.
-Proof.
-intros q r d Hd Hr.
-assert (Hd' : 0 < IZR d) by (apply IZR_lt; lia).
-assert (Hfl : Zfloor (IZR q + IZR r / IZR d) = q).
-{ apply Zfloor_imp. split.
-  - assert (0 <= IZR r / IZR d). { apply Rmult_le_pos. apply IZR_le; lia. left. apply Rinv_0_lt_compat. lra. } lra.
-  - rewrite plus_IZR. apply Rplus_lt_compat_l.
-    apply Rmult_lt_reg_r with (IZR d). lra. unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r, Rmult_1_l by lra. apply IZR_lt. lia. }
-unfold Znearest. rewrite Hfl.
-replace (IZR q + IZR r / IZR d - IZR q) with (IZR r / IZR d) by ring.
-assert (Hc : Rcompare (IZR r / IZR d) (/ 2) = Z.compare (2 * r) d).
-{ rewrite <- Rcompare_IZR.
-  rewrite <- (Rcompare_mult_r (2 * IZR d)) by lra.
-  f_equal; rewrite ?mult_IZR; field; apply Rgt_not_eq; exact Hd'. }
-rewrite Hc.
-destruct (Z.compare_spec (2 * r) d) as [E|L|G].
-- (* tie *)
-  assert (Hr0 : r <> 0%Z) by lia.
-  assert (Hce : Zceil (IZR q + IZR r / IZR d) = (q + 1)%Z).
-  { rewrite Zceil_floor_neq. rewrite Hfl. reflexivity. rewrite Hfl.
-    intro H. assert (IZR r / IZR d = 0) by lra.
-    assert (IZR r = 0). { apply Rmult_eq_reg_r with (/ IZR d). lra. apply Rgt_not_eq, Rlt_gt, Rinv_0_lt_compat; lra. } 
-    apply eq_IZR in H1. lia. }
-  rewrite Hce.
-  replace (d <? 2 * r)%Z with false by (symmetry; apply Z.ltb_ge; lia).
-  replace (2 * r =? d)%Z with true by (symmetry; apply Z.eqb_eq; lia).
-  simpl. rewrite Z.negb_even. destruct (Z.odd q); reflexivity.
-- replace (d <? 2 * r)%Z with false by (symmetry; apply Z.ltb_ge; lia).
-  replace (2 * r =? d)%Z with false by (symmetry; apply Z.eqb_neq; lia).
-  reflexivity.
-- assert (Hce : Zceil (IZR q + IZR r / IZR d) = (q + 1)%Z).
-  { rewrite Zceil_floor_neq. rewrite Hfl. reflexivity. rewrite Hfl.
-    intro H. assert (IZR r / IZR d = 0) by lra.
-    assert (IZR r = 0). { apply Rmult_eq_reg_r with (/ IZR d). lra. apply Rgt_not_eq, Rlt_gt, Rinv_0_lt_compat; lra. } 
-    apply eq_IZR in H1. lia. }
-  rewrite Hce.
-  replace (d <? 2 * r)%Z with true by (symmetry; apply Z.ltb_lt; lia).
-  reflexivity.
-Qed.
-
-Lemma rsig_pos : forall p s, (0 < s)%Z ->
-  rsig p s = let q := (p / 2 ^ s)%Z in let r := (p mod 2 ^ s)%Z in
-    if ((2 ^ s <? 2 * r)%Z || ((2 * r =? 2 ^ s)%Z && Z.odd q))%bool then (q + 1)%Z else q.
-Proof.
-intros p s Hs. unfold rsig.
-replace (s <=? 0)%Z with false by (symmetry; apply Z.leb_gt; lia).
-cbv zeta.
-assert (H2 : (2 ^ s = 2 * 2 ^ (s - 1))%Z).
-{ rewrite <- Z.pow_succ_r by lia. f_equal. lia. }
-rewrite H2.
-destruct (Z.ltb_spec (2 ^ (s - 1)) (p mod (2 * 2 ^ (s - 1))));
-destruct (Z.ltb_spec (2 * 2 ^ (s - 1)) (2 * (p mod (2 * 2 ^ (s - 1)))));
-destruct (Z.eqb_spec (p mod (2 * 2 ^ (s - 1))) (2 ^ (s - 1)));
-destruct (Z.eqb_spec (2 * (p mod (2 * 2 ^ (s - 1)))) (2 * 2 ^ (s - 1)));
-simpl; try reflexivity; lia.
-Qed.
-
-Lemma round_prod : forall p e n, (1 <= n)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
-  let s := Z.max (n - 53) (-1074 - e) in
-  round radix2 (FLT_exp (-1074) 53) ZnearestE (IZR p * bpow radix2 e)
-  = IZR (rsig p s) * bpow radix2 (e + s).
-Proof.
-intros p e n Hn Hp s.
-unfold round, F2R, scaled_mantissa, cexp. simpl.
-rewrite (mag_prod p e n Hn Hp).
-replace (FLT_exp (-1074) 53 (n + e)) with (e + s)%Z by (unfold FLT_exp, s; lia).
-f_equal. f_equal.
-rewrite Rmult_assoc, <- bpow_plus.
-replace (e + - (e + s))%Z with (- s)%Z by ring.
-destruct (Z_le_gt_dec s 0) as [Hs|Hs].
-- unfold rsig. replace (s <=? 0)%Z with true by (symmetry; apply Z.leb_le; lia).
-  rewrite bpow_pos_IZR by lia. rewrite <- mult_IZR. apply (Zrnd_IZR ZnearestE).
-- rewrite rsig_pos by lia. cbv zeta.
-  assert (Hd : (0 < 2 ^ s)%Z) by (apply Z.pow_pos_nonneg; lia).
-  rewrite bpow_opp, bpow_pos_IZR by lia.
-  rewrite (Z.div_mod p (2 ^ s)) at 1 by lia.
-  rewrite plus_IZR, mult_IZR.
-  rewrite <- znearestE_split by (try apply Z.mod_pos_bound; lia).
-  f_equal. field. apply Rgt_not_eq. apply IZR_lt. lia.
-Qed.
-
-End F64RoundProof.
+(* sonnx-mul: helper lemmas: proofs/coq/SonnxF64Round.v (no axiom) *)
+Require Sonnx.SonnxF64Round.
 
 (* Why3 goal *)
 Theorem round_sig_correct :
@@ -178,46 +84,9 @@ Theorem round_sig_correct :
   ((ieee_float.Float64.round ieee_float.RoundingMode.RNE (scaled p e)) =
    (scaled (round_sig p e n) (e + (shift e n))%Z)).
 Proof.
-intros p e n h1 (h2,h3).
-unfold bv.Pow2int.pow2 in *. rewrite two_p_equiv in h2, h3.
-assert (Hn : (1 <= n)%Z).
-{ destruct (Z_lt_le_dec 0 n) as [H|H]. lia.
-  assert (H0 : (2 ^ n <= 1)%Z).
-  { destruct (Z.eq_dec n 0) as [->|H']. simpl; lia. rewrite Z.pow_neg_r by lia. lia. }
-  lia. }
-assert (Hsc : forall a b, scaled a b = (IZR a * Raux.bpow Zaux.radix2 b)%R).
-{ intros a b. destruct (scaled'def a b) as [Hpos Hneg].
-  unfold bv.Pow2int.pow2 in *. rewrite !two_p_equiv in *.
-  destruct (Z_le_gt_dec 0 b) as [Hb|Hb].
-  - rewrite Hpos by exact Hb. rewrite mult_IZR, <- F64RoundProof.bpow_pos_IZR by exact Hb. reflexivity.
-  - rewrite Hneg by lia. rewrite <- F64RoundProof.bpow_pos_IZR by lia.
-    rewrite Raux.bpow_opp. unfold Rdiv. rewrite Rinv_inv. reflexivity. }
-assert (Hrs : round_sig p e n = F64RoundProof.rsig p (shift e n)).
-{ destruct (round_sig'def p e n) as [Hle Hgt]. cbv zeta in Hle, Hgt.
-  unfold bv.Pow2int.pow2 in *. rewrite !two_p_equiv in *.
-  unfold F64RoundProof.rsig.
-  destruct (Z.leb_spec (shift e n) 0) as [Hs|Hs].
-  - apply Hle; exact Hs.
-  - assert (Hd : (0 < 2 ^ shift e n)%Z) by (apply Z.pow_pos_nonneg; lia).
-    assert (Hdiv : forall x, int.EuclideanDivision.div x (2 ^ shift e n) = (x / 2 ^ shift e n)%Z).
-    { intros x. unfold int.EuclideanDivision.div. destruct (Z_le_dec 0 (x mod 2 ^ shift e n)) as [_|H]. reflexivity.
-      exfalso. apply H. apply Z.mod_pos_bound. lia. }
-    assert (Hmod : forall x, int.EuclideanDivision.mod1 x (2 ^ shift e n) = (x mod 2 ^ shift e n)%Z).
-    { intros x. unfold int.EuclideanDivision.mod1. rewrite Hdiv. rewrite Z.mod_eq by lia. reflexivity. }
-    assert (Hodd : forall x, (int.EuclideanDivision.mod1 x 2 = 1)%Z <-> Z.odd x = true).
-    { intros x. unfold int.EuclideanDivision.mod1, int.EuclideanDivision.div.
-      destruct (Z_le_dec 0 (x mod 2)) as [_|H].
-      - rewrite <- Z.mod_eq by lia. rewrite Zodd_mod. rewrite <- Zeq_is_eq_bool. tauto.
-      - exfalso. apply H. apply Z.mod_pos_bound. lia. }
-    cbv zeta. specialize (Hgt ltac:(lia)). rewrite !Hdiv, !Hmod in Hgt. destruct Hgt as [Hup Hdown].
-    set (r := (p mod 2 ^ shift e n)%Z) in *. set (h := (2 ^ (shift e n - 1))%Z) in *.
-    set (q := (p / 2 ^ shift e n)%Z) in *.
-    destruct (Z.ltb_spec h r); destruct (Z.eqb_spec r h);
-    destruct (Z.odd q) eqn:Ho; simpl;
-    first [ exfalso; lia
-          | apply Hup; first [ left; assumption | right; split; [assumption | apply Hodd; exact Ho] ]
-          | apply Hdown; intros [H1|[H1 H2]]; [lia | first [lia | apply Hodd in H2; congruence]] ]. }
-rewrite Hrs, !Hsc.
-change (ieee_float.Float64.round ieee_float.RoundingMode.RNE) with (Generic_fmt.round Zaux.radix2 (FLT.FLT_exp (-1074) 53) (Generic_fmt.Znearest (fun x => negb (Z.even x)))).
-apply F64RoundProof.round_prod; lia.
+intros p e n h1 h23.
+destruct (Sonnx.SonnxF64Round.pow2_bits p n h1 h23) as [Hn Hp].
+rewrite !(Sonnx.SonnxF64Round.scaled_eq scaled scaled'def).
+rewrite (Sonnx.SonnxF64Round.round_sig_eq shift round_sig round_sig'def).
+apply Sonnx.SonnxF64Round.round_value; assumption.
 Qed.

@@ -12,7 +12,8 @@ what a session's replay would, from committed files alone:
    the marker and the printed statement, verbatim, then the proof.  The
    statement Coq checks is therefore the one Why3 prints today: a theory
    changed without its proof fails here, before coqc.
-3. The helpers and the proof may declare nothing unproved (:data:`FORBIDDEN`),
+3. The helpers, the proof and the library of lemmas they require
+   (:data:`LIBRARY`) may declare nothing unproved (:data:`FORBIDDEN`),
    and coqc must compile the file with ``Print Assumptions`` of the goal, whose
    axioms must be Coq's classical reals (:data:`COQ_AXIOMS`) or a definition
    Why3 printed as a parameter and its defining axiom (``f`` and ``f'def``,
@@ -48,6 +49,10 @@ from sonnx_mul_assurance.why3 import config as prover_config
 THEORIES = (Path("why3/f64_round.mlw"),)
 """The theories whose goals are proved in Coq (and only in Coq)."""
 PROOF_DIR = Path("proofs/coq")
+LIBRARY = PROOF_DIR / "SonnxF64Round.v"
+"""The proofs' own Coq lemmas (logical path ``Sonnx.SonnxF64Round``),
+compiled first; the goal files ``Require`` it."""
+LIBRARY_PREFIX = "Sonnx"
 TEMPLATE = PROOF_DIR / "why3-coq.conf.in"
 BUILD_SCRIPT = Path("proofs/build-why3-coq.sh")
 GOAL_MARK = "(* Why3 goal *)"
@@ -167,7 +172,30 @@ def assemble(printed: str, committed: str, transplant: bool) -> tuple[str, list[
     return p_before + helpers + GOAL_MARK + p_statement + "\n" + c_proof, errors
 
 
-def check_goal(root: Path, name: str, printed: str, transplant: bool, work: Path) -> Goal:
+def coqc(root: Path, source: Path, library: Path) -> subprocess.CompletedProcess[str]:
+    """coqc on ``source`` (in its folder) with Why3's realizations and the
+    compiled library on the load path."""
+    realizations = str(root / prover_config.COQ_REALIZATIONS)
+    argv = ["coqc", "-q", "-R", realizations, "Why3", "-R", str(library), LIBRARY_PREFIX]
+    return _run([*argv, source.name], source.parent, COQC_TIMEOUT)
+
+
+def compile_library(root: Path, library: Path) -> list[str]:
+    """Compile :data:`LIBRARY` into ``library``; what is wrong with it."""
+    text = (root / LIBRARY).read_text()
+    errors = [f"{hit} in {LIBRARY}" for hit in sorted(set(FORBIDDEN.findall(text)))]
+    library.mkdir(parents=True, exist_ok=True)
+    (library / LIBRARY.name).write_text(text)
+    done = coqc(root, library / LIBRARY.name, library)
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        errors.append(f"coqc refused {LIBRARY}: " + " ".join(lines[:6]))
+    return errors
+
+
+def check_goal(
+    root: Path, name: str, printed: str, transplant: bool, work: Path, library: Path
+) -> Goal:
     """Compile the committed proof of one printed goal (see the module doc)."""
     committed_path = root / PROOF_DIR / name
     _, statement, _ = split_goal(printed)
@@ -177,8 +205,7 @@ def check_goal(root: Path, name: str, printed: str, transplant: bool, work: Path
     text, errors = assemble(printed, committed_path.read_text(), transplant)
     source = work / name
     source.write_text(text + f"\nPrint Assumptions {goal}.\n")
-    realizations = str(root / prover_config.COQ_REALIZATIONS)
-    done = _run(["coqc", "-q", "-R", realizations, "Why3", name], work, COQC_TIMEOUT)
+    done = coqc(root, source, library)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
         errors.append("coqc refused the proof: " + " ".join(lines[:6]))
@@ -196,6 +223,8 @@ def check(
     """Every goal of ``theories`` and its verdict; ``theories`` relative to ``root``."""
     results = []
     with tempfile.TemporaryDirectory(prefix="sonnx-coq-") as tmp:
+        library = Path(tmp) / "library"
+        library_errors = compile_library(root, library)
         for theory in theories:
             hit = THEORY_FORBIDDEN.search(_strip_comments((root / theory).read_text()))
             if hit:
@@ -207,7 +236,10 @@ def check(
             work = Path(tmp) / "work" / theory.stem
             work.mkdir(parents=True)
             for name, printed in print_goals(root, theory, printed_dir).items():
-                results.append(check_goal(root, name, printed, transplant, work))
+                goal = check_goal(root, name, printed, transplant, work, library)
+                if library_errors:
+                    goal = Goal(goal.name, goal.goal, (*library_errors, *goal.errors))
+                results.append(goal)
     return results
 
 
