@@ -26,7 +26,7 @@ done
 [ -d /usr/lib/ocaml/coq/user-contrib/Flocq ] || [ -d "$(coqc -where)/user-contrib/Flocq" ] || {
     echo "build-why3-coq: Flocq missing (make provers installs libcoq-flocq)" >&2; exit 1; }
 why3_version="$(dpkg-query -W -f '${source:Version}' why3)"
-want="why3 $why3_version; $(coqc --version | head -n 1)"
+want="why3 $why3_version; $(coqc --version | head -n 1); libcoq-flocq $(dpkg-query -W -f '${Version}' libcoq-flocq)"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     echo "Why3's Coq realizations are built ($want)"
     exit 0
