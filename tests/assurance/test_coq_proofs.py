@@ -162,6 +162,15 @@ def test_theory_with_an_axiom_is_refused(tmp_path: Path) -> None:
 
 
 @needs_prover
+def test_theory_using_a_project_theory_is_refused(tmp_path: Path) -> None:
+    theory = planted("module Defs\n", "module Defs\n  use tensor.Shape\n")
+    root = tree(tmp_path, theory=theory)
+    (root / "why3" / "tensor.mlw").write_text("module Shape end\n")
+    (goal,) = coq.check(root)
+    assert goal.errors == (f"{THEORY} uses project theories: tensor",)
+
+
+@needs_prover
 def test_no_goal_fails(tmp_path: Path) -> None:
     text = (REPO / THEORY).read_text()
     without = (

@@ -18,7 +18,8 @@ what a session's replay would, from committed files alone:
    axioms must be Coq's classical reals (:data:`COQ_AXIOMS`) or a definition
    Why3 printed as a parameter and its defining axiom (``f`` and ``f'def``,
    from a ``function`` with a body: the theory may declare no axiom or
-   abstract symbol, :data:`THEORY_FORBIDDEN`).
+   abstract function, :data:`THEORY_FORBIDDEN`, and use no other project
+   theory, :func:`project_uses`).
 
 ``check`` fails on zero goals, on a missing or altered proof, and on any coqc
 failure, and writes ``proofs/out/coq.json`` (goals, verdicts, tool versions,
@@ -226,10 +227,16 @@ def check(
         library = Path(tmp) / "library"
         library_errors = compile_library(root, library)
         for theory in theories:
-            hit = THEORY_FORBIDDEN.search(_strip_comments((root / theory).read_text()))
+            text = _strip_comments((root / theory).read_text())
+            hit = THEORY_FORBIDDEN.search(text)
             if hit:
                 declared = hit.group(0).strip()
                 results.append(Goal(str(theory), "-", (f"{theory} declares {declared!r}",)))
+                continue
+            unchecked = project_uses(root, theory, text)
+            if unchecked:
+                used = ", ".join(unchecked)
+                results.append(Goal(str(theory), "-", (f"{theory} uses project theories: {used}",)))
                 continue
             printed_dir = Path(tmp) / "printed" / theory.stem
             printed_dir.mkdir(parents=True)
@@ -241,6 +248,16 @@ def check(
                     goal = Goal(goal.name, goal.goal, (*library_errors, *goal.errors))
                 results.append(goal)
     return results
+
+
+def project_uses(root: Path, theory: Path, text: str) -> list[str]:
+    """The project files (why3/*.mlw other than ``theory``) the theory uses:
+    refused, since the rule on axioms is checked on ``theory`` alone (the
+    standard library's axioms are Coq Axioms, which Print Assumptions lists)."""
+    used = re.findall(r"\buse\s+(?:export\s+|import\s+)*(\w+)\.", text)
+    return sorted(
+        {f for f in used if f != theory.stem and (root / theory.parent / f"{f}.mlw").exists()}
+    )
 
 
 def _strip_comments(text: str) -> str:
