@@ -69,9 +69,12 @@ CHECK_SELECT := -m "not needs_prover"
 check: lint
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile $(CHECK_SELECT) tests
 
-# Why3 and the Debian provers (apt-get as root; otherwise it prints the command).
+# Why3 and the Debian provers (apt-get as root; otherwise it prints the command),
+# then Why3's Coq realizations of ieee_float compiled into build/why3-coq
+# (from Debian's why3 source package; skipped when already built).
 provers:
 	sh proofs/install-provers.sh
+	sh proofs/build-why3-coq.sh
 
 # Structural coverage (statements, branches, MC/DC) of the kernel, its ISA
 # variants, hardware loops and glue (clang-19 instrumented, build/coverage/;

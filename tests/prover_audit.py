@@ -26,11 +26,11 @@ import pytest
 
 MARKER = "needs_prover"
 TOOLS = re.compile(
-    r"why3|alt-ergo|z3|cvc[45]|frama-c(-.*)?|cppcheck|clang(-[0-9.]+)?|"
+    r"why3|alt-ergo|z3|cvc[45]|coq[a-z]*|frama-c(-.*)?|cppcheck|clang(-[0-9.]+)?|"
     r"[a-z0-9_]+-linux-gnu[a-z]*-.*|qemu-.*"
 )
 """Basenames of what make provers and make toolchains install: Why3 and its provers,
-Frama-C, cppcheck, clang, the cross compilers and binutils, qemu-user. Not gcc (the
+Coq (coqc), cppcheck, clang, the cross compilers and binutils, qemu-user. Not gcc (the
 build of the product needs it)."""
 
 

@@ -72,6 +72,8 @@ def stages(out_dir: str) -> tuple[Stage, ...]:
                 # the MISRA check, beside Why3 and CrossHair (neither reads the other)
                 Step("wp", (python, "-m", "sonnx_mul_assurance.c.wp", "check")),
                 Step("misra", (python, "-m", "sonnx_mul_assurance.c.misra", "check")),
+                # the Coq proofs of Why3 goals (coqc, a few seconds)
+                Step("coq", (python, "-m", "sonnx_mul_assurance.why3.coq", "check")),
             )
         ),
         # The tests read nothing the provers write: they start as soon as one

@@ -60,7 +60,17 @@ def test_lone_step_and_summary_name_the_failed_steps(tmp_path: Path) -> None:
 
 def test_every_verification_step_is_in_the_pipeline() -> None:
     names = [s.name for s in pipeline.steps("proofs/out")]
-    assert names == ["tables", "why3", "crosshair", "wp", "misra", "tests", "coverage", "report"]
+    assert names == [
+        "tables",
+        "why3",
+        "crosshair",
+        "wp",
+        "misra",
+        "coq",
+        "tests",
+        "coverage",
+        "report",
+    ]
     # the report comes last, after every step whose evidence it reads
     assert [s.name for s in pipeline.stages("proofs/out")[-1].steps] == ["report"]
     assert pipeline.stages("proofs/out")[-1].overlap == 0

@@ -48,8 +48,11 @@ SUITE_RUN = "suite/run.json"
 MUTANTS = "mutants.json"
 """``make mutants``' record of a mutation run (:mod:`..mutants`; the other
 Makefile targets name their own file with ``--out``)."""
-RECORDS: tuple[str, ...] = (PIPELINE, SUITE_RUN, MUTANTS)
-"""The pipeline's and the mutation runs' records beside the evidence."""
+COQ = "coq.json"
+"""The Coq check's record (:mod:`..why3.coq`): goals, verdicts, tool versions,
+hashes; the report does not read it yet."""
+RECORDS: tuple[str, ...] = (PIPELINE, SUITE_RUN, MUTANTS, COQ)
+"""The pipeline's, the mutation runs' and the Coq check's records beside the evidence."""
 
 
 def evidence_path(name: str) -> Path:

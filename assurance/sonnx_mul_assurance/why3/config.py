@@ -6,7 +6,8 @@ limits their goals are held to are the pinned proofs' core's
 ``proofs/why3.conf.in`` (Why3) and ``proofs/wp-why3.conf.in`` (Frama-C WP)
 are templates: ``render`` writes them under ``proofs/out/`` with the
 absolute path of ``proofs/drivers`` (``@DRIVERS@``) and of the PyPI ``z3``
-next to the running Python (``@Z3_PYPI@``).
+next to the running Python (``@Z3_PYPI@``); the Coq template
+(``proofs/coq/why3-coq.conf.in``) gets ``@COQ_REALIZATIONS@`` and ``@COQ_DRIVER@``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from pathlib import Path
 from sonnx_mul_assurance.evidence.files import OUT_DIR
 
 DRIVERS = Path("proofs/drivers")
+COQ_REALIZATIONS = Path("build/why3-coq")
+"""Why3's compiled Coq realizations (proofs/build-why3-coq.sh): coqc's ``-R ... Why3``."""
+COQ_DRIVER = Path("proofs/coq/coq.drv")
+"""Why3's Coq driver with ieee_float realized (the Coq proofs' goal printer)."""
 
 
 def z3_pypi() -> str:
@@ -42,6 +47,8 @@ def render(root: Path, template: Path, name: str) -> Path:
     text = text.replace("@DRIVERS@", str((root / DRIVERS).resolve()))
     text = text.replace("@WHY3_SPEC@", str((root / "why3").resolve()))
     text = text.replace("@Z3_PYPI@", z3_pypi())
+    text = text.replace("@COQ_REALIZATIONS@", str((root / COQ_REALIZATIONS).resolve()))
+    text = text.replace("@COQ_DRIVER@", str((root / COQ_DRIVER).resolve()))
     conf = root / OUT_DIR / name
     conf.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=conf.parent, prefix=f".{name}.")
