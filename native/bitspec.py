@@ -256,73 +256,58 @@ def _shr7() -> Function:
 def _bf16_mul() -> Function:
     """sonnx_bf16_mul_bits(a, b): the bfloat16 pattern of the product of
     the bfloat16 patterns a and b, computed exactly and rounded once to
-    nearest even: the 16-bit product q of the scaled significands, its
-    exponent t, a right shift by s (0 for a normal result, up to 9 below)
-    with the rounding, then zeros, infinities and the NaN rule (every NaN
-    is 0x7FC0)."""
-    ha, hb = op("a", "%", 32768), op("b", "%", 32768)
+    nearest even.  Only the smaller magnitude lo can be subnormal in a
+    product that does not underflow (two subnormals multiply below 2^-252),
+    so only its significand is normalised; the larger hi's is read as a
+    normal one's.  The 16-bit product q of the significands, its exponent
+    t, and one multiplier w = 2^(8 - s) (0 for s = 9) that moves q's kept
+    bits to the high half of q * w and the dropped ones to its low half:
+    s = 0 for a normal result, up to 9 below; rounding to nearest even adds
+    one when the low half is above half the quantum, or at it with the kept
+    bits odd.  Then zeros, infinities and the NaN rule (every NaN is
+    0x7FC0)."""
     finite = lets(
         [
             (
                 "p",
-                op(Call("sonnx_bf16_sig", (Var("ha"),)), "*", Call("sonnx_bf16_sig", (Var("hb"),))),
+                op(Call("sonnx_bf16_sig", (Var("lo"),)), "*", op(op("hi", "%", 128), "+", 128)),
             ),
             (
                 "t0",
-                op(Call("sonnx_bf16_exp", (Var("ha"),)), "+", Call("sonnx_bf16_exp", (Var("hb"),))),
+                op(op(Call("sonnx_bf16_exp", (Var("lo"),)), "+", op("hi", "/", 128)), "+", 7),
             ),
-            (
-                "q",
-                select(
-                    cmp("p", ">=", 32768), "p", select(cmp("p", "<", 16384), 32768, op("p", "*", 2))
-                ),
-            ),
+            ("q", select(cmp("p", ">=", 32768), "p", op("p", "*", 2))),
             ("t", select(cmp("p", ">=", 32768), op("t0", "+", 1), "t0")),
             ("s", select(cmp("t", "<", 134), 9, select(cmp("t", "<", 142), op(142, "-", "t"), 0))),
-            ("lsb", op(op(Call("sonnx_shr7", (Var("q"), Var("s"))), "/", 2), "%", 2)),
-            ("u", Call("sonnx_shr7", (op(op("q", "+", "lsb"), "-", 1), Var("s")))),
+            ("w", Call("sonnx_shr7", (Lit(32768), Var("s")))),
+            ("keep", op(op("q", "*", "w"), "/", 65536)),
+            ("rest", op(op("q", "*", "w"), "%", 65536)),
             (
-                "r0",
-                op(
-                    select(cmp("t", ">=", 142), op(op("t", "-", 142), "*", 128), 0),
-                    "+",
-                    op(op("u", "/", 2), "+", op("u", "%", 2)),
+                "u",
+                select(
+                    cmp("rest", ">", op(32768, "-", op("keep", "%", 2))), op("keep", "+", 1), "keep"
                 ),
             ),
+            ("r0", select(cmp("t", ">=", 142), op(op(op("t", "-", 142), "*", 128), "+", "u"), "u")),
         ],
         select(cmp("r0", ">", 32640), 32640, "r0"),
-    )
-    magnitude = select(
-        cmp("ha", "==", 0),
-        0,
-        select(
-            cmp("hb", "==", 0),
-            0,
-            select(cmp("ha", "==", 32640), 32640, select(cmp("hb", "==", 32640), 32640, finite)),
-        ),
     )
     nan = 32704
     body = lets(
         [
-            ("ha", ha),
-            ("hb", hb),
+            ("ha", op("a", "%", 32768)),
+            ("hb", op("b", "%", 32768)),
+            ("lo", select(cmp("hb", "<", "ha"), "hb", "ha")),
+            ("hi", select(cmp("hb", "<", "ha"), "ha", "hb")),
             ("sgn", op(op(op(op("a", "/", 32768), "+", op("b", "/", 32768)), "%", 2), "*", 32768)),
         ],
         select(
-            cmp("ha", ">", 32640),
+            cmp("hi", ">", 32640),
             nan,
             select(
-                cmp("hb", ">", 32640),
-                nan,
-                select(
-                    cmp("ha", "==", 32640),
-                    select(cmp("hb", "==", 0), nan, op(32640, "+", "sgn")),
-                    select(
-                        cmp("hb", "==", 32640),
-                        select(cmp("ha", "==", 0), nan, op(32640, "+", "sgn")),
-                        op(magnitude, "+", "sgn"),
-                    ),
-                ),
+                cmp("hi", "==", 32640),
+                select(cmp("lo", "==", 0), nan, op(32640, "+", "sgn")),
+                select(cmp("lo", "==", 0), "sgn", op(finite, "+", "sgn")),
             ),
         ),
     )

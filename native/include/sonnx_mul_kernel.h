@@ -618,24 +618,23 @@ void sonnx_mul_f16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
     logic integer sonnx_bf16_mul_bits(integer a, integer b) =
       \let ha = a % 32768;
       \let hb = b % 32768;
+      \let lo = hb < ha ? hb : ha;
+      \let hi = hb < ha ? ha : hb;
       \let sgn = ((a / 32768 + b / 32768) % 2) * 32768;
-      ha > 32640 ? 32704 :
-      hb > 32640 ? 32704 :
-      ha == 32640 ? hb == 0 ? 32704 : 32640 + sgn :
-      hb == 32640 ? ha == 0 ? 32704 : 32640 + sgn : (ha == 0 ? 0 :
-      hb == 0 ? 0 :
-      ha == 32640 ? 32640 :
-      hb == 32640 ? 32640 : (\let p = sonnx_bf16_sig(ha) * sonnx_bf16_sig(hb);
-      \let t0 = sonnx_bf16_exp(ha) + sonnx_bf16_exp(hb);
-      \let q = p >= 32768 ? p :
-      p < 16384 ? 32768 : p * 2;
+      hi > 32640 ? 32704 :
+      hi == 32640 ? lo == 0 ? 32704 : 32640 + sgn :
+      lo == 0 ? sgn : (\let p = sonnx_bf16_sig(lo) * (hi % 128 + 128);
+      \let t0 = sonnx_bf16_exp(lo) + hi / 128 + 7;
+      \let q = p >= 32768 ? p : p * 2;
       \let t = p >= 32768 ? t0 + 1 : t0;
       \let s = t < 134 ? 9 :
       t < 142 ? 142 - t : 0;
-      \let lsb = (sonnx_shr7(q, s) / 2) % 2;
-      \let u = sonnx_shr7(q + lsb - 1, s);
-      \let r0 = (t >= 142 ? (t - 142) * 128 : 0) + (u / 2 + u % 2);
-      r0 > 32640 ? 32640 : r0)) + sgn;
+      \let w = sonnx_shr7(32768, s);
+      \let keep = (q * w) / 65536;
+      \let rest = (q * w) % 65536;
+      \let u = rest > 32768 - keep % 2 ? keep + 1 : keep;
+      \let r0 = t >= 142 ? (t - 142) * 128 + u : u;
+      r0 > 32640 ? 32640 : r0) + sgn;
 */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));

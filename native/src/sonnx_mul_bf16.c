@@ -14,10 +14,12 @@
  *
  * Every step mirrors a function of the header: a finite magnitude h is
  * sig * 2^(exp - 141) with sig in [128, 256), a subnormal's significand
- * normalised by three selects; the product of the two sig is exact in 16
- * bits; its exponent decides a right shift s (0 for a normal result, up to
- * 9 below 2^-126) and the rounding to nearest even takes two truncating
- * shifts by 7 + s (as the float16 narrowing of sonnx_mul_float.c does). */
+ * normalised by three selects -- only the smaller magnitude's, the larger
+ * one being normal unless the product underflows; the product of the two
+ * significands is exact in 16 bits; its exponent decides a right shift s
+ * (0 for a normal result, up to 9 below 2^-126), done by one multiplier
+ * 2^(8 - s): the product's high half holds the kept bits, its low half the
+ * dropped ones, which round to nearest even by one comparison. */
 /* @relation(F-RTE, scope=file) */
 #include "sonnx_mul_kernel.h"
 #include "sonnx_mul_config.h"
@@ -123,20 +125,27 @@ static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
     const uint16_t sign = (uint16_t)((((a / 32768U) + (b / 32768U)) % 2U) * 32768U);
     const uint16_t ha = (uint16_t)(a % 32768U);
     const uint16_t hb = (uint16_t)(b % 32768U);
-    const uint16_t p = (uint16_t)((uint32_t)bf16_sig(ha) * (uint32_t)bf16_sig(hb));
-    const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(ha) + (uint32_t)bf16_exp(hb));
+    /* only the smaller magnitude is normalised: when the larger is
+       subnormal too, the product underflows whatever its significand */
+    uint16_t lo = ha;
+    if (hb < ha) {
+        lo = hb;
+    }
+    uint16_t hi = hb;
+    if (hb < ha) {
+        hi = ha;
+    }
+    const uint16_t p = (uint16_t)((uint32_t)bf16_sig(lo) * ((uint32_t)(hi % 128U) + 128U));
+    const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(lo) + (uint32_t)(hi / 128U) + 7U);
     /* each step stated in the terms of sonnx_bf16_mul_bits: a wrong step
        fails its own goal (a second of CVC4), not only `value` (a minute) */
-    /*@ assert operands: p == sonnx_bf16_sig(ha) * sonnx_bf16_sig(hb) &&
-            t0 == sonnx_bf16_exp(ha) + sonnx_bf16_exp(hb); */
-    /* p in [2^14, 2^16) unless an operand is 0 (then p is 0 and q any
-       value that keeps q + lsb - 1 from wrapping) */
+    /*@ assert operands: lo == (hb < ha ? hb : ha) && hi == (hb < ha ? ha : hb) &&
+            p == sonnx_bf16_sig(lo) * (hi % 128 + 128) &&
+            t0 == sonnx_bf16_exp(lo) + hi / 128 + 7; */
+    /* p in [2^14, 2^16) unless lo is 0 (then p is 0) */
     uint16_t q = (uint16_t)(p * 2U);
     if (p >= 32768U) {
         q = p;
-    }
-    if (p < 16384U) {
-        q = 32768U;
     }
     uint16_t t = t0;
     if (p >= 32768U) {
@@ -149,30 +158,37 @@ static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
     if (t < 134U) {
         s = 9U;
     }
-    /*@ assert scaled: q == (p >= 32768 ? p : p < 16384 ? 32768 : p * 2) &&
+    /* w = 2^(8 - s), 0 for s = 9: q * w has q's kept bits in its high
+       half and the dropped ones in its low half (one multiply each) */
+    const uint16_t w = shr7(32768U, s);
+    /*@ assert scaled: q == (p >= 32768 ? p : p * 2) &&
             t == (p >= 32768 ? t0 + 1 : t0) &&
-            s == (t < 134 ? 9 : t < 142 ? 142 - t : 0); */
-    const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);
-    const uint16_t u = shr7((uint16_t)((q + lsb) - 1U), s);
-    /*@ assert rounded: lsb == (sonnx_shr7(q, s) / 2) % 2 && u == sonnx_shr7(q + lsb - 1, s); */
-    uint16_t hi = 0U;
-    if (t >= 142U) {
-        hi = (uint16_t)((t - 142U) * 128U);
+            s == (t < 134 ? 9 : t < 142 ? 142 - t : 0) && w == sonnx_shr7(32768, s) &&
+            w <= 256; */
+    const uint16_t keep = (uint16_t)(((uint32_t)q * (uint32_t)w) / 65536U);
+    const uint16_t rest = (uint16_t)(((uint32_t)q * (uint32_t)w) % 65536U);
+    uint16_t u = keep;
+    if (rest > (uint16_t)(32768U - (keep % 2U))) {
+        u = (uint16_t)(keep + 1U);
     }
-    uint16_t r = (uint16_t)(hi + ((u / 2U) + (u % 2U)));
-    /*@ assert unsaturated: r == (t >= 142 ? (t - 142) * 128 : 0) + (u / 2 + u % 2); */
+    uint16_t r = u;
+    if (t >= 142U) {
+        r = (uint16_t)(((t - 142U) * 128U) + u);
+    }
+    /*@ assert rounded: keep == (q * w) / 65536 && rest == (q * w) % 65536 &&
+            u == (rest > 32768 - keep % 2 ? keep + 1 : keep) &&
+            r == (t >= 142 ? (t - 142) * 128 + u : u); */
     if (r > 32640U) {
         r = 32640U;             /* overflow: infinity */
     }
-    if ((ha == 0U) || (hb == 0U)) {
+    if (lo == 0U) {
         r = 0U;
     }
-    if ((ha == 32640U) || (hb == 32640U)) {
+    if (hi == 32640U) {
         r = 32640U;
     }
     uint16_t res = (uint16_t)(r + sign);
-    if ((ha > 32640U) || (hb > 32640U) || ((ha == 32640U) && (hb == 0U)) ||
-        ((hb == 32640U) && (ha == 0U))) {
+    if ((hi > 32640U) || ((hi == 32640U) && (lo == 0U))) {
         res = 32704U;           /* the canonical NaN */
     }
     return res;

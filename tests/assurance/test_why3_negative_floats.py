@@ -240,8 +240,8 @@ def test_bfloat16_product_fault_fails_its_ieee_lemma(copy: Path) -> None:
     # ("can only get value in satisfied state", after 50-100 s), and Z3 does
     # not prove even the true lemma: the abort is what a fault gives here,
     # so it counts, and the planted definition is also refuted by evaluation
-    old = '("lsb", op(op(Call("sonnx_shr7", (Var("q"), Var("s"))), "/", 2), "%", 2))'
-    plant_bitspec(copy, old, '("lsb", Lit(1))')
+    old = 'cmp("rest", ">", op(32768, "-", op("keep", "%", 2)))'
+    plant_bitspec(copy, old, 'cmp("rest", ">=", 32768)')
     # 1.0234375 * 1.5 = 1.53515625, halfway between 0x3FC4 (even) and 0x3FC5
     assert evaluate(copy, "sonnx_bf16_mul_bits", 0x3F83, 0x3FC0) == 0x3FC5
     refuted(copy, str(bits.PATH), "Conversions", {"bf16_mul_is_ieee#3"}, aborts=True)

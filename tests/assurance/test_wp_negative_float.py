@@ -29,6 +29,7 @@ SELECTIONS = (
     ("f32_bits_to_f16", "chosen"),
     ("f16_mag_to_f32_bits", "widen"),
     ("mul1_f16", "finish"),
+    ("mul1_bf16", "operands"),
     ("mul1_bf16", "scaled"),
     ("mul1_bf16", "rounded"),
     ("mul1_bf16", "nan_rule"),
@@ -160,9 +161,25 @@ def test_F_FLOAT_float16_value_faults_fail(
         # ties rounded up instead of to even
         (
             "wrong rounding",
-            "const uint16_t lsb = (uint16_t)((shr7(q, s) / 2U) % 2U);",
-            "const uint16_t lsb = 1U;",
+            "if (rest > (uint16_t)(32768U - (keep % 2U))) {",
+            "if (rest >= 32768U) {",
             "typed_mul1_bf16_assert_rounded",
+        ),
+        # the larger magnitude normalised and the smaller read as normal
+        # (a subnormal operand's significand taken as 128 + its fraction)
+        (
+            "subnormal operand read as normal",
+            "    uint16_t lo = ha;\n    if (hb < ha) {",
+            "    uint16_t lo = ha;\n    if (ha < hb) {",
+            "typed_mul1_bf16_assert_operands",
+        ),
+        # the multiplier of a normal result 2^9 instead of 2^8: the kept
+        # bits would be one more than the significand has
+        (
+            "multiplier one bit too wide",
+            "const uint16_t w = shr7(32768U, s);",
+            "const uint16_t w = (uint16_t)(shr7(32768U, s) * 2U);",
+            "typed_mul1_bf16_assert_scaled",
         ),
         # every result below 2^-126 flushed to zero (what FTZ would do)
         (
