@@ -506,3 +506,35 @@ Lemma max_real_pos : (0 < max_real)%R.
 Proof.
 unfold max_real. apply Rmult_lt_0_compat. apply IZR_lt. reflexivity. apply bpow_gt_0.
 Qed.
+
+(* f64_mul_bits as a Coq function that computes (Why3 prints it as a
+   parameter and its defining axiom): the goal file of f64_mul_bits_finite
+   proves the two equal on every pair (f64_mul_bits_computed), and
+   tests/assurance/test_f64_mul_bits.py evaluates this one against numpy's
+   and the kernel's float64 product. *)
+Definition sig_of (m : Z) : Z := (m mod 2 ^ 52 + 2 ^ 52 * Z.min (m / 2 ^ 52) 1)%Z.
+Definition ex_of (m : Z) : Z := (Z.max (m / 2 ^ 52) 1 - 1075)%Z.
+
+Definition mul_bits (a b : Z) : Z :=
+  let ma := (a mod 2 ^ 63)%Z in
+  let mb := (b mod 2 ^ 63)%Z in
+  let inf := (2047 * 2 ^ 52)%Z in
+  let sgn := (((a / 2 ^ 63 + b / 2 ^ 63) mod 2) * 2 ^ 63)%Z in
+  if ((inf <? ma) || (inf <? mb) || ((ma =? inf) && (mb =? 0))
+      || ((ma =? 0) && (mb =? inf)))%Z%bool then (4095 * 2 ^ 51)%Z
+  else if ((ma =? inf) || (mb =? inf))%Z%bool then (sgn + inf)%Z
+  else if ((ma =? 0) || (mb =? 0))%Z%bool then sgn
+  else
+    let p := (sig_of ma * sig_of mb)%Z in
+    (sgn + rbits p (ex_of ma + ex_of mb) (Z.log2 p + 1))%Z.
+
+Lemma bitlen_log2 : forall bitlen : Z -> Z,
+  (forall p : Z, ((p <= 0)%Z -> bitlen p = 0%Z) /\
+    (~ (p <= 0)%Z -> bitlen p = (1 + bitlen (int.EuclideanDivision.div p 2))%Z)) ->
+  forall p, (0 < p)%Z -> bitlen p = (Z.log2 p + 1)%Z.
+Proof.
+intros bitlen def p Hp.
+destruct (bitlen_spec bitlen def p Hp) as [Hn Hb].
+rewrite (Z.log2_unique p (bitlen p - 1)). ring. lia.
+replace (Z.succ (bitlen p - 1)) with (bitlen p) by lia. exact Hb.
+Qed.

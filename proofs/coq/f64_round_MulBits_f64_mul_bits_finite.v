@@ -198,6 +198,56 @@ Axiom f64_mul_bits_inf :
 Require Sonnx.SonnxF64Round.
 From Coq Require Import Lia Lra.
 
+(* f64_mul_bits is the library's computable mul_bits on every pair (what
+   tests/assurance/test_f64_mul_bits.py evaluates) *)
+Lemma f64_mul_bits_computed : forall a b : Z,
+  f64_mul_bits a b = Sonnx.SonnxF64Round.mul_bits a b.
+Proof.
+intros a b.
+pose proof (Sonnx.SonnxF64Round.bitlen_log2 bitlen bitlen'def) as Hbl.
+assert (Hrb : forall p e n, round_bits p e n = Sonnx.SonnxF64Round.rbits p e n).
+{ intros p e n. unfold round_bits, Sonnx.SonnxF64Round.rbits.
+  rewrite (Sonnx.SonnxF64Round.round_sig_eq shift round_sig round_sig'def).
+  unfold shift, bv.Pow2int.pow2. rewrite two_p_equiv. reflexivity. }
+assert (P63 : (0 < 2 ^ 63)%Z) by reflexivity.
+assert (Hma : (0 <= a mod 2 ^ 63)%Z) by (apply Z.mod_pos_bound; exact P63).
+assert (Hmb : (0 <= b mod 2 ^ 63)%Z) by (apply Z.mod_pos_bound; exact P63).
+pose proof (Sonnx.SonnxF64Round.sig_pos (a mod 2 ^ 63)) as Hsa.
+pose proof (Sonnx.SonnxF64Round.sig_pos (b mod 2 ^ 63)) as Hsb.
+destruct (f64_mul_bits'def a b) as [Hn Hr].
+unfold Sonnx.SonnxF64Round.mul_bits, Sonnx.SonnxF64Round.sig_of, Sonnx.SonnxF64Round.ex_of.
+unfold sign_of, sig, ex in Hr.
+unfold bv.Pow2int.pow2 in Hr. rewrite !two_p_equiv in Hr.
+assert (Q63 : (0 < 9223372036854775808)%Z) by reflexivity.
+assert (P52 : (0 < 2 ^ 52)%Z) by reflexivity.
+rewrite !(Sonnx.SonnxF64Round.emod_pos _ _ Q63) in Hn.
+rewrite !(Sonnx.SonnxF64Round.emod_pos _ _ Q63), !(Sonnx.SonnxF64Round.ediv_pos _ _ Q63) in Hr.
+rewrite !(Sonnx.SonnxF64Round.emod_pos _ _ P52), !(Sonnx.SonnxF64Round.ediv_pos _ _ P52) in Hr.
+rewrite !(Sonnx.SonnxF64Round.emod_pos _ 2 ltac:(reflexivity)) in Hr.
+change 9223372036854775808%Z with (2 ^ 63)%Z in Hn, Hr.
+change 9218868437227405312%Z with (2047 * 2 ^ 52)%Z in Hn, Hr.
+change 9221120237041090560%Z with (4095 * 2 ^ 51)%Z in Hn.
+cbv zeta.
+revert Hn Hr Hsa Hsb Hma Hmb.
+generalize (a mod 2 ^ 63)%Z (b mod 2 ^ 63)%Z (2047 * 2 ^ 52)%Z.
+intros ma mb inf Hn Hr Hsa Hsb Hma Hmb.
+destruct (_ || _ || _ || _)%bool eqn:C1.
+{ apply Hn. clear Hn Hr.
+  rewrite !Bool.orb_true_iff, !Bool.andb_true_iff, !Z.ltb_lt, !Z.eqb_eq in C1. tauto. }
+rewrite !Bool.orb_false_iff, !Bool.andb_false_iff, !Z.ltb_ge, !Z.eqb_neq in C1.
+destruct (Hr ltac:(clear Hn Hr Hsa Hsb; lia)) as [Hi Hr2]. clear Hn Hr.
+destruct (_ || _)%bool eqn:C2.
+{ rewrite Bool.orb_true_iff, !Z.eqb_eq in C2. rewrite (Hi C2). reflexivity. }
+rewrite Bool.orb_false_iff, !Z.eqb_neq in C2.
+destruct (Hr2 ltac:(clear Hi Hr2 Hsa Hsb; tauto)) as [Hz Hnz]. clear Hi Hr2.
+destruct (_ || _)%bool eqn:C3.
+{ rewrite Bool.orb_true_iff, !Z.eqb_eq in C3. rewrite (Hz C3). reflexivity. }
+rewrite Bool.orb_false_iff, !Z.eqb_neq in C3.
+rewrite Hnz by (clear Hz Hnz Hsa Hsb; tauto). clear Hz Hnz. rewrite Hrb.
+specialize (Hsa ltac:(clear Hsa Hsb; lia)). specialize (Hsb ltac:(clear Hsa Hsb; lia)).
+rewrite Hbl by (apply Z.mul_pos_pos; assumption). reflexivity.
+Qed.
+
 (* Why3 goal *)
 Theorem f64_mul_bits_finite :
   forall (a:Numbers.BinNums.Z) (b:Numbers.BinNums.Z),
