@@ -384,3 +384,157 @@ split.
   assert (~ ((e + s + 1074) * 2 ^ 52 + rsig p s < 2047 * 2 ^ 52)%Z) by tauto.
   unfold b. lia.
 Qed.
+
+(* The whole binary64 product on patterns (why3/f64_round.mlw's MulDefs):
+   a pattern's magnitude decoded into significand and exponent, the bit
+   length of the significands' product, the sign bit above the magnitude,
+   and the rounding step as one Coq function. *)
+
+Definition max_real : R := IZR (2 ^ 53 - 1) * bpow radix2 971.
+
+Definition rbits (p e n : Z) : Z :=
+  Z.min ((e + Z.max (n - 53) (-1074 - e) + 1074) * 2 ^ 52
+         + rsig p (Z.max (n - 53) (-1074 - e)))%Z (2047 * 2 ^ 52)%Z.
+
+Lemma rbits_correct : forall p e n, (1 <= n)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
+  let x := round radix2 (FLT_exp (-1074) 53) ZnearestE (IZR p * bpow radix2 e) in
+  (0 <= rbits p e n <= 2047 * 2 ^ 52)%Z /\
+  (x <= max_real -> (rbits p e n < 2047 * 2 ^ 52)%Z /\ bval (rbits p e n) = x) /\
+  (max_real < x -> rbits p e n = (2047 * 2 ^ 52)%Z).
+Proof.
+intros p e n Hn Hp x. unfold x.
+pose proof (round_prod p e n Hn Hp) as Hr. cbv zeta in Hr. rewrite Hr.
+pose proof (bits_correct p e n Hn Hp) as H. cbv zeta in H.
+pose proof (rsig_bounds p e n Hn Hp) as Hq. cbv zeta in Hq. destruct Hq as [Hq _].
+unfold rbits, max_real. split; [|exact H].
+assert (P52 : (0 < 2 ^ 52)%Z) by (apply Z.pow_pos_nonneg; lia).
+assert (0 <= (e + Z.max (n - 53) (-1074 - e) + 1074) * 2 ^ 52)%Z
+  by (apply Z.mul_nonneg_nonneg; lia).
+lia.
+Qed.
+
+Lemma bitlen_spec : forall bitlen : Z -> Z,
+  (forall p : Z, ((p <= 0)%Z -> bitlen p = 0%Z) /\
+    (~ (p <= 0)%Z -> bitlen p = (1 + bitlen (int.EuclideanDivision.div p 2))%Z)) ->
+  forall p, (0 < p)%Z -> (1 <= bitlen p)%Z /\ (2 ^ (bitlen p - 1) <= p < 2 ^ bitlen p)%Z.
+Proof.
+intros bitlen def.
+assert (H : forall k : nat, forall p, (0 < p <= Z.of_nat k)%Z ->
+  (1 <= bitlen p)%Z /\ (2 ^ (bitlen p - 1) <= p < 2 ^ bitlen p)%Z).
+{ induction k as [|k IH]; intros p Hp. lia.
+  destruct (def p) as [_ Hs]. rewrite Hs by lia. rewrite ediv_pos by lia.
+  destruct (Z.eq_dec p 1) as [->|Hne].
+  - replace (1 / 2)%Z with 0%Z by reflexivity. destruct (def 0%Z) as [H0 _].
+    rewrite H0 by lia. simpl. lia.
+  - assert (Hlt : (p / 2 < p)%Z) by (apply Z.div_lt; lia).
+    assert (Hpos : (0 < p / 2)%Z) by (apply Z.div_str_pos; lia).
+    destruct (IH (p / 2)%Z ltac:(lia)) as [Hn [Hlo Hhi]].
+    set (n := bitlen (p / 2)%Z) in *.
+    replace (1 + n - 1)%Z with n by ring.
+    assert (E1 : (2 ^ (1 + n) = 2 * 2 ^ n)%Z) by (rewrite Z.pow_add_r by lia; reflexivity).
+    assert (E2 : (2 ^ n = 2 * 2 ^ (n - 1))%Z)
+      by (rewrite <- Z.pow_succ_r by lia; f_equal; lia).
+    pose proof (Z.div_mod p 2 ltac:(lia)). pose proof (Z.mod_pos_bound p 2 ltac:(lia)).
+    lia. }
+intros p Hp. apply (H (Z.to_nat p)). lia.
+Qed.
+
+Lemma bval_dec : forall m, (0 <= m)%Z ->
+  bval m = IZR (m mod 2 ^ 52 + 2 ^ 52 * Z.min (m / 2 ^ 52) 1)
+           * bpow radix2 (Z.max (m / 2 ^ 52) 1 - 1075).
+Proof.
+intros m Hm. unfold bval.
+assert (P52 : (0 < 2 ^ 52)%Z) by (apply Z.pow_pos_nonneg; lia).
+assert (Hd : (0 <= m / 2 ^ 52)%Z) by (apply Z.div_pos; lia).
+destruct (Z.eqb_spec (m / 2 ^ 52) 0) as [E|E].
+- assert (Hs : (m < 2 ^ 52)%Z).
+  { destruct (Z_lt_le_dec m (2 ^ 52)) as [L|L]. exact L.
+    assert (1 <= m / 2 ^ 52)%Z by (apply Z.div_le_lower_bound; lia). lia. }
+  rewrite E, Z.mod_small by lia.
+  replace (Z.max 0 1 - 1075)%Z with (-1074)%Z by reflexivity.
+  f_equal. f_equal. simpl. ring.
+- replace (Z.min (m / 2 ^ 52) 1) with 1%Z by lia.
+  replace (Z.max (m / 2 ^ 52) 1) with (m / 2 ^ 52)%Z by lia.
+  f_equal. f_equal. ring.
+Qed.
+
+Lemma sig_pos : forall m, (0 < m)%Z -> (0 < m mod 2 ^ 52 + 2 ^ 52 * Z.min (m / 2 ^ 52) 1)%Z.
+Proof.
+intros m Hm.
+assert (P52 : (0 < 2 ^ 52)%Z) by (apply Z.pow_pos_nonneg; lia).
+pose proof (Z.mod_pos_bound m (2 ^ 52) P52).
+assert (Hd : (0 <= m / 2 ^ 52)%Z) by (apply Z.div_pos; lia).
+destruct (Z.eq_dec (m / 2 ^ 52) 0) as [E|E].
+- rewrite E. pose proof (Z.div_mod m (2 ^ 52) ltac:(lia)). rewrite E in H0. lia.
+- replace (Z.min (m / 2 ^ 52) 1) with 1%Z by lia. lia.
+Qed.
+
+Lemma mul_mag : forall ma mb n, (0 < ma)%Z -> (0 < mb)%Z ->
+  let sa := (ma mod 2 ^ 52 + 2 ^ 52 * Z.min (ma / 2 ^ 52) 1)%Z in
+  let sb := (mb mod 2 ^ 52 + 2 ^ 52 * Z.min (mb / 2 ^ 52) 1)%Z in
+  let ea := (Z.max (ma / 2 ^ 52) 1 - 1075)%Z in
+  let eb := (Z.max (mb / 2 ^ 52) 1 - 1075)%Z in
+  (1 <= n)%Z -> (2 ^ (n - 1) <= sa * sb < 2 ^ n)%Z ->
+  let x := round radix2 (FLT_exp (-1074) 53) ZnearestE (bval ma * bval mb) in
+  (0 <= rbits (sa * sb) (ea + eb) n <= 2047 * 2 ^ 52)%Z /\
+  (x <= max_real -> (rbits (sa * sb) (ea + eb) n < 2047 * 2 ^ 52)%Z /\
+     bval (rbits (sa * sb) (ea + eb) n) = x) /\
+  (max_real < x -> rbits (sa * sb) (ea + eb) n = (2047 * 2 ^ 52)%Z).
+Proof.
+intros ma mb n Ha Hb sa sb ea eb Hn Hp x.
+assert (Hx : bval ma * bval mb = IZR (sa * sb) * bpow radix2 (ea + eb)).
+{ rewrite (bval_dec ma), (bval_dec mb) by lia. unfold sa, sb, ea, eb.
+  rewrite mult_IZR, bpow_plus. ring. }
+unfold x. rewrite Hx. apply rbits_correct; assumption.
+Qed.
+
+Lemma sign_split : forall s m, (0 <= s < 2)%Z -> (0 <= m < 2 ^ 63)%Z ->
+  ((s * 2 ^ 63 + m) / 2 ^ 63 = s)%Z /\ ((s * 2 ^ 63 + m) mod 2 ^ 63 = m)%Z.
+Proof.
+intros s m Hs Hm. split.
+- symmetry. apply Z.div_unique with m. lia. ring.
+- symmetry. apply Z.mod_unique with s. lia. ring.
+Qed.
+
+Lemma bval_0 : bval 0 = 0%R.
+Proof. unfold bval. simpl. ring. Qed.
+
+Lemma round_0_f64 : round radix2 (FLT_exp (-1074) 53) ZnearestE 0 = 0%R.
+Proof. apply round_0. apply valid_rnd_N. Qed.
+
+Lemma max_real_pos : (0 < max_real)%R.
+Proof.
+unfold max_real. apply Rmult_lt_0_compat. apply IZR_lt. reflexivity. apply bpow_gt_0.
+Qed.
+
+(* f64_mul_bits as a Coq function that computes (Why3 prints it as a
+   parameter and its defining axiom): the goal file of f64_mul_bits_finite
+   proves the two equal on every pair (f64_mul_bits_computed), and
+   tests/assurance/test_f64_mul_bits.py evaluates this one against numpy's
+   and the kernel's float64 product. *)
+Definition sig_of (m : Z) : Z := (m mod 2 ^ 52 + 2 ^ 52 * Z.min (m / 2 ^ 52) 1)%Z.
+Definition ex_of (m : Z) : Z := (Z.max (m / 2 ^ 52) 1 - 1075)%Z.
+
+Definition mul_bits (a b : Z) : Z :=
+  let ma := (a mod 2 ^ 63)%Z in
+  let mb := (b mod 2 ^ 63)%Z in
+  let inf := (2047 * 2 ^ 52)%Z in
+  let sgn := (((a / 2 ^ 63 + b / 2 ^ 63) mod 2) * 2 ^ 63)%Z in
+  if ((inf <? ma) || (inf <? mb) || ((ma =? inf) && (mb =? 0))
+      || ((ma =? 0) && (mb =? inf)))%Z%bool then (4095 * 2 ^ 51)%Z
+  else if ((ma =? inf) || (mb =? inf))%Z%bool then (sgn + inf)%Z
+  else if ((ma =? 0) || (mb =? 0))%Z%bool then sgn
+  else
+    let p := (sig_of ma * sig_of mb)%Z in
+    (sgn + rbits p (ex_of ma + ex_of mb) (Z.log2 p + 1))%Z.
+
+Lemma bitlen_log2 : forall bitlen : Z -> Z,
+  (forall p : Z, ((p <= 0)%Z -> bitlen p = 0%Z) /\
+    (~ (p <= 0)%Z -> bitlen p = (1 + bitlen (int.EuclideanDivision.div p 2))%Z)) ->
+  forall p, (0 < p)%Z -> bitlen p = (Z.log2 p + 1)%Z.
+Proof.
+intros bitlen def p Hp.
+destruct (bitlen_spec bitlen def p Hp) as [Hn Hb].
+rewrite (Z.log2_unique p (bitlen p - 1)). ring. lia.
+replace (Z.succ (bitlen p - 1)) with (bitlen p) by lia. exact Hb.
+Qed.

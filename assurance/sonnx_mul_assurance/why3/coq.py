@@ -182,12 +182,19 @@ def coqc(root: Path, source: Path, library: Path) -> subprocess.CompletedProcess
 
 
 def compile_library(root: Path, library: Path) -> list[str]:
-    """Compile :data:`LIBRARY` into ``library``; what is wrong with it."""
+    """Compile :data:`LIBRARY` into ``library``; what is wrong with it.  A
+    ``library`` that already holds this very text compiled (its ``.vo``
+    written by coqc from it) is reused, not compiled again."""
     text = (root / LIBRARY).read_text()
     errors = [f"{hit} in {LIBRARY}" for hit in sorted(set(FORBIDDEN.findall(text)))]
     library.mkdir(parents=True, exist_ok=True)
-    (library / LIBRARY.name).write_text(text)
-    done = coqc(root, library / LIBRARY.name, library)
+    source = library / LIBRARY.name
+    compiled = source.with_suffix(".vo")
+    if compiled.exists() and source.exists() and source.read_text() == text:
+        return errors
+    compiled.unlink(missing_ok=True)  # a failed compilation leaves no stale .vo behind
+    source.write_text(text)
+    done = coqc(root, source, library)
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
         errors.append(f"coqc refused {LIBRARY}: " + " ".join(lines[:6]))
@@ -219,12 +226,20 @@ def check_goal(
 
 
 def check(
-    root: Path, theories: tuple[Path, ...] = THEORIES, transplant: bool = False
+    root: Path,
+    theories: tuple[Path, ...] = THEORIES,
+    transplant: bool = False,
+    only: frozenset[str] | None = None,
+    library: Path | None = None,
 ) -> list[Goal]:
-    """Every goal of ``theories`` and its verdict; ``theories`` relative to ``root``."""
+    """Every goal of ``theories`` and its verdict; ``theories`` relative to
+    ``root``.  ``only`` (the negative controls): the goals of these names
+    alone are compiled and returned.  ``library``: where the proofs' library
+    is compiled (a temporary folder when None; one holding the same library
+    compiled is reused, see :func:`compile_library`)."""
     results = []
     with tempfile.TemporaryDirectory(prefix="sonnx-coq-") as tmp:
-        library = Path(tmp) / "library"
+        library = library if library is not None else Path(tmp) / "library"
         library_errors = compile_library(root, library)
         for theory in theories:
             text = _strip_comments((root / theory).read_text())
@@ -243,6 +258,8 @@ def check(
             work = Path(tmp) / "work" / theory.stem
             work.mkdir(parents=True)
             for name, printed in print_goals(root, theory, printed_dir).items():
+                if only is not None and goal_name(split_goal(printed)[1]) not in only:
+                    continue
                 goal = check_goal(root, name, printed, transplant, work, library)
                 if library_errors:
                     goal = Goal(goal.name, goal.goal, (*library_errors, *goal.errors))
