@@ -135,8 +135,11 @@ static inline uint16_t mul1_bf16(uint16_t a, uint16_t b)
     if (hb < ha) {
         hi = ha;
     }
-    const uint16_t p = (uint16_t)((uint32_t)bf16_sig(lo) * ((uint32_t)(hi % 128U) + 128U));
-    const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(lo) + (uint32_t)(hi / 128U) + 7U);
+    /* hi's fraction and exponent field named before they widen (MISRA 10.8) */
+    const uint16_t hi_frac = (uint16_t)(hi % 128U);
+    const uint16_t hi_exp = (uint16_t)(hi / 128U);
+    const uint16_t p = (uint16_t)((uint32_t)bf16_sig(lo) * ((uint32_t)hi_frac + 128U));
+    const uint16_t t0 = (uint16_t)((uint32_t)bf16_exp(lo) + (uint32_t)hi_exp + 7U);
     /* each step stated in the terms of sonnx_bf16_mul_bits: a wrong step
        fails its own goal (a second of CVC4), not only `value` (a minute) */
     /*@ assert operands: lo == (hb < ha ? hb : ha) && hi == (hb < ha ? ha : hb) &&
