@@ -795,9 +795,16 @@ static inline int block_fused_i16(const int16_t *a, const int16_t *b, int16_t *c
         const uint16_t off = (uint16_t)(((uint32_t)hi + ((uint32_t)lo / 32768U)) % 65536U);
         /*@ assert window: off == 0 <==> sonnx_fits_i16(p); */
         acc = (off > acc) ? off : acc;
-        const int16_t w = wrap1_i16(a[j], b[j]);
+        const uint16_t wbits = (uint16_t)(((uint32_t)lo + 32768U) % 65536U);
+        /*@ assert wbits_def: wbits == ((lo < 32768) ? lo + 32768 : lo - 32768); */
+        const int32_t w = (int32_t)wbits - 32768;
+        /*@ assert w_def: w == ((lo < 32768) ? lo : lo - 65536); */
+        /*@ assert lo_split: bits == 65536 * (bits / 65536) + lo; */
+        /*@ assert w_congruent: p - w ==
+              65536 * ((bits / 65536) - ((p < 0) ? 65536 : 0) + ((lo < 32768) ? 0 : 1)); */
+        /*@ assert wrap_elem: sonnx_wraps_i16(w, a[j] * b[j]); */
         /*@ assert exact: sonnx_fits_i16(a[j] * b[j]) ==> w == a[j] * b[j]; */
-        c[j] = w;
+        c[j] = (int16_t)w;
     }
     return (acc != 0U) ? 1 : 0;
 }
