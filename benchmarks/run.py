@@ -184,6 +184,7 @@ it (issue 20), float32/float64 within 1.1x on normal data (issue 28)."""
 def targets(quick: bool) -> list[dict[str, object]]:
     """The issue-20 figures, with the limits issue 28 tightened (onnxruntime
     on float32/float64 1.1x, overflow='error' 2x wrap), 16 elements 0.8x (issue 62),
+    checked fresh / wrap fresh 1.25x (:func:`checked_targets`),
     each ratio measured in its own interleaved loop."""
     repeats = 5 if quick else 25
     found = []
@@ -263,6 +264,39 @@ def targets(quick: bool) -> list[dict[str, object]]:
                 "overflow='wrap'", lambda p=p, q=q: mul(p, q), 2.0, repeats, 0.03, "cpu",
             )
         )  # fmt: skip
+    return found + checked_targets(repeats)
+
+
+def checked_targets(repeats: int) -> list[dict[str, object]]:
+    """overflow='error' against 'wrap' at 1e6 elements for every integer type,
+    products that fit (operands in [0, 10): operands() reads -9 as a large
+    unsigned), each ratio in its own interleaved loop: into a fresh result
+    (the fused kernel call: each product once, its wrapped value stored and
+    the result dropped on an overflow; limit 1.25x) and with out= (the scan,
+    then the products: nothing written before every product is known to
+    fit; limit 2x)."""
+    found = []
+    rng = np.random.default_rng(7)
+    for type_name, (dtype, _) in ALL_TYPES.items():
+        if np.dtype(dtype).kind not in "iu":
+            continue
+        p, q = (rng.integers(0, 10, 1_000_000).astype(dtype) for _ in range(2))
+        found.append(
+            ratio_target(
+                f"checked fresh, 1e6 {type_name}",
+                lambda p=p, q=q: mul(p, q, overflow="error"),
+                "wrap fresh", lambda p=p, q=q: mul(p, q), 1.25, repeats, 0.03, "cpu",
+            )
+        )  # fmt: skip
+        out = np.empty_like(p)
+        found.append(
+            ratio_target(
+                f"checked out=, 1e6 {type_name}",
+                lambda p=p, q=q, out=out: mul(p, q, out=out, overflow="error"),
+                "wrap out=", lambda p=p, q=q, out=out: mul(p, q, out=out), 2.0, repeats, 0.03,
+                "cpu",
+            )
+        )  # fmt: skip
     return found
 
 
@@ -328,6 +362,11 @@ def main(argv: list[str] | None = None) -> int:
         "--targets-only", action="store_true", help="print the target ratios, write nothing"
     )
     parser.add_argument(
+        "--checked-only",
+        action="store_true",
+        help="print only the checked/wrap target ratios of the integer types, write nothing",
+    )
+    parser.add_argument(
         "--ort-models-only",
         action="store_true",
         help="measure only the models on the onnxruntime engine; merge into results.json",
@@ -351,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         merged["ort_models"] = ort_models_section(args.quick)
         path.write_text(json.dumps(merged, indent=2) + "\n")
         (ROOT / "BENCHMARKS.md").write_text(render(merged))
+        return 0
+    if args.checked_only:
+        for goal in checked_targets(5 if args.quick else 25):
+            print(json.dumps(goal))
         return 0
     if args.targets_only:
         for goal in targets(args.quick):

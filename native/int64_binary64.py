@@ -43,6 +43,49 @@ HALVES_GUARD = f"#if !defined(__AVX512DQ__) || {_BOTH}\n"
 """The same for the halves test's block scan, which every other build runs."""
 
 
+_WRAPPED_STEPS = f"""    const uint64_t ux = (uint64_t)x;
+    /*@ ghost u64_of_i64(x); */
+    const uint64_t uy = (uint64_t)y;
+    /*@ ghost u64_of_i64(y); */
+    /*@ assert ux_def: ux == ((x < 0) ? x + {_TWO64} : x); */
+    /*@ assert uy_def: uy == ((y < 0) ? y + {_TWO64} : y); */
+    const uint64_t r = ux * uy;
+    /*@ ghost u64_mul(ux, uy); */
+    /*@ assert r_def: r == ux * uy - (ux * uy / {_TWO64}) * {_TWO64}; */
+    const int64_t w = twos_i64(r);
+    /*@ assert twos: w == ((r > 9223372036854775807) ? r - {_TWO64} : r); */
+    /*@ assert pe_pp: x >= 0 && y >= 0 ==> ux * uy == x * y; */
+    /*@ assert pe_np: x < 0 && y >= 0 ==> ux * uy == (x + {_TWO64}) * y; */
+    /*@ assert pe_pn: x >= 0 && y < 0 ==> ux * uy == x * (y + {_TWO64}); */
+    /*@ assert pe_nn: x < 0 && y < 0 ==> ux * uy == (x + {_TWO64}) * (y + {_TWO64}); */
+    /*@ assert prod_expand: ux * uy == x * y + (((x < 0) ? y : 0) + ((y < 0) ? x : 0)
+           + ((x < 0 && y < 0) ? {_TWO64} : 0)) * {_TWO64}; */
+    /*@ assert congruent: x * y - w ==
+          carry64(ux * uy / {_TWO64}, (w < 0) ? 1 : 0, x, y) * {_TWO64}; */
+    /*@ assert fits_exact: sonnx_fits_i64(x * y) ==> w == x * y; */
+"""
+"""The wrapped product w of x * y (int64: the uint64_t product of the
+operands' images read back by twos_i64) and the proof that it is the exact
+product when that fits: shared by the binary64 test (excess_f64_i64) and the
+fused checked pass's store (wrapped_i64), one text."""
+
+
+def wrapped_helper(marker: str) -> str:
+    """int64's one-element wrapped product for the fused checked pass, with
+    the contract its callers use: the exact product whenever it fits.  The
+    modular sentences it rests on are the admitted clauses of u64_of_i64 and
+    u64_mul (ghost: compiled in no build, seen by WP); compiled in every
+    build, since both fused passes call it."""
+    return f"""{marker}/*@ assigns \\nothing;
+    ensures exact: sonnx_fits_i64(x * y) ==> \\result == x * y;
+*/
+static inline int64_t wrapped_i64(int64_t x, int64_t y)
+{{
+{_WRAPPED_STEPS}    return w;
+}}
+"""
+
+
 def render(marker: str, block: str) -> str:
     """The test's C text (``marker``: the requirement marker of each function;
     ``block``: its block scan, generated with the halves one's contract)."""
@@ -115,27 +158,7 @@ static inline uint64_t far_f64(int64_t x, int64_t y, int64_t w)
 */
 static inline uint64_t excess_f64_i64(int64_t x, int64_t y)
 {{
-    const uint64_t ux = (uint64_t)x;
-    /*@ ghost u64_of_i64(x); */
-    const uint64_t uy = (uint64_t)y;
-    /*@ ghost u64_of_i64(y); */
-    /*@ assert ux_def: ux == ((x < 0) ? x + {_TWO64} : x); */
-    /*@ assert uy_def: uy == ((y < 0) ? y + {_TWO64} : y); */
-    const uint64_t r = ux * uy;
-    /*@ ghost u64_mul(ux, uy); */
-    /*@ assert r_def: r == ux * uy - (ux * uy / {_TWO64}) * {_TWO64}; */
-    const int64_t w = twos_i64(r);
-    /*@ assert twos: w == ((r > 9223372036854775807) ? r - {_TWO64} : r); */
-    /*@ assert pe_pp: x >= 0 && y >= 0 ==> ux * uy == x * y; */
-    /*@ assert pe_np: x < 0 && y >= 0 ==> ux * uy == (x + {_TWO64}) * y; */
-    /*@ assert pe_pn: x >= 0 && y < 0 ==> ux * uy == x * (y + {_TWO64}); */
-    /*@ assert pe_nn: x < 0 && y < 0 ==> ux * uy == (x + {_TWO64}) * (y + {_TWO64}); */
-    /*@ assert prod_expand: ux * uy == x * y + (((x < 0) ? y : 0) + ((y < 0) ? x : 0)
-           + ((x < 0 && y < 0) ? {_TWO64} : 0)) * {_TWO64}; */
-    /*@ assert congruent: x * y - w ==
-          carry64(ux * uy / {_TWO64}, (w < 0) ? 1 : 0, x, y) * {_TWO64}; */
-    /*@ assert fits_exact: sonnx_fits_i64(x * y) ==> w == x * y; */
-    /*@ assert over_far: !sonnx_fits_i64(x * y) ==> \\abs(x * y - w) >= {_TWO64}; */
+{_WRAPPED_STEPS}    /*@ assert over_far: !sonnx_fits_i64(x * y) ==> \\abs(x * y - w) >= {_TWO64}; */
     return far_f64(x, y, w);
 }}
 

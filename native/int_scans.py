@@ -136,7 +136,9 @@ def excess_fn(t: IntType) -> str:
 #
 # Every body accumulates with no exit inside the loop, so gcc vectorises it
 # (it does not vectorise a loop with an early exit).
-def _block_body(t: IntType, test: str) -> str:
+def block_body(t: IntType, test: str) -> str:
+    """A block scan's body (the table above); the fused checked pass of a
+    fresh result adds a store to it (int_unit)."""
     name = "block_body_64.c.in" if t.bits == 64 else f"block_body_{t.suffix}.c.in"
     if t.bits == 8:  # the products against the type's limits
         limits = {"min": t.min_constant} if t.signed else {}
@@ -156,7 +158,7 @@ def block_fn(t: IntType, binary64: bool = False) -> str:
     # unused in one; the guards now compile each only where it runs
     # (int64_binary64), and dropping `inline` would change the pinned statements
     storage = "static inline int" if t.is_i64 else "static int"
-    body = _block_body(t, "excess_f64" if binary64 else "excess")
+    body = block_body(t, "excess_f64" if binary64 else "excess")
     return unit("block_scan.c.in", s=t.suffix, ctype=t.ctype, storage=storage, name=name, body=body)
 
 

@@ -32,6 +32,16 @@ ELEMENTWISE_REQUIRES = (
     requires alias_b: c == b || \separated(c + (0 .. n - 1), b + (0 .. n - 1));"""
 )
 
+FRESH_REQUIRES = (
+    READ_REQUIRES
+    + r"""
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));"""
+)
+"""A fresh result (sonnx_mul_checked_fresh_*) shares no memory with the
+operands: the caller allocated it."""
+
 LOGIC_OPEN = (
     "/*@ logic integer sonnx_emod(integer x, integer m) = (x % m < 0) ? (x % m) + m : x % m;\n"
 )
@@ -79,7 +89,7 @@ def logic(t: IntType) -> str:
 
 
 def prototypes(t: IntType) -> str:
-    """One integer type's three entry points with their contracts."""
+    """One integer type's four entry points with their contracts."""
     return header(
         "header_int.h.in",
         s=t.suffix,
@@ -87,6 +97,7 @@ def prototypes(t: IntType) -> str:
         wrapped=wrap_term(t, "\\old(a[k])", "\\old(b[k])"),
         READ_REQUIRES=READ_REQUIRES,
         ELEMENTWISE_REQUIRES=ELEMENTWISE_REQUIRES,
+        FRESH_REQUIRES=FRESH_REQUIRES,
     )
 
 

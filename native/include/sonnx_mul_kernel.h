@@ -8,14 +8,17 @@
  * threads.  The ACSL contracts below are proved by Frama-C WP (make prove,
  * step wp; docs/native-kernel.md).  Every function takes n elements of a, b
  * (and writes n of c): c may be exactly a or b (the same pointer), never a
- * partial overlap of them.
+ * partial overlap of them (sonnx_mul_checked_fresh_*: no overlap at all).
  *
  * Integers, wrap mode: c[i] = a[i]*b[i] modulo 2^bits (two's complement for
  * the signed types).  Checked mode: sonnx_mul_first_overflow_* returns the
  * first i whose exact product leaves the type's range, or n, and writes
  * nothing; sonnx_mul_checked_* writes every c[i] = a[i]*b[i] and returns n
  * when none overflows, and otherwise returns that first index and writes
- * nothing.
+ * nothing; sonnx_mul_checked_fresh_* returns the same index, writes the
+ * same products when none overflows, and otherwise may have written
+ * wrapped values to c (for a result the caller discards on an overflow:
+ * each product computed once, in one pass).
  *
  * Floats: IEEE 754 binary32/binary64 multiplication, round to nearest even
  * (the build pins IEEE semantics: native/flags.mk).  float16 and bfloat16
@@ -131,6 +134,20 @@ size_t sonnx_mul_first_overflow_i8(const int8_t *a, const int8_t *b, size_t n);
 */
 size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n);
 
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_i8(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_i8(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n);
+
 /* uint8_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
@@ -172,6 +189,20 @@ size_t sonnx_mul_first_overflow_u8(const uint8_t *a, const uint8_t *b, size_t n)
     disjoint behaviors;
 */
 size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
+
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_u8(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_u8(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n);
 
 /* int16_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
@@ -215,6 +246,20 @@ size_t sonnx_mul_first_overflow_i16(const int16_t *a, const int16_t *b, size_t n
 */
 size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n);
 
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_i16(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_i16(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n);
+
 /* uint16_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
@@ -256,6 +301,20 @@ size_t sonnx_mul_first_overflow_u16(const uint16_t *a, const uint16_t *b, size_t
     disjoint behaviors;
 */
 size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
+
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_u16(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_u16(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n);
 
 /* int32_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
@@ -299,6 +358,20 @@ size_t sonnx_mul_first_overflow_i32(const int32_t *a, const int32_t *b, size_t n
 */
 size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n);
 
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_i32(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_i32(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n);
+
 /* uint32_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
@@ -340,6 +413,20 @@ size_t sonnx_mul_first_overflow_u32(const uint32_t *a, const uint32_t *b, size_t
     disjoint behaviors;
 */
 size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n);
+
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_u32(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_u32(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n);
 
 /* int64_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
@@ -383,6 +470,20 @@ size_t sonnx_mul_first_overflow_i64(const int64_t *a, const int64_t *b, size_t n
 */
 size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n);
 
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_i64(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_i64(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n);
+
 /* uint64_t */
 /*@ requires valid_a: \valid_read(a + (0 .. n - 1));
     requires valid_b: \valid_read(b + (0 .. n - 1));
@@ -424,6 +525,20 @@ size_t sonnx_mul_first_overflow_u64(const uint64_t *a, const uint64_t *b, size_t
     disjoint behaviors;
 */
 size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n);
+
+/*@ requires valid_a: \valid_read(a + (0 .. n - 1));
+    requires valid_b: \valid_read(b + (0 .. n - 1));
+    requires valid_c: \valid(c + (0 .. n - 1));
+    requires fresh_a: \separated(c + (0 .. n - 1), a + (0 .. n - 1));
+    requires fresh_b: \separated(c + (0 .. n - 1), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+    ensures range: 0 <= \result <= n;
+    ensures prefix_fits: \forall integer k; 0 <= k < \result ==> sonnx_fits_u64(\old(a[k]) * \old(b[k]));
+    ensures first: \result < n ==> !sonnx_fits_u64(\old(a[\result]) * \old(b[\result]));
+    ensures exact: \result == n ==>
+        \forall integer k; 0 <= k < n ==> c[k] == \old(a[k]) * \old(b[k]);
+*/
+size_t sonnx_mul_checked_fresh_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n);
 
 /* float32 / float64: C's `*` (IEEE 754 binary32/binary64, rounding to
  * nearest even: the environment sonnx_mul_fpenv.h establishes), then the NaN

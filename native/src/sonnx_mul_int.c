@@ -258,6 +258,89 @@ size_t sonnx_mul_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t 
     return first;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_i8(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t from, size_t to)
+{
+    int16_t lo = 0;
+    int16_t hi = 0;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> lo <= a[k] * b[k];
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_i8(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], lo, hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int16_t p = (int16_t)((int32_t)a[j] * (int32_t)b[j]);
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        lo = (p < lo) ? p : lo;
+        hi = (p > hi) ? p : hi;
+        /*@ assert p_range: -16256 <= p <= 16384; */
+        const int16_t s = (int16_t)(p + 16256);
+        const uint16_t q = (uint16_t)((uint16_t)s % 256U);
+        /*@ assert q_mod: q == (p + 16256) % 256; */
+        const int16_t w = (int16_t)((int16_t)q - 128);
+        /*@ assert wrap_elem: sonnx_wraps_i8(w, a[j] * b[j]); */
+        /*@ assert exact: sonnx_fits_i8(a[j] * b[j]) ==> w == a[j] * b[j]; */
+        c[j] = (int8_t)w;
+    }
+    return ((lo < ((-127) - 1)) || (hi > 127)) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   16384 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_i8(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 16384U) ? rest : 16384U);
+        if (block_fused_i8(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_i8(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_i8(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (int8_t)((int32_t)a[i] * (int32_t)b[i]);
+    }
+    return i;
+}
+
 /* ---- uint8_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
@@ -386,6 +469,79 @@ size_t sonnx_mul_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size
         exact_u8(a, b, c, n);
     }
     return first;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_u8(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t from, size_t to)
+{
+    uint16_t hi = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant \forall integer k; from <= k < j ==> a[k] * b[k] <= hi;
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_u8(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], hi;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint16_t p = (uint16_t)((uint32_t)a[j] * (uint32_t)b[j]);
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        hi = (p > hi) ? p : hi;
+        c[j] = (uint8_t)(p % 256U);
+    }
+    return (hi > 255U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   16384 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_u8(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 16384U) ? rest : 16384U);
+        if (block_fused_u8(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_u8(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_u8(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (uint8_t)((uint32_t)a[i] * (uint32_t)b[i]);
+    }
+    return i;
 }
 
 /* ---- int16_t ---------------------------------------------------------- */
@@ -586,6 +742,115 @@ size_t sonnx_mul_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, siz
     return first;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_i16(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t from, size_t to)
+{
+    uint16_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i16(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_i16(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int32_t p = (int32_t)a[j] * (int32_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        const uint32_t bits = (uint32_t)p;
+        /*@ ghost u32_of_i32(p); */
+        const uint16_t ua = (uint16_t)a[j];
+        /*@ ghost u16_of_i16(a[j]); */
+        const uint16_t ub = (uint16_t)b[j];
+        /*@ ghost u16_of_i16(b[j]); */
+        /*@ assert bits_def: bits == ((p < 0) ? p + 4294967296 : p); */
+        /*@ assert ua_def: ua == ((a[j] < 0) ? a[j] + 65536 : a[j]); */
+        /*@ assert ub_def: ub == ((b[j] < 0) ? b[j] + 65536 : b[j]); */
+        /*@ assert low_pp: a[j] >= 0 && b[j] >= 0 ==> ua * ub == p; */
+        /*@ assert low_np: a[j] < 0 && b[j] >= 0 ==> ua * ub == p + 65536 * b[j]; */
+        /*@ assert low_pn: a[j] >= 0 && b[j] < 0 ==> ua * ub == p + 65536 * a[j]; */
+        /*@ assert low_nn: a[j] < 0 && b[j] < 0 ==>
+              ua * ub == p + 65536 * (a[j] + b[j]) + 4294967296; */
+        /* the product of the bit patterns less the product's own bits, over 2^16 */
+        /*@ ghost int64_t carry = (((a[j] < 0) ? (int64_t)b[j] : 0) +
+              ((b[j] < 0) ? (int64_t)a[j] : 0) + ((a[j] < 0 && b[j] < 0) ? 65536 : 0)) -
+              ((p < 0) ? 65536 : 0); */
+        /*@ assert low_k: ua * ub == bits + 65536 * carry; */
+        const uint16_t hi = (uint16_t)(bits / 65536U);
+        const uint16_t lo = (uint16_t)(((uint32_t)ua * (uint32_t)ub) % 65536U);
+        /*@ assert low_shift: lo == (bits + 65536 * carry) % 65536; */
+        /*@ ghost mod_shift_65536(bits, carry); */
+        /*@ assert low: lo == bits % 65536; */
+        const uint16_t off = (uint16_t)(((uint32_t)hi + ((uint32_t)lo / 32768U)) % 65536U);
+        /*@ assert window: off == 0 <==> sonnx_fits_i16(p); */
+        acc = (off > acc) ? off : acc;
+        const uint16_t wbits = (uint16_t)(((uint32_t)lo + 32768U) % 65536U);
+        /*@ assert wbits_def: wbits == ((lo < 32768) ? lo + 32768 : lo - 32768); */
+        const int32_t w = (int32_t)wbits - 32768;
+        /*@ assert w_def: w == ((lo < 32768) ? lo : lo - 65536); */
+        /*@ assert lo_split: bits == 65536 * (bits / 65536) + lo; */
+        /*@ assert w_congruent: p - w ==
+              65536 * ((bits / 65536) - ((p < 0) ? 65536 : 0) + ((lo < 32768) ? 0 : 1)); */
+        /*@ assert wrap_elem: sonnx_wraps_i16(w, a[j] * b[j]); */
+        /*@ assert exact: sonnx_fits_i16(a[j] * b[j]) ==> w == a[j] * b[j]; */
+        c[j] = (int16_t)w;
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   8192 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_i16(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 8192U) ? rest : 8192U);
+        if (block_fused_i16(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_i16(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_i16(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (int16_t)((int32_t)a[i] * (int32_t)b[i]);
+    }
+    return i;
+}
+
 /* ---- uint16_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
@@ -716,6 +981,81 @@ size_t sonnx_mul_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, 
         exact_u16(a, b, c, n);
     }
     return first;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_u16(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t from, size_t to)
+{
+    uint16_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_u16(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_u16(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint32_t p = (uint32_t)a[j] * (uint32_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        const uint16_t hi = (uint16_t)(p / 65536U);
+        acc = (hi > acc) ? hi : acc;
+        c[j] = (uint16_t)(p % 65536U);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   8192 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_u16(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 8192U) ? rest : 8192U);
+        if (block_fused_u16(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_u16(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_u16(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (uint16_t)((uint32_t)a[i] * (uint32_t)b[i]);
+    }
+    return i;
 }
 
 /* ---- int32_t ---------------------------------------------------------- */
@@ -865,6 +1205,86 @@ size_t sonnx_mul_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, siz
     return first;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_i32(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant (acc >> 32) == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i32(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_i32(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const int64_t p = (int64_t)a[j] * (int64_t)b[j];
+        /*@ assert p_exact: p == a[j] * b[j]; */
+        const int64_t sum = p + 2147483648LL;
+        const uint64_t biased = (uint64_t)sum; /* named: MISRA 10.8 casts no composite */
+        /*@ assert window: biased < 4294967296 <==> sonnx_fits_i32(p); */
+        /*@ ghost lsr32_div(biased); */
+        acc |= biased;
+        const int32_t w = wrap1_i32(a[j], b[j]);
+        /*@ assert exact: sonnx_fits_i32(a[j] * b[j]) ==> w == a[j] * b[j]; */
+        c[j] = w;
+    }
+    return ((acc >> 32U) != 0U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   4096 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_i32(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 4096U) ? rest : 4096U);
+        if (block_fused_i32(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_i32(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_i32(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (int32_t)((int64_t)a[i] * (int64_t)b[i]);
+    }
+    return i;
+}
+
 /* ---- uint32_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
@@ -994,6 +1414,80 @@ size_t sonnx_mul_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, 
         exact_u32(a, b, c, n);
     }
     return first;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_u32(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant (acc >> 32) == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_u32(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_u32(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        const uint64_t p = (uint64_t)a[j] * (uint64_t)b[j];
+        /*@ ghost lsr32_div(p); */
+        acc |= p;
+        c[j] = (uint32_t)(p % 4294967296ULL);
+    }
+    return ((acc >> 32U) != 0U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   4096 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_u32(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 4096U) ? rest : 4096U);
+        if (block_fused_u32(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_u32(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_u32(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = (uint32_t)((uint64_t)a[i] * (uint64_t)b[i]);
+    }
+    return i;
 }
 
 /* ---- int64_t ---------------------------------------------------------- */
@@ -1313,6 +1807,147 @@ size_t sonnx_mul_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, siz
     return first;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ assigns \nothing;
+    ensures exact: sonnx_fits_i64(x * y) ==> \result == x * y;
+*/
+static inline int64_t wrapped_i64(int64_t x, int64_t y)
+{
+    const uint64_t ux = (uint64_t)x;
+    /*@ ghost u64_of_i64(x); */
+    const uint64_t uy = (uint64_t)y;
+    /*@ ghost u64_of_i64(y); */
+    /*@ assert ux_def: ux == ((x < 0) ? x + 18446744073709551616 : x); */
+    /*@ assert uy_def: uy == ((y < 0) ? y + 18446744073709551616 : y); */
+    const uint64_t r = ux * uy;
+    /*@ ghost u64_mul(ux, uy); */
+    /*@ assert r_def: r == ux * uy - (ux * uy / 18446744073709551616) * 18446744073709551616; */
+    const int64_t w = twos_i64(r);
+    /*@ assert twos: w == ((r > 9223372036854775807) ? r - 18446744073709551616 : r); */
+    /*@ assert pe_pp: x >= 0 && y >= 0 ==> ux * uy == x * y; */
+    /*@ assert pe_np: x < 0 && y >= 0 ==> ux * uy == (x + 18446744073709551616) * y; */
+    /*@ assert pe_pn: x >= 0 && y < 0 ==> ux * uy == x * (y + 18446744073709551616); */
+    /*@ assert pe_nn: x < 0 && y < 0 ==> ux * uy == (x + 18446744073709551616) * (y + 18446744073709551616); */
+    /*@ assert prod_expand: ux * uy == x * y + (((x < 0) ? y : 0) + ((y < 0) ? x : 0)
+           + ((x < 0 && y < 0) ? 18446744073709551616 : 0)) * 18446744073709551616; */
+    /*@ assert congruent: x * y - w ==
+          carry64(ux * uy / 18446744073709551616, (w < 0) ? 1 : 0, x, y) * 18446744073709551616; */
+    /*@ assert fits_exact: sonnx_fits_i64(x * y) ==> w == x * y; */
+    return w;
+}
+
+#if !defined(__AVX512DQ__) || defined(__FRAMAC__) || defined(SONNX_MUL_I64_BOTH_SCANS)
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_i64(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i64(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_i64(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_i64(a[j], b[j]);
+        c[j] = wrapped_i64(a[j], b[j]);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+#endif
+
+#if defined(__AVX512DQ__) || defined(__FRAMAC__) || defined(SONNX_MUL_I64_BOTH_SCANS)
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_i64(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_f64_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_i64(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_i64(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_f64_i64(a[j], b[j]);
+        c[j] = wrapped_i64(a[j], b[j]);
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+#endif
+
+#if defined(__AVX512DQ__)
+#define SONNX_MUL_FUSED_BLOCK_I64 block_fused_f64_i64
+#else
+#define SONNX_MUL_FUSED_BLOCK_I64 block_fused_i64
+#endif
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   2048 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_i64(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 2048U) ? rest : 2048U);
+        if (SONNX_MUL_FUSED_BLOCK_I64(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_i64(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_i64(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = a[i] * b[i];
+    }
+    return i;
+}
+
 /* ---- uint64_t ---------------------------------------------------------- */
 
 /* @relation(F-WRAP, scope=function) */
@@ -1463,4 +2098,76 @@ size_t sonnx_mul_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, 
         exact_u64(a, b, c, n);
     }
     return first;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires range: from <= to;
+    requires valid_a: \valid_read(a + (from .. to - 1));
+    requires valid_b: \valid_read(b + (from .. to - 1));
+    requires valid_c: \valid(c + (from .. to - 1));
+    requires fresh_a: \separated(c + (from .. to - 1), a + (from .. to - 1));
+    requires fresh_b: \separated(c + (from .. to - 1), b + (from .. to - 1));
+    assigns c[from .. to - 1];
+    ensures clear: \result == 0 ==> \forall integer k; from <= k < to ==>
+        sonnx_fits_u64(a[k] * b[k]) && c[k] == a[k] * b[k];
+*/
+static inline int block_fused_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t from, size_t to)
+{
+    uint64_t acc = 0U;
+    size_t j;
+    /*@ loop invariant from <= j <= to;
+        loop invariant acc == 0 ==>
+            \forall integer k; from <= k < j ==> sonnx_fits_u64(a[k] * b[k]);
+        loop invariant exact: \forall integer k; from <= k < j ==>
+            sonnx_fits_u64(a[k] * b[k]) ==> c[k] == a[k] * b[k];
+        loop assigns j, c[from .. to - 1], acc;
+        loop variant to - j;
+    */
+    for (j = from; j < to; j++) {
+        acc |= excess_u64(a[j], b[j]);
+        c[j] = a[j] * b[j];
+    }
+    return (acc != 0U) ? 1 : 0;
+}
+
+/* The checked product into a fresh result (the caller's own array, dropped
+   on an overflow): one pass, each product computed once.  Each block of
+   2048 elements goes through the branch-free fused pass, which stores
+   every product's wrapped value and notes whether one did not fit; from the
+   first block it flags (if any), element by element by the exact test, each
+   product written once it is known to fit, up to the first overflowing one.
+   On an overflow c holds wrapped values and nothing is promised of it: the
+   caller discards c. */
+/* @relation(F-CHECKED, scope=function) */
+size_t sonnx_mul_checked_fresh_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
+{
+    size_t start = 0U;
+    size_t i;
+    /*@ loop invariant 0 <= start <= n;
+        loop invariant fit: \forall integer k; 0 <= k < start ==> sonnx_fits_u64(a[k] * b[k]);
+        loop invariant written: \forall integer k; 0 <= k < start ==> c[k] == a[k] * b[k];
+        loop assigns start, c[0 .. n - 1];
+        loop variant n - start;
+    */
+    while (start < n) {
+        const size_t rest = n - start;
+        const size_t end = start + ((rest < 2048U) ? rest : 2048U);
+        if (block_fused_u64(a, b, c, start, end) != 0) {
+            break;
+        }
+        start = end;
+    }
+    /*@ loop invariant start <= i <= n;
+        loop invariant tail_fit: \forall integer k; 0 <= k < i ==> sonnx_fits_u64(a[k] * b[k]);
+        loop invariant tail_written: \forall integer k; 0 <= k < i ==> c[k] == a[k] * b[k];
+        loop assigns i, c[start .. n - 1];
+        loop variant n - i;
+    */
+    for (i = start; i < n; i++) {
+        if (overflows_u64(a[i], b[i]) != 0) {
+            break;
+        }
+        c[i] = a[i] * b[i];
+    }
+    return i;
 }

@@ -92,6 +92,28 @@ size_t spec_checked_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_i8(const int8_t *a, const int8_t *b, int8_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_i8(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> -128 <= \at(a[k], Pre) * \at(b[k], Pre) <= 127) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(-128 <= \at(a[k], Pre) * \at(b[k], Pre) <= 127)) ==>
+            r < n && !(-128 <= a[r] * b[r] <= 127); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -128 <= a[k] * b[k] <= 127; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
 /* int16_t */
 /* @relation(F-WRAP, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
@@ -152,6 +174,28 @@ size_t spec_checked_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n
     /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -32768 <= a[k] * b[k] <= 32767; */
     /*@ assert spec_error_unwritten: r < n ==>
             \forall integer k; 0 <= k < n ==> c[k] == \at(c[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_i16(const int16_t *a, const int16_t *b, int16_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_i16(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> -32768 <= \at(a[k], Pre) * \at(b[k], Pre) <= 32767) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(-32768 <= \at(a[k], Pre) * \at(b[k], Pre) <= 32767)) ==>
+            r < n && !(-32768 <= a[r] * b[r] <= 32767); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -32768 <= a[k] * b[k] <= 32767; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
     /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
     return r;
 }
@@ -220,6 +264,28 @@ size_t spec_checked_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_i32(const int32_t *a, const int32_t *b, int32_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_i32(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> -2147483648 <= \at(a[k], Pre) * \at(b[k], Pre) <= 2147483647) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(-2147483648 <= \at(a[k], Pre) * \at(b[k], Pre) <= 2147483647)) ==>
+            r < n && !(-2147483648 <= a[r] * b[r] <= 2147483647); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -2147483648 <= a[k] * b[k] <= 2147483647; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
 /* int64_t */
 /* @relation(F-WRAP, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
@@ -280,6 +346,28 @@ size_t spec_checked_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n
     /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -9223372036854775808 <= a[k] * b[k] <= 9223372036854775807; */
     /*@ assert spec_error_unwritten: r < n ==>
             \forall integer k; 0 <= k < n ==> c[k] == \at(c[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_i64(const int64_t *a, const int64_t *b, int64_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_i64(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> -9223372036854775808 <= \at(a[k], Pre) * \at(b[k], Pre) <= 9223372036854775807) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(-9223372036854775808 <= \at(a[k], Pre) * \at(b[k], Pre) <= 9223372036854775807)) ==>
+            r < n && !(-9223372036854775808 <= a[r] * b[r] <= 9223372036854775807); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> -9223372036854775808 <= a[k] * b[k] <= 9223372036854775807; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
     /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
     return r;
 }
@@ -348,6 +436,28 @@ size_t spec_checked_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_u8(const uint8_t *a, const uint8_t *b, uint8_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_u8(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> 0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 255) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 255)) ==>
+            r < n && !(0 <= a[r] * b[r] <= 255); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 255; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
 /* uint16_t */
 /* @relation(F-WRAP, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
@@ -408,6 +518,28 @@ size_t spec_checked_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_
     /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 65535; */
     /*@ assert spec_error_unwritten: r < n ==>
             \forall integer k; 0 <= k < n ==> c[k] == \at(c[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_u16(const uint16_t *a, const uint16_t *b, uint16_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_u16(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> 0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 65535) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 65535)) ==>
+            r < n && !(0 <= a[r] * b[r] <= 65535); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 65535; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
     /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
     return r;
 }
@@ -476,6 +608,28 @@ size_t spec_checked_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_
     return r;
 }
 
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_u32(const uint32_t *a, const uint32_t *b, uint32_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_u32(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> 0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 4294967295) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 4294967295)) ==>
+            r < n && !(0 <= a[r] * b[r] <= 4294967295); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 4294967295; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
 /* uint64_t */
 /* @relation(F-WRAP, scope=function) */
 /*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
@@ -536,6 +690,28 @@ size_t spec_checked_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_
     /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 18446744073709551615; */
     /*@ assert spec_error_unwritten: r < n ==>
             \forall integer k; 0 <= k < n ==> c[k] == \at(c[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
+    return r;
+}
+
+/* @relation(F-CHECKED, scope=function) */
+/*@ requires \valid_read(a + (0 .. n - 1)) && \valid_read(b + (0 .. n - 1));
+    requires \valid(c + (0 .. n));
+    requires \separated(c + (0 .. n), a + (0 .. n - 1));
+    requires \separated(c + (0 .. n), b + (0 .. n - 1));
+    assigns c[0 .. n - 1];
+*/
+size_t spec_checked_fresh_u64(const uint64_t *a, const uint64_t *b, uint64_t *c, size_t n)
+{
+    const size_t r = sonnx_mul_checked_fresh_u64(a, b, c, n);
+    /*@ assert spec_exact: (\forall integer k; 0 <= k < n ==> 0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 18446744073709551615) ==>
+            r == n && \forall integer k; 0 <= k < n ==>
+                c[k] == \at(a[k], Pre) * \at(b[k], Pre); */
+    /*@ assert spec_error_first: (\exists integer k; 0 <= k < n && !(0 <= \at(a[k], Pre) * \at(b[k], Pre) <= 18446744073709551615)) ==>
+            r < n && !(0 <= a[r] * b[r] <= 18446744073709551615); */
+    /*@ assert spec_error_prefix: r < n ==> \forall integer k; 0 <= k < r ==> 0 <= a[k] * b[k] <= 18446744073709551615; */
+    /*@ assert spec_operands: \forall integer k; 0 <= k < n ==>
+            a[k] == \at(a[k], Pre) && b[k] == \at(b[k], Pre); */
     /*@ assert spec_beyond: c[n] == \at(c[n], Pre); */
     return r;
 }

@@ -397,12 +397,15 @@ static PyObject *run(PyArrayObject *a, PyArrayObject *b, PyArrayObject *out, int
         size_t done = (size_t)n;
         PyThreadState *gil = release_gil_if(n >= GIL_RELEASE_MIN_ELEMENTS);
         if (checked) {
-            done = isa->checked[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
+            /* A fresh result (C order here) is dropped on an overflow: the
+             * one-pass call may write before it finds one. */
+            checked_fn fn = out == NULL ? isa->checked_fresh[k] : isa->checked[k];
+            done = fn(PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         } else {
             isa->mul[k](PyArray_DATA(a), PyArray_DATA(b), PyArray_DATA(c), (size_t)n);
         }
         reacquire_gil(gil);
-        if (done < (size_t)n) { /* nothing was written */
+        if (done < (size_t)n) { /* nothing was written to out; a fresh c is dropped */
             if (out == NULL) {
                 Py_DECREF(c);
             }

@@ -52,6 +52,11 @@
     static size_t checked_##V##S(const void *a, const void *b, void *c, size_t n) \
     {                                                                             \
         return sonnx_mul_checked_##S((const T *)a, (const T *)b, (T *)c, n);      \
+    }                                                                             \
+    static size_t checked_fresh_##V##S(const void *a, const void *b, void *c,     \
+                                       size_t n)                                  \
+    {                                                                             \
+        return sonnx_mul_checked_fresh_##S((const T *)a, (const T *)b, (T *)c, n); \
     }
 #define FLOAT_ADAPTER_OF(V, S, T, K)                                              \
     static void mul_##V##S(const void *a, const void *b, void *c, size_t n)       \
@@ -63,7 +68,8 @@
 #define SET_INT_OF(V, S, T, K)                                                    \
     isa->mul[K] = mul_##V##S;                                                     \
     isa->scan[K] = scan_##V##S;                                                   \
-    isa->checked[K] = checked_##V##S;
+    isa->checked[K] = checked_##V##S;                                             \
+    isa->checked_fresh[K] = checked_fresh_##V##S;
 #define SET_FLOAT_OF(V, S, T, K) isa->mul[K] = mul_##V##S;
 
 #define INT_ADAPTERS(S, T, K) TAGGED(INT_ADAPTERS_OF, S, T, K)
@@ -173,7 +179,8 @@ static void use_hardware_loops(struct isa *isa, mul_fn f16, mul_fn i8, mul_fn u8
 }
 
 /* A variant's checked mode (the scan, and the checked call that scans and
- * writes) for some kinds is another variant's build (native/isa.toml,
+ * writes; not the fused pass of a fresh result, faster in the variant's own
+ * build) for some kinds is another variant's build (native/isa.toml,
  * `checked_from`): in 512-bit vectors gcc 12 does not recognise the widening
  * product of int16, uint16 and uint32 (it sign-extends 16-bit operands and
  * multiplies with vpmulld, and computes a full 64-bit product for 32-bit

@@ -24,12 +24,15 @@ typedef size_t (*checked_fn)(const void *, const void *, void *, size_t);
 /* One variant of the kernel: its loops, indexed by kind.  mul is the
  * unchecked product (integers wrap modulo 2^bits, floats round to nearest
  * even); scan finds the first overflow and checked writes only when there is
- * none (both NULL for the float kinds). */
+ * none; checked_fresh returns the same index in one pass, writing as it
+ * scans, for a result the glue allocated and drops on an overflow (the
+ * three NULL for the float kinds). */
 struct isa {
     const char *name;
     mul_fn mul[K_COUNT];
     scan_fn scan[K_COUNT];
     checked_fn checked[K_COUNT];
+    checked_fn checked_fresh[K_COUNT];
     /* The streaming int8/uint8 hardware loop itself (no threshold), for the
      * import check; NULL in the portable variant. */
     mul_fn stream8;

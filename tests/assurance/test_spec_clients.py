@@ -57,6 +57,13 @@ PLANTED: tuple[tuple[str, str, str], ...] = (
         "complete behaviors;\n    disjoint behaviors;\n*/\nsize_t sonnx_mul_checked_u32(",
         "typed_spec_checked_u32_assert_spec_error_unwritten",
     ),
+    (  # uint8 checked into a fresh result: n no longer said to mean the products
+        "    ensures exact: \\result == n ==>\n"
+        "        \\forall integer k; 0 <= k < n ==> c[k] == \\old(a[k]) * \\old(b[k]);\n"
+        "*/\nsize_t sonnx_mul_checked_fresh_u8(",
+        "*/\nsize_t sonnx_mul_checked_fresh_u8(",
+        "typed_spec_checked_fresh_u8_assert_spec_exact",
+    ),
     (  # uint8 first overflow: the result no longer said to be an overflow
         "ensures first: \\result < n ==> !sonnx_fits_u8(a[\\result] * b[\\result]);",
         "",

@@ -53,6 +53,10 @@ SELECTIONS = (
     (INT_C, "excess_i64", "excess"),
     (INT_C, "far_f64", "far"),
     (INT_C, "far_f64", "near"),
+    (INT_C, "block_fused_u16", ""),
+    (INT_C, "block_fused_u8", "exact"),
+    (INT_C, "block_fused_i8", "wrap_elem"),
+    (INT_C, "sonnx_mul_checked_fresh_u8", "first"),
     (STREAM8_C, "loop", "streamed"),
     (STREAM8_C, "loop", "done"),
     (F16C_C, "loop", ""),
@@ -339,6 +343,78 @@ def test_F_CHECKED_int64_binary64_block_with_a_weaker_contract_fails() -> None:
     assert weakened != clear
     errors = wp_statements.stand_in_errors({**contracts, "block_overflows_f64_i64": weakened})
     assert any("block_overflows_f64_i64" in e for e in errors), errors
+
+
+def fused_planted(suffix: str, old: str, new: str) -> tuple[str, str]:
+    """The generated text of block_fused_<suffix> (the fused checked pass of
+    a fresh result) and that text with ``old`` (exactly once in it) replaced
+    by ``new``: a fault planted in the fused pass alone (the block scan of
+    the same type has the same lines)."""
+    text = (ROOT / INT_C).read_text()
+    start = text.index(f"static inline int block_fused_{suffix}(")
+    body = text[start : text.index("\n}\n", start) + 3]
+    assert body.count(old) == 1, old
+    return body, body.replace(old, new)
+
+
+def test_F_CHECKED_fused_pass_with_a_wrong_flag_fails(tmp_path: Path) -> None:
+    # the fused pass keeping the least high half instead of the greatest: a
+    # block with an overflowing product can end with acc == 0, and the
+    # invariant "acc == 0: every product so far fits" is refused
+    old, new = fused_planted("u16", "acc = (hi > acc) ? hi : acc;", "acc = (hi > acc) ? acc : hi;")
+    run, errors = fault(tmp_path, INT_C, old, new, "block_fused_u16")
+    assert errors
+    assert wp_failed(run, "typed_block_fused_u16_loop_invariant_2_preserved"), run.goals
+
+
+def test_F_CHECKED_fused_pass_with_a_wrong_store_fails(tmp_path: Path) -> None:
+    # the fused pass storing the product modulo 255: a product that fits is
+    # not what is stored, and the invariant `exact` is refused
+    old, new = fused_planted("u8", "c[j] = (uint8_t)(p % 256U);", "c[j] = (uint8_t)(p % 255U);")
+    run, errors = fault(tmp_path, INT_C, old, new, "block_fused_u8", "exact")
+    assert errors
+    assert wp_failed(run, "typed_block_fused_u8_loop_invariant_exact_preserved"), run.goals
+
+
+def test_F_CHECKED_fused_pass_with_a_wrong_signed_wrap_fails(tmp_path: Path) -> None:
+    # int8's store with its wrap one off (the residue less 127, not 128): the
+    # stored value is not the two's complement wrap of the product (nor in
+    # range for every residue), `wrap_elem` refused (`exact`, proved from it,
+    # stands while it is assumed)
+    old, new = fused_planted(
+        "i8",
+        "const int16_t w = (int16_t)((int16_t)q - 128);",
+        "const int16_t w = (int16_t)((int16_t)q - 127);",
+    )
+    run, errors = fault(tmp_path, INT_C, old, new, "block_fused_i8", "wrap_elem")
+    assert errors
+    assert wp_failed(run, "typed_block_fused_i8_assert_wrap_elem"), run.goals
+
+
+def test_F_CHECKED_fused_entry_with_the_index_off_by_one_fails(tmp_path: Path) -> None:
+    # the checked call into a fresh result returning the index after the
+    # first overflowing one: `first` is refused
+    text = (ROOT / INT_C).read_text()
+    start = text.index("size_t sonnx_mul_checked_fresh_u8(")
+    old = text[start : text.index("\n}\n", start) + 3]
+    new = old.replace("    return i;\n}", "    return (i < n) ? i + 1U : i;\n}")
+    assert new != old
+    run, errors = fault(tmp_path, INT_C, old, new, "sonnx_mul_checked_fresh_u8", "first")
+    assert errors
+    assert wp_failed(run, "typed_sonnx_mul_checked_fresh_u8_ensures_first"), run.goals
+
+
+def test_F_CHECKED_fused_int64_block_with_a_weaker_contract_fails() -> None:
+    # the avx512 build calls block_fused_f64_i64 where WP proved a call to
+    # block_fused_i64: a weaker contract of the stand-in is refused
+    include = ROOT / "native" / "include"
+    contracts = wp_statements.printed_functions(ROOT / INT_C, include)[1]
+    assert contracts["block_fused_f64_i64"] == contracts["block_fused_i64"]
+    clear = contracts["block_fused_f64_i64"]
+    weakened = clear.replace("<= k < \\old(to) ==>", "<= k < \\old(to) - 1 ==>")
+    assert weakened != clear
+    errors = wp_statements.stand_in_errors({**contracts, "block_fused_f64_i64": weakened})
+    assert any("block_fused_f64_i64" in e for e in errors), errors
 
 
 def test_F_WRAP_streaming_loop_copying_a_short_block_fails(tmp_path: Path) -> None:

@@ -200,6 +200,80 @@ def test_F_CHECKED_native_scan_blocks_first_middle_last(etype: ElementType) -> N
             assert (out == 3).all()  # nothing written
 
 
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+def test_F_CHECKED_fresh_result_on_every_variant_at_block_boundaries(etype: ElementType) -> None:
+    """The checked call into a fresh result (no out=: the fused kernel call,
+    which stores each product's wrapped value as it scans), on every
+    variant this CPU runs: with no overflow, the exact products; with the
+    first overflow at 0, at either edge of a block, in the tail block or at
+    the last element (a later one in another block changes nothing), its
+    index.  Both as the Python oracle says and as the out= call gives (which
+    writes nothing on an overflow)."""
+    block = _kernel_block_bytes() // etype.dtype.itemsize
+    n = 3 * block + 5
+    fitting = [p for p in exact_pairs(etype).values() if _fits(etype, p[0] * p[1])]
+    x, y = next(p for p in exact_pairs(etype).values() if not _fits(etype, p[0] * p[1]))
+    a = np.ones(n, etype.dtype)
+    b = np.ones(n, etype.dtype)
+    for k, edge in enumerate((0, block - 1, block, 2 * block - 1, 3 * block, n - 1)):
+        a[edge], b[edge] = fitting[k % len(fitting)]
+    exact = [int(p) * int(q) for p, q in zip(a.tolist(), b.tolist(), strict=True)]
+    assert first_bad(a, b, etype) == -1
+    for isa in _native.isas():
+        out = np.full(n, 3, etype.dtype)
+        assert _native.multiply(a, b, out, True, isa) is out
+        assert _native.multiply(a, b, None, True, isa).tolist() == exact == out.tolist(), isa
+    for position in (0, block - 1, block, 2 * block + 1, 3 * block, n - 1):
+        for later in (None, min(position + block, n - 1)):
+            bad_a, bad_b = a.copy(), b.copy()
+            if later is not None and later != position:
+                bad_a[later], bad_b[later] = x, y
+            bad_a[position], bad_b[position] = x, y
+            assert first_bad(bad_a, bad_b, etype) == position
+            for isa in _native.isas():
+                assert _native.multiply(bad_a, bad_b, None, True, isa) == position, isa
+                out = np.full(n, 3, etype.dtype)
+                assert _native.multiply(bad_a, bad_b, out, True, isa) == position, isa
+                assert (out == 3).all()  # nothing written
+
+
+@pytest.mark.parametrize("etype", INT_TYPES, ids=lambda t: t.onnx_name)
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_F_CHECKED_fresh_result_error_names_the_first_overflow(
+    etype: ElementType, where: str
+) -> None:
+    """mul(a, b, overflow="error") with no out= (the fused kernel call, which
+    has stored wrapped values up to and past the overflow when it finds it):
+    an overflow in the first, a middle or the last block raises the error
+    with that index and the operands there, also with a second overflow
+    next to it and one in the next block; no result is returned and
+    the operands are unchanged."""
+    block = _kernel_block_bytes() // etype.dtype.itemsize
+    n = 3 * block + 5
+    position = {"first": 3, "middle": block + block // 2, "last": n - 2}[where]
+    pairs = [p for p in exact_pairs(etype).values() if not _fits(etype, p[0] * p[1])]
+    # the middle block's overflow is the other bound's (signed types): each
+    # of the block's two tests (below the least, above the greatest) alone
+    x, y = pairs[-1] if where == "middle" else pairs[0]
+    other = pairs[0] if where == "middle" else pairs[-1]
+    a = np.full(n, 2, etype.dtype)
+    b = np.full(n, 3, etype.dtype)
+    a[position], b[position] = x, y
+    a[position + 1], b[position + 1] = x, y
+    a[min(position + block, n - 1)], b[min(position + block, n - 1)] = other
+    a_before, b_before = a.copy(), b.copy()
+    result = None
+    with pytest.raises(IntegerOverflowError) as info:
+        result = mul(a, b, overflow="error")
+    assert result is None
+    assert info.value.index == position
+    assert (info.value.a_value, info.value.b_value) == (x, y)
+    assert f"at flat index {position} " in str(info.value)
+    assert np.array_equal(a, a_before) and np.array_equal(b, b_before)
+    for isa in _native.isas():
+        assert _native.multiply(a, b, None, True, isa) == position, isa
+
+
 NPYITER_BLOCK = 8192
 """numpy's default buffer size: the native glue's blocks for strided operands."""
 

@@ -18,6 +18,10 @@ as WP uses it at a call site (its ``requires`` proved, its ``assigns`` and
 * checked (``checked.mlw``): all fit, then ``c`` is the exact product and the
   result is ``n``; else the result is the first overflow and nothing is
   written;
+* checked into a fresh result (``c`` shares no memory with the operands):
+  the same result and, when all fit, the same products; on an overflow
+  nothing is said of ``c[0 .. n - 1]`` (the caller discards it), ``c[n]``
+  untouched and the operands unchanged;
 * float16/bfloat16: every element written is a number, an infinity or the
   canonical quiet NaN of its format (from ``eb``/``sb``);
 * the exported narrowings (``sonnx_mul_f32_to_f16_bits``,
@@ -170,6 +174,22 @@ size_t spec_first_overflow_{s}(const {ct} *a, const {ct} *b, size_t n)
     /*@ assert spec_error_prefix: r < n ==> \\forall integer k; 0 <= k < r ==> {fits}; */
     /*@ assert spec_error_unwritten: r < n ==>
             \\forall integer k; 0 <= k < n ==> c[k] == \\at(c[k], Pre); */
+    /*@ assert spec_beyond: c[n] == \\at(c[n], Pre); */
+    return r;
+}}
+
+/* @relation(F-CHECKED, scope=function) */
+{_SEPARATE}size_t spec_checked_fresh_{s}(const {ct} *a, const {ct} *b, {ct} *c, size_t n)
+{{
+    const size_t r = sonnx_mul_checked_fresh_{s}(a, b, c, n);
+    /*@ assert spec_exact: (\\forall integer k; 0 <= k < n ==> {at_fits}) ==>
+            r == n && \\forall integer k; 0 <= k < n ==>
+                c[k] == \\at(a[k], Pre) * \\at(b[k], Pre); */
+    /*@ assert spec_error_first: (\\exists integer k; 0 <= k < n && !({at_fits})) ==>
+            r < n && !({_fits(t, "a[r] * b[r]")}); */
+    /*@ assert spec_error_prefix: r < n ==> \\forall integer k; 0 <= k < r ==> {fits}; */
+    /*@ assert spec_operands: \\forall integer k; 0 <= k < n ==>
+            a[k] == \\at(a[k], Pre) && b[k] == \\at(b[k], Pre); */
     /*@ assert spec_beyond: c[n] == \\at(c[n], Pre); */
     return r;
 }}

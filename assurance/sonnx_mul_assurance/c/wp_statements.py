@@ -59,12 +59,15 @@ STANDS_IN = {
     "sonnx_mul_f16c_f16": "sonnx_mul_f16",
     "sonnx_mul_stream8_wrap8": "sonnx_mul_wrap_u8",
     "block_overflows_f64_i64": "block_overflows_i64",
+    "block_fused_f64_i64": "block_fused_i64",
 }
 """Each function that one build calls in place of a proved one, and that
 proved one: the hardware loops on the default path (``native/hw/``), and
 int64's binary64 block scan, which the avx512 build's
 ``sonnx_mul_first_overflow_i64`` calls (``native/int_scans.py``,
-``scan_choice``; WP proves the caller with the #else branch).  WP proves
+``scan_choice``; WP proves the caller with the #else branch), and its fused
+checked pass, which ``sonnx_mul_checked_fresh_i64`` calls in the same build
+(``native/int_unit.py``, ``fused``).  WP proves
 each against a contract written beside it, which must be the proved one's,
 word for word: the callers' proofs use nothing else of it."""
 
