@@ -32,7 +32,6 @@ committed proof under a changed theory's statement: coqc must then refuse it.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import subprocess
@@ -43,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sonnx_mul.digest import sha256
 from sonnx_mul_assurance import pinned as core
 from sonnx_mul_assurance.evidence import files
 from sonnx_mul_assurance.why3 import config as prover_config
@@ -306,9 +306,7 @@ def evidence(root: Path, goals: list[Goal], seconds: float) -> dict[str, Any]:
     """The record ``proofs/out/coq.json`` holds."""
     return {
         "tool_versions": tool_versions(root),
-        "inputs": {
-            str(p): hashlib.sha256((root / p).read_bytes()).hexdigest() for p in inputs(root)
-        },
+        "inputs": {str(p): sha256(root / p) for p in inputs(root)},
         "goals": [
             {"file": g.name, "goal": g.goal, "proved": g.proved, "errors": list(g.errors)}
             for g in goals
