@@ -22,6 +22,9 @@ from sonnx_mul_assurance.mutants.mutators.c import (
 from sonnx_mul_assurance.mutants.mutators.python import python_mutants
 from sonnx_mul_assurance.mutants.mutators.whyml import mlw_mutants
 from sonnx_mul_assurance.mutants.report import OUT, report
+from sonnx_mul_assurance.why3 import coq
+from sonnx_mul_assurance.why3.config import COQ_REALIZATIONS
+from sonnx_mul_assurance.why3.tables import GENERATED
 
 PY = '''
 from __future__ import annotations
@@ -105,6 +108,40 @@ REPO = Path(__file__).resolve().parents[2]
 
 TARGETS = targets.load(REPO)
 GLUE = TARGETS.glue.file
+
+
+def test_every_whyml_target_has_a_check_that_proves_its_goals() -> None:
+    # a WhyML mutant is killed by the proof of its file: the Why3 manifest's
+    # provers, or the Coq check for a theory whose goals are proved in Coq (a
+    # theory in neither would be proved by no run, and every mutant survive);
+    # the generated tables (no goal) by the tables check, which any change fails
+    listed = {e["path"] for e in json.loads((REPO / "proofs/manifest.json").read_text())["files"]}
+    in_coq = {t.as_posix() for t in coq.THEORIES}
+    assert in_coq and not in_coq & listed
+    for path in sorted(p.relative_to(REPO).as_posix() for p in (REPO / "why3").glob("*.mlw")):
+        commands = [" ".join(argv) for argv, _ in runner.checks_for(path, None, TARGETS)]
+        assert any("sonnx_mul_assurance.why3.tables check" in c for c in commands), path
+        if path == GENERATED.as_posix():
+            assert len(commands) == 1
+        elif path in in_coq:
+            assert any(c.endswith("-m sonnx_mul_assurance.why3.coq check") for c in commands)
+        else:
+            assert path in listed, f"{path}: no proof check would kill its mutants"
+            assert any("run_check" in c and repr(path) in c for c in commands), commands
+
+
+def test_a_copy_reads_the_coq_realizations_of_the_repository(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / COQ_REALIZATIONS).mkdir(parents=True)
+    (root / COQ_REALIZATIONS / ".stamp").write_text("built\n")
+    (root / "src/sonnx_mul").mkdir(parents=True)
+    shutil.copytree(REPO / "src/sonnx_mul", root / "src/sonnx_mul", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    shutil.copytree(REPO / "assurance", root / "assurance",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))  # fmt: skip
+    into = tmp_path / "copy"
+    runner._make_copy(root, into)
+    assert (into / COQ_REALIZATIONS / ".stamp").read_text() == "built\n"
 
 
 # ---------------------------------------------------------------- the C glue's mutants

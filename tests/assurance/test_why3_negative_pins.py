@@ -231,3 +231,13 @@ def test_update_manifest_prints_the_statement_diff(
     # once re-pinned (the reviewed change accepted), the check passes again
     rc, report = check(copy, "utils.mlw")
     assert rc == 0, report["errors"]
+
+
+def test_a_file_the_manifest_does_not_list_fails_the_check(copy: Path) -> None:
+    # the mutation runner proves a mutated theory by naming its file: a file the
+    # manifest does not list must fail, not pass with no goal tried
+    unlisted = "why3/f64_round.mlw"
+    assert unlisted not in {e["path"] for e in PROOFS.load_manifest(copy)["files"]}
+    assert run_check(copy, [unlisted], portfolio=()) == 1
+    report = json.loads((copy / "proofs/out/why3.json").read_text())
+    assert any(unlisted in e and "not in" in e for e in report["errors"]), report["errors"]

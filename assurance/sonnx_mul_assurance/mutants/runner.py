@@ -3,7 +3,10 @@ fast checks, and the verdict.
 
 ``PYTHONPATH`` points at the copy's ``src`` and ``assurance`` (checked). The checks:
 the target's tests (``pytest -x``) for Python, ``tables check`` plus the Why3 proof
-of the mutated module for WhyML, the glue's tests for the glue. For the glue, each
+of the mutated module for WhyML (for a theory whose goals are proved in Coq,
+:data:`..why3.coq.THEORIES`, the Coq check of every goal instead: the SMT provers
+prove none of them; for the generated ``why3/profile.mlw``, the tables check
+alone: it has no goal), the glue's tests for the glue. For the glue, each
 copy builds the extension once (:mod:`..c.glue_build`; the copy's
 ``sonnx_mul._native`` is then the one imported, checked), and each mutant
 recompiles the glue alone and relinks; the unmutated module is put back after it.
@@ -32,11 +35,15 @@ from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.mutants.mutant import Mutant, Outcome
 from sonnx_mul_assurance.mutants.mutators.whyml import module_of
 from sonnx_mul_assurance.mutants.targets import DEFAULT_PY_TIMEOUT, Targets
+from sonnx_mul_assurance.why3 import coq
+from sonnx_mul_assurance.why3.config import COQ_REALIZATIONS
+from sonnx_mul_assurance.why3.tables import GENERATED
 
 COPY_IGNORE = shutil.ignore_patterns(
     ".venv", ".git", "build", "proofs/out", "__pycache__", ".*_cache", "*.egg-info"
 )
 MLW_TIMEOUT = 600
+COQ_TIMEOUT = 600
 C_TIMEOUT = 300
 
 TIMEOUT_MARGIN = 2
@@ -105,16 +112,18 @@ def checks_for(mutant_file: str, module: str | None, targets: Targets) -> list[C
         return [([*pytest, *target.tests], target.timeout)]
     if mutant_file == targets.glue.file:  # run on the module rebuilt from the mutated glue
         return [([*pytest, *targets.glue.tests], C_TIMEOUT)]
+    tables = ([python, "-m", "sonnx_mul_assurance.why3.tables", "check"], DEFAULT_PY_TIMEOUT)
+    if mutant_file == GENERATED.as_posix():  # any change differs from what the registry generates
+        return [tables]
+    if mutant_file in {theory.as_posix() for theory in coq.THEORIES}:
+        return [tables, ([python, "-m", "sonnx_mul_assurance.why3.coq", "check"], COQ_TIMEOUT)]
     modules = [module] if module else None
     prove = (
         "import sys; from pathlib import Path; "
         "from sonnx_mul_assurance.why3.driver import run_check; "
         f"sys.exit(run_check(Path('.'), [{mutant_file!r}], modules={modules!r}))"
     )
-    return [
-        ([python, "-m", "sonnx_mul_assurance.why3.tables", "check"], DEFAULT_PY_TIMEOUT),
-        ([python, "-c", prove], MLW_TIMEOUT),
-    ]
+    return [tables, ([python, "-c", prove], MLW_TIMEOUT)]
 
 
 def _env(copy: Path) -> dict[str, str]:
@@ -130,6 +139,11 @@ def _make_copy(root: Path, into: Path, glue: bool = False) -> glue_build.GlueBui
     (its build, for the glue's mutants). Checks that the copy's packages (and then its
     extension) are the ones its checks import."""
     shutil.copytree(root, into, ignore=COPY_IGNORE)
+    # build/ is not copied; the Coq check reads Why3's compiled Coq realizations
+    # there (built by make provers from Debian's sources, never mutated)
+    if (root / COQ_REALIZATIONS).is_dir():
+        (into / COQ_REALIZATIONS).parent.mkdir(parents=True, exist_ok=True)
+        (into / COQ_REALIZATIONS).symlink_to((root / COQ_REALIZATIONS).resolve())
     build = glue_build.prepare(into) if glue else None
     modules = ["sonnx_mul", "sonnx_mul_assurance.report", *(["sonnx_mul._native"] if glue else [])]
     code = f"import {', '.join(modules)}; " + "; ".join(f"print({m}.__file__)" for m in modules)

@@ -272,6 +272,10 @@ def run_check(
     manifest = PROOFS.load_manifest(root)
     bound = binding.digest(root, inputs(root))
     entries = [e for e in manifest["files"] if files is None or e["path"] in files]
+    # a file asked for but not in the manifest would be proved by no run: a check
+    # that cannot fail (a mutant of a theory the manifest does not list survived it)
+    listed = {e["path"] for e in manifest["files"]}
+    report.errors += [f"not in {MANIFEST.as_posix()}: {f}" for f in files or () if f not in listed]
     versions: dict[str, str] = {}
     if shutil.which("why3") is None:
         report.errors.append("prover missing: why3 is not installed (proofs/install-provers.sh)")
