@@ -350,6 +350,8 @@ def test_coq_goal_module_is_the_longest_module_the_file_name_spells() -> None:
     modules = ["Mul", "MulBits", "Round"]
     assert coq.goal_module(theory, modules, "f64_round_MulBits_f64_mul_bits_nan.v") == "MulBits"
     assert coq.goal_module(theory, modules, "f64_round_Mul_x.v") == "Mul"
+    # both spelt: module Mul_Bits's goal x, or module Mul's goal Bits_x: the longer module
+    assert coq.goal_module(theory, [*modules, "Mul_Bits"], "f64_round_Mul_Bits_x.v") == "Mul_Bits"
     assert coq.goal_module(theory, modules, "f64_round_RoundSig_y.v") == ""
     assert coq.goal_module(theory, modules, "other_Mul_x.v") == ""
 
