@@ -21,13 +21,15 @@ what a session's replay would, from committed files alone:
    abstract function, :data:`THEORY_FORBIDDEN`, and use no other project
    theory, :func:`project_uses`).
 
-``check`` fails on zero goals, on a missing or altered proof, and on any coqc
-failure, and writes ``proofs/out/coq.json`` (:class:`~..evidence.schema.CoqEvidence`:
-each goal's theory, module, proof file and verdict, tool versions, SHA-256 of
-every input).  The traceability report reads it (``report.protocol``): it maps
-each goal to requirement ids through the theory's markers, refuses a record
-whose inputs are not the tree's (:func:`inputs`) or whose goals are not the
-committed proofs' (:func:`expected_proofs`).  ``transplant`` (negative controls only) puts a
+``check`` fails on zero goals, on a missing or altered proof, on a committed
+proof of no goal Why3 prints (:func:`expected_proofs`) and on any coqc
+failure, and writes ``proofs/out/coq.json``
+(:class:`~..evidence.schema.CoqEvidence`: each goal's theory, module, proof
+file and verdict, tool versions, SHA-256 of every input).  The traceability
+report reads it (``report.protocol``): it maps each goal to requirement ids
+through the theory's markers, refuses a record whose inputs are not the
+tree's (:func:`inputs`) or whose goals are not the committed proofs'
+(:func:`expected_proofs`).  ``transplant`` (negative controls only) puts a
 committed proof under a changed theory's statement: coqc must then refuse it.
 
     python -m sonnx_mul_assurance.why3.coq check
@@ -377,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     if not goals:
         print("coq: FAILED: no goal (a theory that prints none proves nothing)")
         return 1
-    return 0 if record.proved == record.total else 1
+    stale = sorted(expected_proofs(root) - {g.name for g in goals})
+    for name in stale:
+        print(f"coq: FAILED: {(PROOF_DIR / name).as_posix()} proves no goal Why3 prints")
+    return 0 if record.proved == record.total and not stale else 1
 
 
 if __name__ == "__main__":
