@@ -249,6 +249,23 @@ def test_no_goal_fails(tmp_path: Path, library: Path) -> None:
     assert coq.main(["check", "--root", str(root)]) == 1
 
 
+def test_a_committed_proof_of_no_printed_goal_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A proof whose goal the theory no longer has (renamed, removed) fails the
+    check, as the report refuses a record without it (coq.expected_proofs)."""
+    root = tree(tmp_path)
+    printed = sorted(coq.expected_proofs(root))
+    goals = [coq.Goal(name, name, (), THEORY.as_posix(), "M") for name in printed]
+    monkeypatch.setattr(coq, "check", lambda root: goals)  # every printed goal proved
+    monkeypatch.setattr(coq, "tool_versions", lambda root: {})
+    assert coq.main(["check", "--root", str(root)]) == 0  # the negative control
+    stale = coq.PROOF_DIR / "f64_round_RoundSig_gone.v"
+    shutil.copyfile(root / PROOF, root / stale)
+    assert coq.main(["check", "--root", str(root)]) == 1
+    assert f"coq: FAILED: {stale.as_posix()} proves no goal Why3 prints" in capsys.readouterr().out
+
+
 def test_assumptions_are_parsed() -> None:
     out = (
         "Axioms:\nClassical_Prop.classic : forall P : Prop, P \\/ ~ P\n"

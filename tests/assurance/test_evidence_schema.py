@@ -15,6 +15,7 @@ from sonnx_mul_assurance import pipeline
 from sonnx_mul_assurance.c import misra, wp
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.python import exhaustive
+from sonnx_mul_assurance.why3 import coq
 from sonnx_mul_assurance.why3 import driver as why3
 
 GOAL = {
@@ -321,9 +322,44 @@ def test_misra_writer_output_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     ]
 
 
+def test_coq_writer_output_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Coq check's record, written through the schema: each goal with its
+    theory, module and proof file; a failed goal keeps its errors."""
+    theory = coq.THEORIES[0].as_posix()
+    goals = [
+        coq.Goal("f64_round_RoundSig_round_sig_correct.v", "round_sig_correct", (), theory,
+                 "RoundSig"),
+        coq.Goal("f64_round_MulDefs_bitlenqtvc.v", "bitlen'vc", ("coqc refused",), theory,
+                 "MulDefs"),
+    ]  # fmt: skip
+    monkeypatch.setattr(coq, "check", lambda root: goals)
+    monkeypatch.setattr(coq, "tool_versions", lambda root: {"coqc": "8.16.1"})
+    assert coq.main(["check", "--root", str(tmp_path)]) == 1
+    data = schema.load(schema.CoqEvidence, tmp_path / coq.OUT)
+    assert (data.proved, data.total, data.tool_versions) == (1, 2, {"coqc": "8.16.1"})
+    assert [(g.file, g.module, g.goal, g.proof, g.ok) for g in data.goals] == [
+        (theory, "RoundSig", "round_sig_correct", goals[0].name, True),
+        (theory, "MulDefs", "bitlen'vc", goals[1].name, False),
+    ]
+    assert data.goals[1].errors == ["coqc refused"]
+    assert theory in data.inputs  # bound to the tree's files (absent here: recorded so)
+
+
+def test_coq_goal_module_is_the_longest_module_the_file_name_spells() -> None:
+    theory = coq.THEORIES[0]
+    modules = ["Mul", "MulBits", "Round"]
+    assert coq.goal_module(theory, modules, "f64_round_MulBits_f64_mul_bits_nan.v") == "MulBits"
+    assert coq.goal_module(theory, modules, "f64_round_Mul_x.v") == "Mul"
+    # both spelt: module Mul_Bits's goal x, or module Mul's goal Bits_x: the longer module
+    assert coq.goal_module(theory, [*modules, "Mul_Bits"], "f64_round_Mul_Bits_x.v") == "Mul_Bits"
+    assert coq.goal_module(theory, modules, "f64_round_RoundSig_y.v") == ""
+    assert coq.goal_module(theory, modules, "other_Mul_x.v") == ""
+
+
 def test_every_registered_file_has_a_dataclass_schema() -> None:
     assert set(schema.EVIDENCE) == {
         "why3.json",
+        "coq.json",
         "crosshair.json",
         "exhaustive.json",
         "wp.json",

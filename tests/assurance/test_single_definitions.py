@@ -104,17 +104,18 @@ def test_each_evidence_file_of_the_protocol_is_named_once() -> None:
 def test_the_producers_write_where_the_protocol_reads() -> None:
     from sonnx_mul_assurance.c import misra, native_exhaustive, targets, wp
     from sonnx_mul_assurance.structural import scope
-    from sonnx_mul_assurance.why3 import driver
+    from sonnx_mul_assurance.why3 import coq, driver
 
     written = {
         driver.PROOFS.evidence_path(Path(".")),
+        coq.OUT,
         wp.PROOFS.evidence_path(Path(".")),
         misra.OUT,
         native_exhaustive.OUT,
         targets.OUT,
         scope.OUT,
     }
-    names = (files.WHY3, files.WP, files.MISRA, files.NATIVE_EXHAUSTIVE, files.TARGETS)
+    names = (files.WHY3, files.COQ, files.WP, files.MISRA, files.NATIVE_EXHAUSTIVE, files.TARGETS)
     assert written == {files.OUT_DIR / name for name in (*names, files.COVERAGE)}
 
 

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_trace_report import FIXTURE_REGISTRY, make_tree
+from test_trace_report import COQ_VERSIONS, FIXTURE_REGISTRY, make_tree
 
 from sonnx_mul_assurance.c import misra, wp
 from sonnx_mul_assurance.evidence import binding, schema
 from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import build_report, protocol
-from sonnx_mul_assurance.why3 import driver
+from sonnx_mul_assurance.why3 import coq, driver
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE_FUNCTION = "sonnx_mul_f32"
@@ -358,6 +358,7 @@ def test_the_gate_fails_on_a_wp_json_of_the_source_before_an_edit(tmp_path: Path
 # ---------------------------------------------------------------- the release gate
 RECORDED = {
     "why3": {"why3": "1.5.1"},
+    "coq": COQ_VERSIONS,
     "wp": {"frama-c": "27.1"},
     "misra": "Cppcheck 2.10",
     "crosshair": ("0.0.112", "3.11"),
@@ -369,6 +370,7 @@ def installed(monkeypatch: pytest.MonkeyPatch, **change: Any) -> None:
     """Make the probes of the installed tools answer the recorded versions, but ``change``."""
     versions = {**RECORDED, **change}
     monkeypatch.setattr(driver, "tool_versions", lambda root: dict(versions["why3"]))
+    monkeypatch.setattr(coq, "tool_versions", lambda root: dict(versions["coq"]))
     monkeypatch.setattr(wp, "tool_versions", lambda: dict(versions["wp"]))
     monkeypatch.setattr(misra, "tool_version", lambda: versions["misra"])
     monkeypatch.setattr(crosshair, "crosshair_version", lambda: versions["crosshair"][0])
@@ -392,11 +394,13 @@ def test_the_release_gate_takes_evidence_of_the_installed_tools(
     [
         ({"wp": {"frama-c": "28.0"}}, "wp.json was made with frama-c '27.1'; installed now: '28"),
         ({"why3": {"why3": "1.6.0"}}, "why3.json was made with why3 '1.5.1'; installed now: '1.6"),
+        ({"coq": {**COQ_VERSIONS, "coqc": "8.18.0"}},
+         "coq.json was made with coqc '8.16.1'; installed now: '8.18.0'"),
         ({"misra": "Cppcheck 2.13"}, "misra.json was made with cppcheck 'Cppcheck 2.10'"),
         ({"crosshair": ("0.0.113", "3.11")}, "crosshair.json was made with crosshair-tool"),
         ({"why3": {"why3": "1.5.1", "z3": "4.13"}}, "why3.json was made with z3 '(not recorded)'"),
     ],
-    ids=["frama-c", "why3", "cppcheck", "crosshair", "a-tool-not-recorded"],
+    ids=["frama-c", "why3", "coqc", "cppcheck", "crosshair", "a-tool-not-recorded"],
 )  # fmt: skip
 def test_the_release_gate_refuses_evidence_of_other_tool_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: dict[str, Any], expect: str
@@ -415,6 +419,7 @@ def test_the_release_gate_refuses_evidence_of_other_tool_versions(
     [
         ("sonnx_mul_assurance.c.wp", lambda g: g["inputs"](ROOT)),
         ("sonnx_mul_assurance.why3.driver", lambda g: g["inputs"](ROOT)),
+        ("sonnx_mul_assurance.why3.coq", lambda g: g["inputs"](ROOT)),
         ("sonnx_mul_assurance.c.misra", lambda g: g["inputs"](ROOT)),
         ("sonnx_mul_assurance.python.crosshair", lambda g: g["inputs"]()),
     ],

@@ -66,7 +66,7 @@ def test_wp_goals_join_the_row_by_c_function_and_the_function_is_code(tree: Path
     assert derived["proof_subjects"]["native-proved"] == 1
     # R1's own rows hold no C: the markers name R1-X only
     r1 = report_of(tree)["requirements"]["R1"]["evidence"]["proof"]
-    assert {e["source"] for e in r1} == {"why3", "crosshair"}
+    assert {e["source"] for e in r1} == {"why3", "coq", "crosshair"}
 
 
 def test_misra_joins_the_rows_of_its_files_file_markers(tree: Path) -> None:

@@ -73,7 +73,7 @@ def test_a_failed_item_shows_in_its_cell(tmp_path: Path) -> None:
 
 def test_summary_names_the_required_evidence(green: dict[str, Any]) -> None:
     required = ", ".join(green["required_evidence"])
-    assert required == "coverage, crosshair, misra, pytest, why3, wp"
+    assert required == "coq, coverage, crosshair, misra, pytest, why3, wp"
     assert f"- **Required evidence**: {required}" in render_markdown(green)
     assert "- **Required evidence**: -" in render_markdown({**green, "required_evidence": []})
 

@@ -201,7 +201,7 @@ def test_absent_exhaustive_shows_in_all_formats_and_require_fails_the_gate(
     assert "exhaustive.json is missing" in capsys.readouterr().err
     data, md, _ = _formats(tmp_path / "rel")
     assert data["required_evidence"] == [
-        "coverage", "crosshair", "exhaustive", "misra", "pytest", "why3", "wp",
+        "coq", "coverage", "crosshair", "exhaustive", "misra", "pytest", "why3", "wp",
     ]  # fmt: skip
     assert "| exhaustive | proofs/out/exhaustive.json | ABSENT | yes |" in md
     with pytest.raises(ValueError, match="unknown evidence kinds"):
@@ -232,11 +232,12 @@ def test_proof_entries_say_what_they_are_about(tmp_path: Path) -> None:
     abouts = {e["source"]: e["about"] for e in report["requirements"]["R1"]["evidence"]["proof"]}
     assert abouts == {
         "why3": "whyml-model",
+        "coq": "whyml-model",  # a goal of the fixture theory, proved in Coq
         "crosshair": "python-contracts-bounded",
         "exhaustive": "native-tested",
     }
     assert report["requirements"]["R1"]["proof_subjects"] == {
-        "whyml-model": 1,
+        "whyml-model": 2,
         "python-contracts-bounded": 1,
         "native-tested": 1,
     }
@@ -267,7 +268,7 @@ def test_kernel_goals_are_about_the_running_kernel_and_model_goals_are_not(
     out = tmp_path / "out"
     write_report(report, out, root)
     _, md, html = _formats(out)
-    assert "oracle 1" in md and "model 1" in md
+    assert "oracle 1" in md and "model 2" in md  # Why3's goal l and Coq's goal m
     # R1-X has WP goals of the fixture's C function: proofs of the code that runs.
     assert "Frama-C WP goals of the native C kernel" in md.split("### R1-X")[1]
     assert "some proofs are about oracle/integers.py" in md.split("### R1 ")[1].split("### R1-X")[0]

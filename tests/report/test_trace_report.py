@@ -16,7 +16,7 @@ from sonnx_mul_assurance.evidence import binding, schema
 from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import build_report, report_main, write_report
 from sonnx_mul_assurance.report.evidence import ids_in_test_name
-from sonnx_mul_assurance.why3 import driver
+from sonnx_mul_assurance.why3 import coq, driver
 
 AT = "@"  # markers are spelt by concatenation so that this file holds none
 REPO = Path(__file__).resolve().parents[2]
@@ -77,6 +77,25 @@ def exhaustive_json(*results: schema.ExhaustiveResult, complete: bool = True) ->
     return json.dumps(schema.to_json(data))
 
 
+COQ_PROOF = "a_M_m.v"
+"""The fixture's committed Coq proof: goal ``m`` of module ``M`` of why3/a.mlw."""
+
+
+def coq_goal(proof: str = COQ_PROOF, *errors: str) -> schema.CoqGoal:
+    goal = proof.removeprefix("a_M_").removesuffix(".v")
+    return schema.CoqGoal("why3/a.mlw", "M", goal, proof, not errors, list(errors))
+
+
+COQ_VERSIONS = {"why3": "1.5.1", "coqc": "8.16.1", "flocq": "4.1.0", "realizations": "x"}
+"""The tool versions the fixture's coq.json records."""
+
+
+def coq_evidence(*goals: schema.CoqGoal) -> schema.CoqEvidence:
+    """A coq.json as sonnx_mul_assurance.why3.coq writes it (counts from the goals)."""
+    proved = sum(g.proved for g in goals)
+    return schema.CoqEvidence(dict(COQ_VERSIONS), {}, list(goals), proved, len(goals), 1.0)
+
+
 C_SOURCE = "native/src/k.c"
 
 
@@ -129,6 +148,7 @@ def every_pair(requirements: list[str]) -> list[schema.ExhaustiveResult]:
 
 BOUND: dict[str, tuple[type, Any]] = {
     "why3.json": (schema.Why3Evidence, driver.inputs),
+    "coq.json": (schema.CoqEvidence, coq.inputs),
     "wp.json": (schema.WpEvidence, wp.inputs),
     "misra.json": (schema.MisraEvidence, misra.inputs),
     "crosshair.json": (schema.CrossHairEvidence, lambda root: crosshair.inputs()),
@@ -194,8 +214,9 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
     write(
         "why3/a.mlw",
         f"module M\n  (* {AT}relation(R1, R1-X, scope=range_start) *)\n  lemma l: true\n"
-        f"  (* {AT}relation(R1, R1-X, scope=range_end) *)\nend\n",
+        f"  lemma m: true\n  (* {AT}relation(R1, R1-X, scope=range_end) *)\nend\n",
     )
+    write(f"{coq.PROOF_DIR.as_posix()}/{COQ_PROOF}", "(* Why3 goal *)\nTheorem m : True.\n")
     write(
         C_SOURCE,
         f"/* {AT}relation(R1-X, scope=file) */\n#include <stddef.h>\n\n"
@@ -214,6 +235,7 @@ def make_tree(root: Path, *, goal_status: str = "Valid", test_outcome: str = "pa
     schema.dump(misra_evidence("8.7"), ev / "misra.json")
     schema.dump(coverage_evidence(), ev / "coverage.json")
     (ev / "why3.json").write_text(why3_json(goal("why3/a.mlw", "M", "l", goal_status)))
+    schema.dump(coq_evidence(coq_goal()), ev / "coq.json")
     (ev / "crosshair.json").write_text(crosshair_json(function("sonnx_mul.a.f")))
     (ev / "pytest.xml").write_text(
         junit(
@@ -240,7 +262,7 @@ def test_green_fixture_passes_the_gate(tmp_path: Path) -> None:
     assert r1["evidence"]["code"][0]["location"] == "src/sonnx_mul/a.py:2-3"
     assert [e["name"] for e in r1["evidence"]["test"]] == ["tests.test_a::test_R1_same"]
     proof_sources = sorted(e["source"] for e in r1["evidence"]["proof"])
-    assert proof_sources == ["crosshair", "why3"]
+    assert proof_sources == ["coq", "crosshair", "why3"]
     derived = report["requirements"]["R1-X"]
     assert derived["evidence"]["spec"][0]["location"] == "src/sonnx_mul/requirements.py:3"
     assert {e["name"] for e in derived["evidence"]["test"]} == {

@@ -2,7 +2,7 @@
 
 The report's protocol (:mod:`sonnx_mul_assurance.report.protocol`) declares
 what each file means and how it is read; the producers (the Why3 and WP
-drivers, MISRA, CrossHair, the exhaustive runs, the targets check,
+drivers, the Coq check, MISRA, CrossHair, the exhaustive runs, the targets check,
 structural coverage, the test suite) write the same files.  Both take the
 names from this module, which imports nothing of the project: the protocol
 imports the producers (their ``inputs`` and version probes), so a producer
@@ -18,6 +18,8 @@ OUT_DIR = Path("proofs/out")
 """The evidence directory, relative to the repository."""
 
 WHY3 = "why3.json"
+COQ = "coq.json"
+"""The Coq check's record (:mod:`..why3.coq`): goals, verdicts, tool versions, hashes."""
 CROSSHAIR = "crosshair.json"
 WP = "wp.json"
 MISRA = "misra.json"
@@ -30,6 +32,7 @@ PYTEST = "pytest.xml"
 
 NAMES: tuple[str, ...] = (
     WHY3,
+    COQ,
     CROSSHAIR,
     WP,
     MISRA,
@@ -48,11 +51,8 @@ SUITE_RUN = "suite/run.json"
 MUTANTS = "mutants.json"
 """``make mutants``' record of a mutation run (:mod:`..mutants`; the other
 Makefile targets name their own file with ``--out``)."""
-COQ = "coq.json"
-"""The Coq check's record (:mod:`..why3.coq`): goals, verdicts, tool versions,
-hashes; the report does not read it yet."""
-RECORDS: tuple[str, ...] = (PIPELINE, SUITE_RUN, MUTANTS, COQ)
-"""The pipeline's, the mutation runs' and the Coq check's records beside the evidence."""
+RECORDS: tuple[str, ...] = (PIPELINE, SUITE_RUN, MUTANTS)
+"""The pipeline's and the mutation runs' records beside the evidence."""
 
 
 def evidence_path(name: str) -> Path:

@@ -4,6 +4,7 @@
 file (``proofs/out/``)  written by                    class
 ======================  ============================  ======================
 ``why3.json``           :mod:`..why3`                 :class:`Why3Evidence`
+``coq.json``            :mod:`..why3.coq`             :class:`CoqEvidence`
 ``crosshair.json``      :mod:`..crosshair`            :class:`CrossHairEvidence`
 ``exhaustive.json``     :mod:`..exhaustive`           :class:`ExhaustiveEvidence`
 ``wp.json``             :mod:`..wp`                   :class:`WpEvidence`
@@ -55,6 +56,8 @@ from typing import Any, Literal, TypeVar, Union
 
 from sonnx_mul_assurance.evidence import files
 from sonnx_mul_assurance.evidence.records.analyses import (
+    CoqEvidence,
+    CoqGoal,
     CrossHairEvidence,
     CrossHairFinding,
     CrossHairFunction,
@@ -109,6 +112,8 @@ __all__ = [
     "EVIDENCE",
     "EXHAUSTIVE_SCOPE",
     "SUITE_ORIGIN",
+    "CoqEvidence",
+    "CoqGoal",
     "CoverageCount",
     "CoverageEvidence",
     "CoverageExemption",
@@ -163,6 +168,7 @@ class SchemaError(ValueError):
 
 EVIDENCE: dict[str, type] = {
     files.WHY3: Why3Evidence,
+    files.COQ: CoqEvidence,
     files.CROSSHAIR: CrossHairEvidence,
     files.EXHAUSTIVE: ExhaustiveEvidence,
     files.WP: WpEvidence,

@@ -1,4 +1,4 @@
-"""Evidence readers: spec text, registry, JUnit XML, Why3, CrossHair, exhaustive runs.
+"""Evidence readers: spec text, registry, JUnit XML, Why3, Coq, CrossHair, exhaustive runs.
 
 Every reader returns :class:`Item` objects tagged with the requirement ids
 they are evidence for. ``ok`` is True (passed, proved), False (anything
@@ -20,7 +20,7 @@ from typing import Any
 
 from sonnx_mul_assurance.evidence import schema
 from sonnx_mul_assurance.report.markers import Marker
-from sonnx_mul_assurance.why3 import whyml
+from sonnx_mul_assurance.why3 import coq, whyml
 
 
 @dataclass
@@ -266,9 +266,12 @@ def testcase_items(
 
 
 def map_goal(
-    goal: schema.Why3Goal, root: Path, markers_by_file: Mapping[str, list[Marker]]
+    goal: schema.Why3Goal | schema.CoqGoal,
+    root: Path,
+    markers_by_file: Mapping[str, list[Marker]],
 ) -> tuple[tuple[str, ...], str, int | None]:
-    """Ids a Why3 goal is evidence for, its file and the line it maps through.
+    """Ids a Why3 goal (proved by a prover of why3.json, or in Coq) is
+    evidence for, its file and the line it maps through.
 
     Rule, first that applies: (1) the goal's declaration (``lemma``/``goal``/
     ``let``... named as the goal, ``'vc`` and ``#k`` dropped) in its module
@@ -334,6 +337,52 @@ def why3_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item
             name=f"{goal.module}.{goal.goal}",
             detail={"prover": goal.prover, "time": goal.time, "evidence": evidence_file},
             files=(rel, evidence_file) if (root / rel).is_file() else (evidence_file,),
+        )
+        (mapped if ids else unmapped).append(item)
+    return mapped, unmapped
+
+
+COQ_TOOLS = ("coqc", "flocq")
+"""The tools of coq.json's ``tool_versions`` a Coq item names as its prover:
+the proof checker and the library whose ``round`` the theorems are about."""
+
+
+def coq_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item], list[Item]]:
+    """(mapped, unmapped) proof items of a ``coq.json``, one per goal, mapped
+    as :func:`map_goal` maps Why3's (the lemma's declaration in its module of
+    the theory); SchemaError if malformed.  An item names the committed proof
+    file and the coqc and Flocq versions; a record of no goal is a failed item."""
+    by_file: dict[str, list[Marker]] = {}
+    for m in markers:
+        by_file.setdefault(m.path, []).append(m)
+    data = schema.load(schema.CoqEvidence, path)
+    evidence_file = _rel(path, root)
+    mapped: list[Item] = []
+    unmapped: list[Item] = []
+    if not data.goals:
+        unmapped.append(
+            Item("proof", "coq", evidence_file, (), "no goals recorded", False,
+                 files=(evidence_file,))
+        )  # fmt: skip
+    prover = "; ".join(data.tool_versions.get(k, f"{k} not recorded") for k in COQ_TOOLS)
+    for goal in data.goals:
+        ids, rel, line = map_goal(goal, root, by_file)
+        proof = (coq.PROOF_DIR / goal.proof).as_posix()
+        detail: dict[str, Any] = {"prover": prover, "proof": proof, "evidence": evidence_file}
+        if goal.errors:
+            detail["errors"] = [e[:300] for e in goal.errors[:5]]
+        item = Item(
+            "proof",
+            "coq",
+            f"{rel}:{line}" if line else rel,
+            ids,
+            "proved (coqc)" if goal.ok else "not proved",
+            goal.ok,
+            name=f"{goal.module}.{goal.goal}" if goal.module else goal.goal,
+            detail=detail,
+            files=tuple(
+                f for f in (rel, proof, evidence_file) if f == evidence_file or (root / f).is_file()
+            ),
         )
         (mapped if ids else unmapped).append(item)
     return mapped, unmapped

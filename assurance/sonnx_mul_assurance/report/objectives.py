@@ -61,9 +61,11 @@ OBJECTIVES: tuple[Objective, ...] = (
         "DO-333 formal methods supplement (soundness of the formal analysis)",
         "the formal method is sound and its assumptions are justified",
         "Trusted base section: Why3 theories, drivers, provers with known issues; "
+        "the Coq proofs of float64's rounding (coq.json: coqc and Flocq versions); "
         "proof subjects (model vs kernel vs tested native binary)",
         "partly met",
-        "soundness rests on Why3/SMT; no proof certificates are checked independently",
+        "soundness rests on Why3/SMT; no SMT proof certificate is checked independently "
+        "(only float64's rounding goals are proof terms, checked by coqc's kernel)",
     ),
     Objective(
         "DO-330 tool qualification (TQL-5 verification tools)",

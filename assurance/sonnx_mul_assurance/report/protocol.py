@@ -26,6 +26,7 @@ from sonnx_mul_assurance.python import crosshair
 from sonnx_mul_assurance.report import coverage
 from sonnx_mul_assurance.report.evidence import (
     Item,
+    coq_items,
     crosshair_items,
     exhaustive_items,
     testcase_items,
@@ -40,7 +41,7 @@ from sonnx_mul_assurance.report.native_evidence import (
     wp_items,
 )
 from sonnx_mul_assurance.report.prose import load_wp_units, native_exhaustive_absent
-from sonnx_mul_assurance.why3 import driver
+from sonnx_mul_assurance.why3 import coq, driver
 
 
 @dataclass(frozen=True)
@@ -123,11 +124,18 @@ def _inputs(
 
 
 def _goal_set(
-    path: Path, ctx: Context, manifest: Path, have: list[str], want: set[str]
+    path: Path,
+    ctx: Context,
+    manifest: Path,
+    have: list[str],
+    want: set[str],
+    listed: tuple[str, str] = ("manifest goals", "the manifest"),
 ) -> list[str]:
     """Refusals of a prover run that is not the complete check of ``manifest``:
-    goals recorded twice, manifest goals absent, goals the manifest lacks."""
+    goals recorded twice, manifest goals absent, goals the manifest lacks.
+    ``listed``: what the refusals call the expected goals and their list."""
     where = f"{_shown(path, ctx)} against {manifest.as_posix()}"
+    goals, source = listed
     refused = []
     repeated = binding.duplicates(have)
     if repeated:
@@ -135,11 +143,11 @@ def _goal_set(
     missing, extra = want - set(have), set(have) - want
     if missing:
         refused.append(
-            f"{where}: a partial run: {len(missing)} of {len(want)} manifest goals absent"
+            f"{where}: a partial run: {len(missing)} of {len(want)} {goals} absent"
             f" ({binding.named(missing)})"
         )
     if extra:
-        refused.append(f"{where}: goals not in the manifest: {binding.named(extra)}")
+        refused.append(f"{where}: goals not in {source}: {binding.named(extra)}")
     return refused
 
 
@@ -166,6 +174,38 @@ def _why3(path: Path, ctx: Context) -> Reading:
 
 def _why3_versions(root: Path) -> dict[str, str]:
     return driver.tool_versions(root)
+
+
+def _coq(path: Path, ctx: Context) -> Reading:
+    """The Coq goals of ``coq.json``, refused unless the record is the complete
+    check of this tree: the inputs' hashes the tree's, one goal per committed
+    proof (:func:`coq.expected_proofs`), the counts those of the goals."""
+    data = schema.load(schema.CoqEvidence, path)
+    theories = [m for m in ctx.markers if m.path.endswith(".mlw")]
+    mapped, lost = coq_items(path, ctx.root, theories)
+    refused = _inputs(path, ctx, data.inputs, lambda: coq.inputs(ctx.root))
+    have = [g.proof for g in data.goals]
+    want = coq.expected_proofs(ctx.root)
+    refused += _goal_set(
+        path, ctx, coq.PROOF_DIR, have, want, ("committed proofs", "the committed proofs")
+    )
+    proved = sum(g.ok for g in data.goals)
+    if (data.total, data.proved) != (len(data.goals), proved):
+        refused.append(
+            f"{_shown(path, ctx)}: says {data.proved}/{data.total} goals proved,"
+            f" records {proved}/{len(data.goals)}"
+        )
+    return Reading(
+        mapped,
+        lost,
+        tools={"versions": dict(data.tool_versions)},
+        refused=refused,
+        versions=dict(data.tool_versions),
+    )
+
+
+def _coq_versions(root: Path) -> dict[str, str]:
+    return coq.tool_versions(root)
 
 
 def _crosshair(path: Path, ctx: Context) -> Reading:
@@ -282,6 +322,25 @@ SOURCES: tuple[Source, ...] = (
         "the gate fails",
         claims=("why3", "proofs/drivers", "proofs/why3.conf.in", "proofs/manifest.json"),
         probe=_why3_versions,
+    ),
+    Source(
+        "coq",
+        files.COQ,
+        schema.CoqEvidence,
+        _coq,
+        "a Why3 goal whose committed Coq proof coqc compiled, with no hole and no axiom "
+        "beyond Coq's classical reals and the theory's definitions",
+        required=True,
+        absent="the Coq check did not run: the float64 rounding of F-FLOAT "
+        "(why3/f64_round.mlw: the integer rounding and the whole binary64 product against "
+        "Flocq's round) loses its proof; the gate fails",
+        claims=(
+            coq.PROOF_DIR.as_posix(),
+            *(t.as_posix() for t in coq.THEORIES),
+            coq.BUILD_SCRIPT.as_posix(),
+        ),
+        subject="whyml-model",
+        probe=_coq_versions,
     ),
     Source(
         "crosshair",

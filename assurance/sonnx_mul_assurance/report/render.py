@@ -24,6 +24,7 @@ from sonnx_mul_assurance.report.document import (
     Code,
     Definitions,
     Document,
+    Inline,
     Line,
     Link,
     Mark,
@@ -179,9 +180,10 @@ def linked_files(report: Mapping[str, Any]) -> set[str]:
         for kind in KINDS:
             items += req["evidence"][kind]
     for item in items:
-        path, _ = split_location(str(item.get("location", "")))
-        if path and not path.startswith("/"):
-            files.add(path)
+        for where in (item.get("location", ""), item.get("proof", "")):
+            path, _ = split_location(str(where))
+            if path and not path.startswith("/"):
+                files.add(path)
     return files
 
 
@@ -302,7 +304,13 @@ def _table(header: list[str], rows: list[list[str]]) -> Table:
 
 
 def _evidence_line(item: Mapping[str, Any], report: Mapping[str, Any], links: _Links) -> Line:
-    return line(links.location(str(item.get("location", "?"))), " · " + _describe(item, report))
+    parts: list[Inline | str] = [
+        links.location(str(item.get("location", "?"))),
+        " · " + _describe(item, report),
+    ]
+    if item.get("proof"):  # a proof checked apart from its statement's file (Coq)
+        parts += [" · proof ", links.location(str(item["proof"]))]
+    return line(*parts)
 
 
 def _summary(report: Mapping[str, Any]) -> list[Block]:

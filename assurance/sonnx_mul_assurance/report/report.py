@@ -125,7 +125,9 @@ def _first_version_line(text: str) -> str:
 
 
 def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True) -> dict[str, Any]:
-    """Python and package versions, prover versions (recorded by why3.json and probed)."""
+    """Python and package versions, prover versions: those the evidence
+    files record (``recorded``: source key -> its reading's ``tools``, shown as
+    ``recorded_by_<key>``: why3.json's, coq.json's) and those probed now."""
     tools: dict[str, Any] = {
         "python": platform.python_version(),
         "python_implementation": platform.python_implementation(),
@@ -138,8 +140,8 @@ def tool_versions(recorded: Mapping[str, Any] | None = None, probe: bool = True)
             tools[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             continue
-    if recorded:
-        tools["recorded_by_why3"] = dict(recorded)
+    for key, value in (recorded or {}).items():
+        tools[f"recorded_by_{key}"] = dict(value)
     if probe:
         venv_bin = Path(sys.executable).parent
         for binary, args in BINARIES:
@@ -298,7 +300,7 @@ def build_report(
 
     unmapped: list[Item] = []
     evidence_files: dict[str, dict[str, Any]] = {}
-    recorded_tools: dict[str, Any] | None = None
+    recorded_tools: dict[str, Any] = {}
     skipped: dict[str, int] = {}
     context = Context(root, edir, markers, frozenset(ids))
     for source in SOURCES:
@@ -309,7 +311,8 @@ def build_report(
         items += reading.mapped
         unmapped += reading.unmapped
         skipped = {**skipped, **reading.skipped}
-        recorded_tools = reading.tools or recorded_tools
+        if reading.tools:
+            recorded_tools[source.key] = reading.tools
 
     for item in items + unmapped:
         if item.kind == "proof":

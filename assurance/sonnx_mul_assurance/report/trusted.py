@@ -217,6 +217,32 @@ TRUSTED_BASE: tuple[Component, ...] = (
         ),
     ),
     Component(
+        "Coq (Debian coqc), Flocq (Debian libcoq-flocq) and Why3's Coq realizations",
+        (
+            "recorded_by_coq/versions/coqc",
+            "recorded_by_coq/versions/flocq",
+            "recorded_by_coq/versions/realizations",
+        ),
+        "checks the Coq proofs of the goals of why3/f64_round.mlw (float64's rounding and "
+        "the whole binary64 product as an integer function, F-FLOAT): Why3's Coq printer "
+        "states each goal in Coq, its realizations (built by proofs/build-why3-coq.sh from "
+        "Debian's why3 source) give ieee_float's round its meaning through Flocq's, and "
+        "coqc's kernel checks each committed proof in proofs/coq",
+        (
+            "the check prints every goal again and requires the committed statement and "
+            "declarations verbatim, refuses holes and assumptions in the proofs and their "
+            "library, and admits no axiom Print Assumptions lists beyond Coq's classical "
+            "reals and the theory's own definitions",
+            "negative controls: faults planted in the theory's rounding and product make "
+            "coqc refuse the committed proofs (tests/assurance/test_coq_proofs.py)",
+            "the product function is executed through its computable twin, which the proof "
+            "shows equal to it, and compared bit for bit with numpy and the kernel "
+            "(tests/assurance/test_f64_mul_bits.py)",
+            "the report refuses a coq.json of other inputs, a partial run and, with "
+            "--same-tools, other coqc, Flocq or realization versions",
+        ),
+    ),
+    Component(
         "Z3 (PyPI z3-solver binary, and Debian 4.8.12)",
         ("recorded_by_why3/versions/z3", "recorded_by_why3/versions/z3-debian", "z3-solver"),
         "the pinned prover of the Why3 goals proofs/manifest.json pins to `z3` (the PyPI "

@@ -21,9 +21,15 @@ what a session's replay would, from committed files alone:
    abstract function, :data:`THEORY_FORBIDDEN`, and use no other project
    theory, :func:`project_uses`).
 
-``check`` fails on zero goals, on a missing or altered proof, and on any coqc
-failure, and writes ``proofs/out/coq.json`` (goals, verdicts, tool versions,
-SHA-256 of every input).  ``transplant`` (negative controls only) puts a
+``check`` fails on zero goals, on a missing or altered proof, on a committed
+proof of no goal Why3 prints (:func:`expected_proofs`) and on any coqc
+failure, and writes ``proofs/out/coq.json``
+(:class:`~..evidence.schema.CoqEvidence`: each goal's theory, module, proof
+file and verdict, tool versions, SHA-256 of every input).  The traceability
+report reads it (``report.protocol``): it maps each goal to requirement ids
+through the theory's markers, refuses a record whose inputs are not the
+tree's (:func:`inputs`) or whose goals are not the committed proofs'
+(:func:`expected_proofs`).  ``transplant`` (negative controls only) puts a
 committed proof under a changed theory's statement: coqc must then refuse it.
 
     python -m sonnx_mul_assurance.why3.coq check
@@ -32,7 +38,7 @@ committed proof under a changed theory's statement: coqc must then refuse it.
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import re
 import subprocess
 import sys
@@ -40,12 +46,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from sonnx_mul.digest import sha256
 from sonnx_mul_assurance import pinned as core
-from sonnx_mul_assurance.evidence import files
+from sonnx_mul_assurance.evidence import binding, files, schema
 from sonnx_mul_assurance.why3 import config as prover_config
+from sonnx_mul_assurance.why3 import whyml
 
 THEORIES = (Path("why3/f64_round.mlw"),)
 """The theories whose goals are proved in Coq (and only in Coq)."""
@@ -59,6 +64,8 @@ BUILD_SCRIPT = Path("proofs/build-why3-coq.sh")
 GOAL_MARK = "(* Why3 goal *)"
 HELPERS_MARK = "(* sonnx-mul: helper lemmas"
 """Where a committed proof's own lemmas start (after Why3's declarations)."""
+OUT = files.evidence_path(files.COQ)
+"""Where the check writes its record, relative to the repository."""
 COQC_TIMEOUT = 600
 """Seconds: a hung coqc only (the proof takes a few seconds)."""
 
@@ -86,11 +93,14 @@ realizations) rest on: the only ones a proof may use besides definitions."""
 
 @dataclass(frozen=True)
 class Goal:
-    """One printed goal and the verdict on its committed proof."""
+    """One printed goal of theory ``theory`` (module ``module``) and the
+    verdict on its committed proof."""
 
     name: str  # the Coq file's name (Why3's <file>_<module>_<goal>.v)
     goal: str  # the theorem's name
     errors: tuple[str, ...]
+    theory: str  # the theory file, relative to the root (why3/f64_round.mlw)
+    module: str  # the goal's module ("": none of the theory's names the file)
 
     @property
     def proved(self) -> bool:
@@ -110,6 +120,15 @@ def print_goals(root: Path, theory: Path, out: Path) -> dict[str, str]:
     if done.returncode != 0:
         raise RuntimeError(f"why3 could not print the goals of {theory}: {done.stderr.strip()}")
     return {p.name: p.read_text() for p in sorted(out.glob("*.v"))}
+
+
+def goal_module(theory: Path, modules: list[str], name: str) -> str:
+    """The module of the goal Why3 printed as ``name``
+    (``<theory stem>_<module>_<goal>.v``): the longest of the theory's
+    ``modules`` that name's prefix spells ("" when none does; module and goal
+    names may hold underscores, so the name alone cannot be split)."""
+    spelt = [m for m in modules if name.startswith(f"{theory.stem}_{m}_")]
+    return max(spelt, key=len, default="")
 
 
 def split_goal(text: str) -> tuple[str, str, str]:
@@ -202,14 +221,22 @@ def compile_library(root: Path, library: Path) -> list[str]:
 
 
 def check_goal(
-    root: Path, name: str, printed: str, transplant: bool, work: Path, library: Path
+    root: Path,
+    theory: Path,
+    name: str,
+    printed: str,
+    transplant: bool,
+    work: Path,
+    library: Path,
 ) -> Goal:
-    """Compile the committed proof of one printed goal (see the module doc)."""
+    """Compile the committed proof of one printed goal of ``theory`` (see the module doc)."""
     committed_path = root / PROOF_DIR / name
     _, statement, _ = split_goal(printed)
     goal = goal_name(statement)
+    modules = whyml.module_names((root / theory).read_text())
+    where = {"theory": theory.as_posix(), "module": goal_module(theory, modules, name)}
     if not committed_path.exists():
-        return Goal(name, goal, (f"no committed proof {PROOF_DIR / name}",))
+        return Goal(name, goal, (f"no committed proof {PROOF_DIR / name}",), **where)
     text, errors = assemble(printed, committed_path.read_text(), transplant)
     source = work / name
     source.write_text(text + f"\nPrint Assumptions {goal}.\n")
@@ -222,7 +249,7 @@ def check_goal(
         extra = assumptions(done.stdout) - allowed
         if extra:
             errors.append(f"the proof rests on axioms: {', '.join(sorted(extra))}")
-    return Goal(name, goal, tuple(errors))
+    return Goal(name, goal, tuple(errors), **where)
 
 
 def check(
@@ -243,15 +270,9 @@ def check(
         library_errors = compile_library(root, library)
         for theory in theories:
             text = _strip_comments((root / theory).read_text())
-            hit = THEORY_FORBIDDEN.search(text)
-            if hit:
-                declared = hit.group(0).strip()
-                results.append(Goal(str(theory), "-", (f"{theory} declares {declared!r}",)))
-                continue
-            unchecked = project_uses(root, theory, text)
-            if unchecked:
-                used = ", ".join(unchecked)
-                results.append(Goal(str(theory), "-", (f"{theory} uses project theories: {used}",)))
+            refused = theory_refused(root, theory, text)
+            if refused:
+                results.append(Goal(str(theory), "-", (refused,), theory.as_posix(), ""))
                 continue
             printed_dir = Path(tmp) / "printed" / theory.stem
             printed_dir.mkdir(parents=True)
@@ -260,11 +281,24 @@ def check(
             for name, printed in print_goals(root, theory, printed_dir).items():
                 if only is not None and goal_name(split_goal(printed)[1]) not in only:
                     continue
-                goal = check_goal(root, name, printed, transplant, work, library)
+                goal = check_goal(root, theory, name, printed, transplant, work, library)
                 if library_errors:
-                    goal = Goal(goal.name, goal.goal, (*library_errors, *goal.errors))
+                    goal = dataclasses.replace(goal, errors=(*library_errors, *goal.errors))
                 results.append(goal)
     return results
+
+
+def theory_refused(root: Path, theory: Path, text: str) -> str | None:
+    """Why ``theory`` (its comment-free ``text``) cannot be proved in Coq
+    under the check's rules: an axiom or abstract symbol, or a use of another
+    project theory (None: neither)."""
+    hit = THEORY_FORBIDDEN.search(text)
+    if hit:
+        return f"{theory} declares {hit.group(0).strip()!r}"
+    unchecked = project_uses(root, theory, text)
+    if unchecked:
+        return f"{theory} uses project theories: {', '.join(unchecked)}"
+    return None
 
 
 def project_uses(root: Path, theory: Path, text: str) -> list[str]:
@@ -282,11 +316,21 @@ def _strip_comments(text: str) -> str:
 
 
 def inputs(root: Path) -> list[Path]:
-    """Every committed file the verdict depends on (relative to ``root``)."""
+    """Every file the verdict depends on: the committed ones (relative to
+    ``root``) and this checker's own code (as the other producers list theirs)."""
     listed = set(THEORIES) | {TEMPLATE, prover_config.COQ_DRIVER, BUILD_SCRIPT}
     listed |= {p.relative_to(root) for p in (root / PROOF_DIR).glob("*.v")}
     listed |= {p.relative_to(root) for p in (root / "why3").glob("*.mlw")}
+    listed |= set(binding.own_code(__spec__, __name__))
     return sorted(listed)
+
+
+def expected_proofs(root: Path) -> set[str]:
+    """The goals a complete check proves, by proof file name: every committed
+    ``proofs/coq/*.v`` but the library (a goal Why3 prints has its proof
+    there, or the check fails it; a proof there whose goal Why3 no longer
+    prints is a goal the record lacks)."""
+    return {p.name for p in (root / PROOF_DIR).glob("*.v") if p.name != LIBRARY.name}
 
 
 def tool_versions(root: Path) -> dict[str, str]:
@@ -302,19 +346,19 @@ def tool_versions(root: Path) -> dict[str, str]:
     }
 
 
-def evidence(root: Path, goals: list[Goal], seconds: float) -> dict[str, Any]:
-    """The record ``proofs/out/coq.json`` holds."""
-    return {
-        "tool_versions": tool_versions(root),
-        "inputs": {str(p): sha256(root / p) for p in inputs(root)},
-        "goals": [
-            {"file": g.name, "goal": g.goal, "proved": g.proved, "errors": list(g.errors)}
+def evidence(root: Path, goals: list[Goal], seconds: float) -> schema.CoqEvidence:
+    """The record :data:`OUT` holds."""
+    return schema.CoqEvidence(
+        tool_versions=tool_versions(root),
+        inputs=binding.digest(root, inputs(root)),
+        goals=[
+            schema.CoqGoal(g.theory, g.module, g.goal, g.name, g.proved, list(g.errors))
             for g in goals
         ],
-        "proved": sum(g.proved for g in goals),
-        "total": len(goals),
-        "seconds": round(seconds, 1),
-    }
+        proved=sum(g.proved for g in goals),
+        total=len(goals),
+        seconds=round(seconds, 1),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -326,18 +370,19 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     goals = check(root)
     record = evidence(root, goals, time.perf_counter() - started)
-    out = root / files.evidence_path(files.COQ)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    schema.dump(record, root / OUT)
     for g in goals:
         print(f"{g.goal} ({g.name}): {'proved' if g.proved else 'FAILED'}")
         for error in g.errors:
             print(f"  {error}")
-    print(f"coq: {record['proved']}/{record['total']} goals proved ({record['seconds']} s)")
+    print(f"coq: {record.proved}/{record.total} goals proved ({record.seconds} s)")
     if not goals:
         print("coq: FAILED: no goal (a theory that prints none proves nothing)")
         return 1
-    return 0 if record["proved"] == record["total"] else 1
+    stale = sorted(expected_proofs(root) - {g.name for g in goals})
+    for name in stale:
+        print(f"coq: FAILED: {(PROOF_DIR / name).as_posix()} proves no goal Why3 prints")
+    return 0 if record.proved == record.total and not stale else 1
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
-"""The records of the analyses of the code: Why3's proofs (``why3.json``), CrossHair's
-contract checks (``crosshair.json``), Frama-C WP's proofs (``wp.json``) and
-cppcheck's MISRA C findings (``misra.json``)."""
+"""The records of the analyses of the code: Why3's proofs (``why3.json``), the Coq
+proofs of Why3 goals (``coq.json``), CrossHair's contract checks (``crosshair.json``),
+Frama-C WP's proofs (``wp.json``) and cppcheck's MISRA C findings (``misra.json``)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,38 @@ class Why3Evidence:
     # every file the verdict depends on -> SHA-256 (evidence.binding; the gate
     # refuses the file when they are not the tree's)
     inputs: dict[str, str] = field(default_factory=dict)
+
+
+# --- coq.json (the Coq proofs of Why3 goals, checked by coqc) --------------------
+
+
+@dataclass
+class CoqGoal:
+    """One Why3 goal of theory ``file`` (module ``module``) and the verdict on
+    its committed Coq proof ``proof`` (Why3's ``<file>_<module>_<goal>.v`` in
+    ``proofs/coq/``): proved iff coqc compiled it within the check's rules
+    (``errors`` says what was refused)."""
+
+    file: str  # the theory, from the root: why3/f64_round.mlw
+    module: str  # "" when the goal's module is not found in the theory
+    goal: str  # the theorem's name, as Why3 prints it (bitlen'vc)
+    proof: str  # the committed proof's file name
+    proved: bool
+    errors: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return self.proved and not self.errors
+
+
+@dataclass
+class CoqEvidence:
+    tool_versions: dict[str, str]  # why3, coqc, flocq, realizations: version lines
+    inputs: dict[str, str]  # as Why3Evidence's
+    goals: list[CoqGoal]
+    proved: int
+    total: int
+    seconds: float
 
 
 # --- crosshair.json ------------------------------------------------------------
