@@ -24,7 +24,13 @@ from sonnx_mul_assurance.structural.parse import (
     parse_gcov,
     python_coverage,
 )
-from sonnx_mul_assurance.structural.scope import CLANG, COVERAGE_FLAGS, LLVM_COV, PROFDATA
+from sonnx_mul_assurance.structural.scope import (
+    C_FILES,
+    CLANG,
+    COVERAGE_FLAGS,
+    LLVM_COV,
+    PROFDATA,
+)
 
 TINY = """
 #include <stdlib.h>
@@ -435,3 +441,15 @@ def test_a_test_s_node_id_is_named_as_its_junit_case() -> None:
         junit_name("tests/cli/test_cli.py::TestRun::test_y") == "tests.cli.test_cli.TestRun::test_y"
     )
     assert junit_name("") == "::"
+
+
+def test_every_c_source_of_the_product_is_measured() -> None:
+    # a kernel file, hardware loop or glue file missing from the list would run
+    # in the product with no structural coverage measured, and no gap reported
+    root = Path(__file__).resolve().parents[2]
+    sources = {
+        p.relative_to(root).as_posix()
+        for folder in ("native/src", "native/hw", "src/sonnx_mul")
+        for p in (root / folder).glob("*.c")
+    }
+    assert sources and sources <= set(C_FILES), sorted(sources - set(C_FILES))
