@@ -538,3 +538,64 @@ destruct (bitlen_spec bitlen def p Hp) as [Hn Hb].
 rewrite (Z.log2_unique p (bitlen p - 1)). ring. lia.
 replace (Z.succ (bitlen p - 1)) with (bitlen p) by lia. exact Hb.
 Qed.
+
+(* The normalised product (why3/f64_round.mlw's Scaling): the bit length
+   of p is the n of its range, and the rounding of p * 2^e with n bits is
+   that of (p * 2^k) * 2^(e - k) with n + k bits (both are Flocq's round of
+   the same real). *)
+
+Lemma bits_unique : forall p n m, (1 <= m)%Z -> (2 ^ (m - 1) <= p < 2 ^ m)%Z ->
+  (2 ^ (n - 1) <= p < 2 ^ n)%Z -> n = m.
+Proof.
+intros p n m Hm Hp Hq.
+destruct (Z.lt_total n m) as [L|[E|G]].
+- assert (2 ^ n <= 2 ^ (m - 1))%Z by (apply Z.pow_le_mono_r; lia). lia.
+- exact E.
+- assert (2 ^ m <= 2 ^ (n - 1))%Z by (apply Z.pow_le_mono_r; lia). lia.
+Qed.
+
+Lemma bits_shift : forall p n k, (1 <= n)%Z -> (0 <= k)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
+  (2 ^ (n + k - 1) <= p * 2 ^ k < 2 ^ (n + k))%Z.
+Proof.
+intros p n k Hn Hk Hp.
+replace (n + k - 1)%Z with ((n - 1) + k)%Z by ring.
+rewrite !Z.pow_add_r by lia.
+assert (0 < 2 ^ k)%Z by (apply Z.pow_pos_nonneg; lia).
+split; apply Z.mul_le_mono_pos_r || apply Z.mul_lt_mono_pos_r; lia.
+Qed.
+
+Lemma rsig_scaled : forall p e n k, (1 <= n)%Z -> (0 <= k)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
+  rsig (p * 2 ^ k) (Z.max (n + k - 53) (-1074 - (e - k))) = rsig p (Z.max (n - 53) (-1074 - e)).
+Proof.
+intros p e n k Hn Hk Hp.
+pose proof (bits_shift p n k Hn Hk Hp) as Hp'.
+pose proof (round_prod (p * 2 ^ k) (e - k) (n + k) ltac:(lia) Hp') as H1.
+pose proof (round_prod p e n Hn Hp) as H2. cbv zeta in H1, H2.
+assert (Heq : IZR (p * 2 ^ k) * bpow radix2 (e - k) = IZR p * bpow radix2 e).
+{ rewrite mult_IZR, <- bpow_pos_IZR by exact Hk. rewrite Rmult_assoc, <- bpow_plus.
+  replace (k + (e - k))%Z with e by ring. reflexivity. }
+rewrite Heq, H2 in H1.
+replace (e - k + Z.max (n + k - 53) (-1074 - (e - k)))%Z
+  with (e + Z.max (n - 53) (-1074 - e))%Z in H1 by lia.
+apply Rmult_eq_reg_r in H1. apply eq_IZR in H1. symmetry. exact H1.
+apply Rgt_not_eq, bpow_gt_0.
+Qed.
+
+Lemma rbits_scaled : forall p e n k, (1 <= n)%Z -> (0 <= k)%Z -> (2 ^ (n - 1) <= p < 2 ^ n)%Z ->
+  rbits (p * 2 ^ k) (e - k) (n + k) = rbits p e n.
+Proof.
+intros p e n k Hn Hk Hp. unfold rbits.
+rewrite rsig_scaled by assumption.
+replace (e - k + Z.max (n + k - 53) (-1074 - (e - k)))%Z
+  with (e + Z.max (n - 53) (-1074 - e))%Z by lia.
+reflexivity.
+Qed.
+
+Lemma rbits_normalised : forall p e m k n, (1 <= m)%Z -> (2 ^ (m - 1) <= p < 2 ^ m)%Z ->
+  (0 <= k)%Z -> (2 ^ (n - 1) <= p * 2 ^ k < 2 ^ n)%Z ->
+  rbits (p * 2 ^ k) (e - k) n = rbits p e m.
+Proof.
+intros p e m k n Hm Hp Hk Hn.
+assert (E : n = (m + k)%Z) by (apply (bits_unique (p * 2 ^ k)); [lia | apply bits_shift | ]; assumption).
+subst n. apply rbits_scaled; assumption.
+Qed.

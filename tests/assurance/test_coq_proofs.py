@@ -1,8 +1,10 @@
 """The Coq check of Why3 goals (sonnx_mul_assurance.why3.coq): the committed
 proofs of why3/f64_round.mlw pass; planted faults in the rounding functions
 (ties away from zero, truncation, subnormal results flushed to zero, a wrong
-subnormal bound, a wrong overflow bound) make coqc refuse the committed proof
-put under the faulty statement; a changed statement, a hole (``Admitted``),
+subnormal bound, a wrong overflow bound) and in the normalised product (a
+wrong scaling, the bit lengths 105 and 106 swapped, a short normalisation,
+a bit length off by one) make coqc refuse the committed proof put under the
+faulty statement; a changed statement, a hole (``Admitted``),
 an axiom in the proofs' library, a theory with an axiom and a theory without
 goals fail the check.
 
@@ -34,7 +36,9 @@ PROOF = coq.PROOF_DIR / "f64_round_RoundSig_round_sig_correct.v"
 BOTH = ("round_bits_correct", "round_sig_correct")
 ROUNDING = (*BOTH, "f64_mul_bits_finite")
 """The goals a fault of the rounding step breaks (the whole product rounds with it)."""
-ALL = (*ROUNDING, "bitlen'vc", "f64_mul_bits_inf", "f64_mul_bits_nan")
+SCALING = ("bitlen_range", "round_sig_scaled", "round_bits_scaled", "f64_mul_bits_normalised")
+"""The normalised product's goals (module Scaling)."""
+ALL = (*ROUNDING, "bitlen'vc", "f64_mul_bits_inf", "f64_mul_bits_nan", *SCALING)
 
 pytestmark = [pytest.mark.provers, pytest.mark.external_provers, pytest.mark.needs_prover]
 
@@ -150,6 +154,37 @@ def test_committed_proof_passes(library: Path) -> None:
             "int =\n    div a 0x8000000000000000 * 0x8000000000000000\n",
             ("f64_mul_bits_finite", "f64_mul_bits_inf"),
         ),
+        # the normalised product, a wrong scaling: the exponent up by k, not down
+        (
+            "round_sig (p * pow2 k) (e - k) (n + k)",
+            "round_sig (p * pow2 k) (e + k) (n + k)",
+            ("round_sig_scaled",),
+        ),
+        (
+            "round_bits (p * pow2 k) (e - k) (n + k)",
+            "round_bits (p * pow2 k) (e + k) (n + k)",
+            ("round_bits_scaled",),
+        ),
+        # the normalised product, the bit lengths 105 and 106 swapped
+        (
+            "- ka - kb) 105) /\\\n    (pow2 105 <= p ->\n"
+            "       f64_mul_bits a b = sign_of a b + round_bits p (ex a + ex b - ka - kb) 106)",
+            "- ka - kb) 106) /\\\n    (pow2 105 <= p ->\n"
+            "       f64_mul_bits a b = sign_of a b + round_bits p (ex a + ex b - ka - kb) 105)",
+            ("f64_mul_bits_normalised",),
+        ),
+        # the normalised product, a significand normalised one bit short (from 2^51)
+        (
+            "pow2 52 <= sig a * pow2 ka",
+            "pow2 51 <= sig a * pow2 ka",
+            ("f64_mul_bits_normalised",),
+        ),
+        # the bit length from the range, off by one
+        (
+            "pow2 (n - 1) <= p < pow2 n -> bitlen p = n\n",
+            "pow2 (n - 1) <= p < pow2 n -> bitlen p = n - 1\n",
+            ("bitlen_range",),
+        ),
     ],
     ids=[
         "ties-away",
@@ -162,6 +197,11 @@ def test_committed_proof_passes(library: Path) -> None:
         "subnormal-operand-flushed",
         "product-exponent",
         "sign-of-a",
+        "sig-scaled-exponent",
+        "bits-scaled-exponent",
+        "normalised-length-swapped",
+        "normalised-from-2^51",
+        "bitlen-range-off-by-one",
     ],
 )
 def test_planted_rounding_fault_is_refused(
