@@ -202,6 +202,14 @@ def _function_lines(path: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _by_file(markers: list[Marker]) -> dict[str, list[Marker]]:
+    """The markers of each file (the test files and theories an item is looked up in)."""
+    by_file: dict[str, list[Marker]] = {}
+    for m in markers:
+        by_file.setdefault(m.path, []).append(m)
+    return by_file
+
+
 def testcase_items(
     junit_paths: Iterable[Path], root: Path, markers: list[Marker], ids: Collection[str]
 ) -> tuple[list[Item], dict[str, int]]:
@@ -214,9 +222,7 @@ def testcase_items(
     ONNX backend tests, whose function is not in the file). A failed case
     that maps to no id is returned too, with empty ``ids`` (the gate fails).
     """
-    by_file: dict[str, list[Marker]] = {}
-    for m in markers:
-        by_file.setdefault(m.path, []).append(m)
+    by_file = _by_file(markers)
     functions: dict[str, dict[str, tuple[int, int]]] = {}
     items: list[Item] = []
     skipped: dict[str, int] = {}
@@ -311,9 +317,7 @@ def _producer_failed(source: str, evidence_file: str, errors: list[str]) -> list
 
 def why3_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item], list[Item]]:
     """(mapped, unmapped) proof items of a ``why3.json``; SchemaError if malformed."""
-    by_file: dict[str, list[Marker]] = {}
-    for m in markers:
-        by_file.setdefault(m.path, []).append(m)
+    by_file = _by_file(markers)
     data = schema.load(schema.Why3Evidence, path)
     evidence_file = _rel(path, root)
     mapped: list[Item] = []
@@ -352,9 +356,7 @@ def coq_items(path: Path, root: Path, markers: list[Marker]) -> tuple[list[Item]
     as :func:`map_goal` maps Why3's (the lemma's declaration in its module of
     the theory); SchemaError if malformed.  An item names the committed proof
     file and the coqc and Flocq versions; a record of no goal is a failed item."""
-    by_file: dict[str, list[Marker]] = {}
-    for m in markers:
-        by_file.setdefault(m.path, []).append(m)
+    by_file = _by_file(markers)
     data = schema.load(schema.CoqEvidence, path)
     evidence_file = _rel(path, root)
     mapped: list[Item] = []
