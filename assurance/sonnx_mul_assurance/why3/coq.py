@@ -223,17 +223,18 @@ def compile_library(root: Path, library: Path) -> list[str]:
 def check_goal(
     root: Path,
     theory: Path,
+    modules: list[str],
     name: str,
     printed: str,
     transplant: bool,
     work: Path,
     library: Path,
 ) -> Goal:
-    """Compile the committed proof of one printed goal of ``theory`` (see the module doc)."""
+    """Compile the committed proof of one printed goal of ``theory`` (whose
+    modules are ``modules``; see the module doc)."""
     committed_path = root / PROOF_DIR / name
     _, statement, _ = split_goal(printed)
     goal = goal_name(statement)
-    modules = whyml.module_names((root / theory).read_text())
     where = {"theory": theory.as_posix(), "module": goal_module(theory, modules, name)}
     if not committed_path.exists():
         return Goal(name, goal, (f"no committed proof {PROOF_DIR / name}",), **where)
@@ -278,10 +279,11 @@ def check(
             printed_dir.mkdir(parents=True)
             work = Path(tmp) / "work" / theory.stem
             work.mkdir(parents=True)
+            modules = whyml.module_names((root / theory).read_text())
             for name, printed in print_goals(root, theory, printed_dir).items():
                 if only is not None and goal_name(split_goal(printed)[1]) not in only:
                     continue
-                goal = check_goal(root, theory, name, printed, transplant, work, library)
+                goal = check_goal(root, theory, modules, name, printed, transplant, work, library)
                 if library_errors:
                     goal = dataclasses.replace(goal, errors=(*library_errors, *goal.errors))
                 results.append(goal)
